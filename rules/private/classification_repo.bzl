@@ -1,0 +1,114 @@
+"""Turns the checked-in classification JSON into a loadable `classification.bzl`.
+
+Why a repository rule: a macro cannot read files, but it can `load()` a generated `.bzl`. The rule
+reads the JSON through a label attribute, so Bazel re-runs it whenever the file changes, and it
+validates every entry here, once, so a malformed entry fails the build with a message that names it.
+The Python twin of `validate_classification` is tools/classify/classification_file.py.
+"""
+
+_FILE_LABELS = ["cpu", "gpu", "mixed", "unknown"]
+_TEST_LABELS = ["cpu", "gpu", "unknown"]
+_SOURCES = ["static", "runtime", "manual"]
+
+def _check_number(where, entry, key, integer):
+    if key not in entry:
+        return None
+    value = entry[key]
+    ok = type(value) == "int" or (not integer and type(value) == "float")
+    if not ok:
+        return "%s: '%s' must be %s, got %r" % (where, key, "an integer" if integer else "a number", value)
+    if value < 0:
+        return "%s: '%s' must be >= 0, got %r" % (where, key, value)
+    return None
+
+def _check_entry(where, entry, labels):
+    if type(entry) != "dict":
+        return "%s: entry must be an object, got %s" % (where, type(entry))
+    if entry.get("label") not in labels:
+        return "%s: 'label' must be one of %s; got %r" % (where, ", ".join(labels), entry.get("label"))
+    if entry.get("source", "static") not in _SOURCES:
+        return "%s: 'source' must be one of %s; got %r" % (where, ", ".join(_SOURCES), entry.get("source"))
+    for key, integer in [("gpu_count", True), ("vram_gb", False)]:
+        error = _check_number(where, entry, key, integer)
+        if error:
+            return error
+    reasons = entry.get("reasons", [])
+    if type(reasons) != "list" or [r for r in reasons if type(r) != "string"]:
+        return "%s: 'reasons' must be a list of strings" % where
+    return None
+
+def validate_classification(data, origin):
+    """Returns an error message naming the first bad entry, or None when `data` is valid.
+
+    Args:
+      data: the decoded JSON.
+      origin: file name used in messages.
+    """
+    if type(data) != "dict":
+        return "%s: top level must be an object" % origin
+    if data.get("version") != 1:
+        return "%s: unsupported 'version' %r (these rules read 1)" % (origin, data.get("version"))
+    files = data.get("files")
+    if type(files) != "dict":
+        return "%s: 'files' must be an object" % origin
+    for path in sorted(files.keys()):
+        entry = files[path]
+        where = "%s: files[%r]" % (origin, path)
+        if path.startswith("/") or ".." in path.split("/"):
+            return "%s: key must be a workspace-relative path" % where
+        error = _check_entry(where, entry, _FILE_LABELS)
+        if error:
+            return error
+        if type(entry.get("torch", True)) != "bool":
+            return "%s: 'torch' must be true or false" % where
+        tests = entry.get("tests", {})
+        if type(tests) != "dict":
+            return "%s: 'tests' must be an object" % where
+        for key in sorted(tests.keys()):
+            error = _check_entry("%s.tests[%r]" % (where, key), tests[key], _TEST_LABELS)
+            if error:
+                return error
+    return None
+
+_ROUTING_KEYS = ["label", "gpu_count", "vram_gb", "source", "torch"]
+
+def _strip(entry):
+    # Keep what routing needs; evidence ("reasons") stays in the JSON for reviewers.
+    return {k: entry[k] for k in _ROUTING_KEYS if k in entry}
+
+def _strip_file(entry):
+    kept = _strip(entry)
+    if "tests" in entry:
+        kept["tests"] = {key: _strip(test) for key, test in entry["tests"].items()}
+    return kept
+
+def _torch_classification_repo_impl(rctx):
+    files = {}
+    origin = "(none)"
+    if rctx.attr.src:
+        origin = str(rctx.attr.src)
+        text = rctx.read(rctx.path(rctx.attr.src))
+        data = json.decode(text, default = None)
+        if data == None:
+            fail("%s: not valid JSON (run `bazel run //tools:classify -- --update` to regenerate it)" % origin)
+        error = validate_classification(data, origin)
+        if error:
+            fail(error)
+        files = {path: _strip_file(entry) for path, entry in data["files"].items()}
+    rctx.file("BUILD.bazel", "exports_files([\"classification.bzl\"])\n")
+    rctx.file("classification.bzl", "\n".join([
+        "\"\"\"Generated from %s by @rules_torch_test//rules:extensions.bzl. Do not edit.\"\"\"" % origin,
+        "",
+        "CLASSIFICATION_SOURCE = %r" % origin,
+        "",
+        "CLASSIFIED_FILES = %r" % files,
+        "",
+    ]))
+
+torch_classification_repo = repository_rule(
+    implementation = _torch_classification_repo_impl,
+    attrs = {
+        "src": attr.label(allow_single_file = [".json"], doc = "The classification JSON file."),
+    },
+    doc = "Generates @torch_classification//:classification.bzl from a classification JSON file.",
+)
