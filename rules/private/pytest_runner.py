@@ -8,7 +8,10 @@ pytest behave there as it does at the workspace root:
   same ids plain `pytest` prints (`tests/torch_cpu/test_shapes.py::test_x`);
 * JUnit XML goes to `$XML_OUTPUT_FILE` (Bazel's test.xml, one <testcase> per test);
 * `TEST_TOTAL_SHARDS`/`TEST_SHARD_INDEX` pick this shard's items, `TEST_SHARD_STATUS_FILE` says so;
-* temporary files go under `$TEST_TMPDIR`, nothing is written into the (read-only) sources;
+* temporary files go under `$TEST_TMPDIR`. Bytecode writing stays on on purpose: the installed
+  packages come without `.pyc` files, so the first test to import torch caches its bytecode in the
+  package directories (atomically, as Python always does) and later tests import it ~1 s faster;
+  `__pycache__` of workspace sources lands in the sandbox's runfiles tree and is discarded;
 * for a file split between a CPU and a GPU target, `TORCH_TEST_ROUTING`/`TORCH_TEST_PART` select
   the node ids of this part (exact ids, unlike pytest's prefix-matching `--deselect`);
 * torch/OpenMP threads follow the CPUs Bazel reserved for the test (`cpu:N` tag, default 1),
@@ -151,7 +154,6 @@ def main(argv: list[str]) -> int:
     options, pytest_args = runner_options(argv)
     root = workspace_root(environ)
     os.chdir(root)
-    sys.dont_write_bytecode = True  # never write __pycache__ next to the sources
     environ.update(thread_environment(environ))
     if environ.get("TEST_SHARD_STATUS_FILE"):
         open(environ["TEST_SHARD_STATUS_FILE"], "a").close()

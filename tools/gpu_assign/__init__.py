@@ -1,0 +1,1 @@
+"""Local GPU assignment for `bazel test --config=gpu` (stdlib only: it runs inside Bazel's sandbox)."""
