@@ -74,6 +74,8 @@ def torch_py_test(
       size: Bazel test size; defaults to "small" for CPU targets and "medium" for GPU targets.
       **kwargs: passed to py_test (shard_count, timeout, flaky, ...).
     """
+    if device != None and device not in ["cpu", "gpu"]:
+        fail("torch_py_test %s: device must be \"cpu\" or \"gpu\", got %r" % (native.package_relative_label(name), device))
     paths = [_workspace_path(s) for s in srcs]
     tests = test_files(paths)
     if not tests:

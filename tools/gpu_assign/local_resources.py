@@ -45,6 +45,10 @@ def main(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None
         print(f"local_resources: 0 GPUs ({why})", file=sys.stderr)
     text = render(count, args.bazelrc)
     if args.write:
+        # Under `bazel run` the working directory is the runfiles tree: write into the workspace.
+        workspace = (os.environ if env is None else env).get("BUILD_WORKSPACE_DIRECTORY")
+        if workspace and not args.write.is_absolute():
+            args.write = Path(workspace) / args.write
         tmp = args.write.with_name(f".{args.write.name}.{os.getpid()}")
         tmp.write_text(text, encoding="utf-8")
         os.replace(tmp, args.write)
