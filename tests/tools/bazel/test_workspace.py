@@ -33,7 +33,9 @@ CPU_TARGETS = {
 pytestmark = pytest.mark.skipif(shutil.which("bazel") is None, reason="no bazel on PATH (run scripts/setup.sh)")
 
 
-def bazel(*args: str, cwd: Path = ROOT, check: bool = True, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def bazel(
+    *args: str, cwd: Path = ROOT, check: bool = True, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     result = subprocess.run(["bazel", *args], cwd=cwd, capture_output=True, text=True, env=env)
     if check and result.returncode != 0:
         raise AssertionError(f"bazel {' '.join(args)} failed ({result.returncode}):\n{result.stderr[-4000:]}")

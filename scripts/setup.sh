@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# One-time set-up of a machine for this repository (idempotent; fast when already done):
+#   1. the host Python packages the tools and their unit tests need (requirements_dev.txt);
+#   2. a working `bazel`: the one on PATH if there is one (bazelisk, with internet), else Debian
+#      sid's packaged Bazel 7.7.1 in a chroot (third_party/bazel_offline), installed as
+#      /usr/local/bin/bazel; this works without internet access beyond the Debian archive;
+#   3. on machines with NVIDIA GPUs, .bazelrc.gpus (the GPU count for `bazel test --config=gpu`).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+PYTHON="${PYTHON:-python3}"
+KIT_HOME="${BAZEL_OFFLINE_HOME:-/usr/local/lib/rules_torch_test/bazel_offline}"
+SHIM=/usr/local/bin/bazel
+log() { printf '[setup] %s\n' "$*" >&2; }
+
+log "host Python packages (requirements_dev.txt)"
+"$PYTHON" -m pip install --quiet --disable-pip-version-check -r "$ROOT/requirements_dev.txt"
+
+# Is the bazel on PATH one we installed earlier (a link into an older copy of the kit)?
+ours() { [[ -L "$SHIM" && "$(readlink "$SHIM")" == "$KIT_HOME/bin/bazel" ]]; }
+
+if command -v bazel >/dev/null && ! ours; then
+  log "using $(command -v bazel)"
+else
+  # Keep a copy of the kit outside the checkout, so the installed bazel outlives this clone.
+  if ! diff -rq "$ROOT/third_party/bazel_offline" "$KIT_HOME" >/dev/null 2>&1; then
+    log "installing the offline Bazel kit into $KIT_HOME"
+    rm -rf "$KIT_HOME.new"
+    mkdir -p "$(dirname "$KIT_HOME")"
+    cp -a "$ROOT/third_party/bazel_offline" "$KIT_HOME.new"
+    rm -rf "$KIT_HOME"
+    mv "$KIT_HOME.new" "$KIT_HOME"
+  fi
+  ln -sfn "$KIT_HOME/bin/bazel" "$SHIM"
+  "$KIT_HOME/setup"   # builds the sid chroot once (~1-2 min); returns at once afterwards
+  log "bazel: $SHIM -> $KIT_HOME/bin/bazel ($(bazel --version 2>/dev/null))"
+fi
+
+if command -v nvidia-smi >/dev/null; then
+  (cd "$ROOT" && "$PYTHON" -m tools.gpu_assign.local_resources --bazelrc --write .bazelrc.gpus)
+  log "wrote .bazelrc.gpus: $(tail -n1 "$ROOT/.bazelrc.gpus")"
+fi
+log "done"

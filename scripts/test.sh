@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The repository's whole test suite, as CI runs it:
+#   1. ruff on the Python code;
+#   2. the tools' unit tests and the Bazel workspace tests (plain pytest, tests/tools);
+#   3. every CPU-classified test inside Bazel: `bazel test //... --test_tag_filters=-requires-gpu`.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+PYTHON="${PYTHON:-python3}"
+CONFIG=()
+[[ -z "${CI:-}" ]] || CONFIG=(--config=ci)
+
+echo "== ruff"
+"$PYTHON" -m ruff check .
+
+echo "== unit tests (pytest tests/tools)"
+"$PYTHON" -m pytest -q -p no:cacheprovider
+
+echo "== bazel test //... --test_tag_filters=-requires-gpu"
+SECONDS=0
+bazel test "${CONFIG[@]}" //... --test_tag_filters=-requires-gpu
+echo "bazel test took ${SECONDS}s"
