@@ -1,0 +1,56 @@
+"""The fixture corpus (tests/fixtures/classify) is classified exactly as expected.json says."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tools.classify.runner import run
+
+CORPUS = Path(__file__).resolve().parents[2] / "fixtures" / "classify"
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    dst = tmp_path_factory.mktemp("corpus") / "repo"
+    shutil.copytree(CORPUS / "repo", dst)
+    return dst
+
+
+@pytest.fixture(scope="module")
+def result(corpus: Path):
+    return run(corpus, cache_dir=None)
+
+
+def test_corpus_labels_exact(result) -> None:
+    expected = json.loads((CORPUS / "expected.json").read_text())
+    got = {f"{rel}::{k}": [v.label, v.gpu_count, v.vram_gb] for rel, r in result.files.items()
+           for k, v in r.tests.items()}
+    assert got == expected
+
+
+def test_canary_never_imported(corpus: Path, result) -> None:
+    assert "tests/unit/test_canary.py" in result.files
+    assert not (corpus / "tests" / "unit" / "CANARY_MARKER").exists()
+
+
+def test_pure_tests_do_not_count_as_torch(result) -> None:
+    assert result.files["tests/unit/test_pure.py"].torch is False
+    assert result.files["tests/unit/test_fixtures_params.py"].torch is True
+
+
+def test_broken_file_is_reported_and_unknown(result) -> None:
+    broken = result.files["tests/unit/test_broken.py"]
+    assert broken.error and "syntax error" in broken.error
+    assert any(p.rel == "tests/unit/test_broken.py" for p in result.problems)
+
+
+def test_evidence_chains_follow_the_call_graph(result) -> None:
+    v = result.files["tests/models/test_transitive.py"].tests["test_build_on_cuda"]
+    chain = v.reasons[0]
+    assert "calls build_model()" in chain and "ModelArch.__init__" in chain and "mypkg/layers.py" in chain
+    v = result.files["tests/models/test_transitive.py"].tests["test_dynamic_dispatch"]
+    assert "dynamic dispatch" in v.reasons[0]

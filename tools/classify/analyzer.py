@@ -1,0 +1,530 @@
+"""Per-test classification: marks, fixtures (conftest chain, parametrized), parametrizations, worlds.
+
+A test is analysed in world 0 (no GPU). A skip reached there is GPU-related when it disappears in a
+world with GPUs; the smallest such world is the GPU count. Everything else comes from the findings of
+the interpreter (dataflow.py) and is turned into a label by evidence.decide.
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tools.classify.collect import ParamCase, TestItem, collect_items, parametrize_cases
+from tools.classify.dataflow import Frame, Interp, is_fixture_def
+from tools.classify.evidence import (
+    ERROR,
+    GPU,
+    MANUAL_CPU,
+    MANUAL_GPU,
+    MOCK,
+    SKIP,
+    UNKNOWN,
+    VRAM,
+    Finding,
+    Verdict,
+    decide,
+    step,
+)
+from tools.classify.modules import (
+    ImportSpec,
+    ParsedModule,
+    RepoIndex,
+    collect_imports,
+    digest_of,
+    index_defs,
+    is_torch_module,
+    parse_source,
+    read_source,
+)
+from tools.classify.values import (
+    UNKNOWN as UNK,
+)
+from tools.classify.values import (
+    ClassV,
+    Const,
+    FuncV,
+    Inst,
+    MarkV,
+    MockV,
+    RequestV,
+    ReqV,
+    Seq,
+    SkipV,
+    TestFnV,
+    Unknown,
+    Value,
+)
+
+WORLDS = (1, 2, 3, 4, 8)
+MAX_CASES = 256
+EXCLUDED_ROOTS = frozenset({"torch"})  # never follow into a checkout of torch itself
+
+
+@dataclass(frozen=True)
+class Fixture:
+    name: str
+    fv: FuncV
+    autouse: bool
+    scope_rank: int
+    params: tuple[ParamCase, ...] | None
+    where: str
+
+
+@dataclass
+class FileResult:
+    rel: str
+    torch: bool
+    tests: dict[str, Verdict]
+    error: str | None = None
+    deps: list[str] = field(default_factory=list)
+
+
+SCOPES = {"session": 0, "package": 1, "module": 2, "class": 3, "function": 4}
+
+
+class Analyzer:
+    """Analyses test files of one root; implements the ModuleSource the interpreter reads from."""
+
+    def __init__(self, root: Path, files: list[str], sources: dict[str, bytes] | None = None) -> None:
+        self.root = root
+        self.index = RepoIndex(files)
+        self.sources = sources if sources is not None else {}
+        self.parsed: dict[str, ParsedModule] = {}
+        self.interp = Interp(self)
+        self.fixture_tables: dict[str, dict[str, Fixture]] = {}
+        self.fixture_memo: dict[tuple[object, ...], tuple[Value, tuple[Finding, ...]]] = {}
+        self.closures: dict[str, frozenset[str]] = {}
+        self.fixture_modules: set[str] = set()
+        self.param_memo: dict[tuple[object, ...], list[
+            tuple[str, dict[str, Value], dict[str, ParamCase], list[Value]]] | None] = {}
+
+    # -- ModuleSource ------------------------------------------------------------------------------
+    def module(self, rel: str) -> ParsedModule:
+        got = self.parsed.get(rel)
+        if got is not None:
+            return got
+        data = self.sources.get(rel)
+        err = None
+        if data is None:
+            data, err = read_source(self.root, rel)
+        if data is None:
+            pm = ParsedModule(rel, "", None, err)
+        else:
+            tree, perr = parse_source(rel, data)
+            if tree is None:
+                pm = ParsedModule(rel, digest_of(data), None, perr)
+            else:
+                try:
+                    pm = ParsedModule(rel, digest_of(data), tree, None, collect_imports(tree), index_defs(tree))
+                except RecursionError:
+                    pm = ParsedModule(rel, digest_of(data), None, "expression nesting too deep to analyse")
+        self.parsed[rel] = pm
+        return pm
+
+    def resolve_import(self, dotted: str, importer: str, level: int, module: str) -> str | None:
+        if level:
+            return self.index.resolve_relative_file(ImportSpec(module, level, ()), importer)
+        if dotted.split(".", 1)[0] in EXCLUDED_ROOTS:
+            return None
+        return self.index.resolve_module(dotted, importer)
+
+    def is_package_dir(self, dotted: str) -> bool:
+        return dotted.split(".", 1)[0] not in EXCLUDED_ROOTS and self.index.is_package_dir(dotted)
+
+    # -- dependencies ------------------------------------------------------------------------------
+    def direct_deps(self, rel: str) -> list[str]:
+        pm = self.module(rel)
+        out: set[str] = set()
+        for spec in pm.imports:
+            if spec.level == 0 and spec.module.split(".", 1)[0] in EXCLUDED_ROOTS:
+                continue
+            out.update(self.index.dep_files(spec, rel))
+        out.discard(rel)
+        return sorted(out)
+
+    def closure(self, rel: str) -> frozenset[str]:
+        """rel and every in-repo module it imports, transitively (iterative: cycles are fine)."""
+        got = self.closures.get(rel)
+        if got is not None:
+            return got
+        seen = {rel}
+        todo = [rel]
+        while todo:
+            cur = todo.pop()
+            for d in self.direct_deps(cur):
+                if d not in seen:
+                    seen.add(d)
+                    todo.append(d)
+        result = frozenset(seen)
+        self.closures[rel] = result
+        return result
+
+    def imports_torch(self, files: frozenset[str]) -> bool:
+        for f in files:
+            for spec in self.module(f).imports:
+                if spec.level == 0 and is_torch_module(spec.module) and not (
+                        spec.module.split(".", 1)[0] not in EXCLUDED_ROOTS
+                        and self.index.resolve_module(spec.module, f)):
+                    return True
+        return False
+
+    # -- fixtures ----------------------------------------------------------------------------------
+    def _fixture_from(self, fv: FuncV, node: ast.FunctionDef | ast.AsyncFunctionDef) -> Fixture:
+        name, autouse, scope, params = node.name, False, 4, None
+        for d in node.decorator_list:
+            if not isinstance(d, ast.Call):
+                continue
+            frame = Frame(fv.rel, 0, {}, self.interp.module_state(fv.rel, 0).env, [])
+            kw = {k.arg: self.interp.ev(k.value, frame) for k in d.keywords if k.arg}
+            if isinstance(kw.get("name"), Const):
+                name = str(kw["name"].value)  # type: ignore[union-attr]
+            autouse = isinstance(kw.get("autouse"), Const) and bool(kw["autouse"].value)  # type: ignore[union-attr]
+            sc = kw.get("scope") or (self.interp.ev(d.args[0], frame) if d.args else None)
+            if isinstance(sc, Const) and isinstance(sc.value, str):
+                scope = SCOPES.get(sc.value, 4)
+            if "params" in kw:
+                cases = parametrize_cases(Const(name), kw["params"], kw.get("ids"))
+                params = tuple(cases) if cases is not None else ()
+        return Fixture(name, fv, autouse, scope, params, step(fv.rel, node.lineno, f"fixture {name}"))
+
+    def _fixtures_in(self, env_items: list[tuple[str, Value]]) -> dict[str, Fixture]:
+        out: dict[str, Fixture] = {}
+        for _, v in env_items:
+            if isinstance(v, FuncV):
+                node = self.module(v.rel).defs.get(v.pos)
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and is_fixture_def(node):
+                    fx = self._fixture_from(v, node)
+                    out.setdefault(fx.name, fx)
+        return out
+
+    def module_fixtures(self, rel: str) -> dict[str, Fixture]:
+        got = self.fixture_tables.get(rel)
+        if got is None:
+            got = self._fixtures_in(sorted(self.interp.module_state(rel, 0).env.items(), key=lambda kv: kv[0]))
+            self.fixture_tables[rel] = got
+        return got
+
+    def class_fixtures(self, cls: ClassV) -> dict[str, Fixture]:
+        out: dict[str, Fixture] = {}
+        for c in self.interp.mro(cls, 0):
+            if isinstance(c, ClassV):
+                for k, v in self._fixtures_in(sorted(self.interp.class_body(c, 0).items(),
+                                                     key=lambda kv: kv[0])).items():
+                    out.setdefault(k, v)
+        return out
+
+    def scopes(self, rel: str, item: TestItem) -> list[dict[str, Fixture]]:
+        """Fixture tables visible to a test, closest first."""
+        tables = [self.class_fixtures(c) for c in reversed(item.classes)]
+        tables.append(self.module_fixtures(rel))
+        tables.extend(self.module_fixtures(c) for c in reversed(self.index.conftests_for(rel)))
+        return tables
+
+    @staticmethod
+    def find(tables: list[dict[str, Fixture]], name: str, skip: Fixture | None = None) -> Fixture | None:
+        for t in tables:
+            fx = t.get(name)
+            if fx is not None and fx != skip:
+                return fx
+        return None
+
+    def fixture_args(self, fv: FuncV) -> list[str]:
+        node = self.module(fv.rel).defs.get(fv.pos)
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return []
+        names = [a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)]
+        return names[1:] if fv.cls is not None and names and names[0] in ("self", "cls") else names
+
+    def closure_fixtures(self, tables: list[dict[str, Fixture]], initial: list[str]) -> list[Fixture]:
+        """pytest's fixture closure: initial names, then their dependencies; sorted by scope (stable)."""
+        names = list(dict.fromkeys(initial))
+        out: list[Fixture] = []
+        i = 0
+        while i < len(names):
+            fx = self.find(tables, names[i])
+            if fx is not None:
+                out.append(fx)
+                for a in self.fixture_args(fx.fv):
+                    if a not in names:
+                        names.append(a)
+            i += 1
+        return sorted(out, key=lambda f: f.scope_rank)
+
+    def fixture_value(self, fx: Fixture, tables: list[dict[str, Fixture]], choice: dict[str, ParamCase],
+                      world: int, stack: tuple[str, ...]) -> tuple[Value, tuple[Finding, ...]]:
+        case = choice.get(fx.name)
+        key = (fx, case, world, tuple(sorted((k, v) for k, v in choice.items())))
+        got = self.fixture_memo.get(key)
+        if got is not None:
+            return got
+        if fx.name in stack:
+            return UNK, ()
+        findings: list[Finding] = []
+        kwargs: dict[str, Value] = {}
+        for a in self.fixture_args(fx.fv):
+            if a == "request":
+                kwargs[a] = RequestV(case.bindings[0][1] if case else UNK)
+                continue
+            dep = self.find(tables, a, skip=fx if a == fx.name else None)
+            if dep is None:
+                kwargs[a] = UNK
+                continue
+            v, fs = self.fixture_value(dep, tables, choice, world, (*stack, fx.name))
+            kwargs[a] = v
+            findings.extend(f.prefixed(step(fx.fv.rel, fx.fv.pos[0], f"fixture {fx.name} uses {a}")) for f in fs)
+        if case is not None:
+            findings.extend(self.mark_findings(list(case.marks), fx.where))
+        fv = fx.fv
+        if fv.cls is not None:
+            fv = FuncV(fv.rel, fv.pos, fv.name, bound=Inst(fv.cls), captured=fv.captured, cls=fv.cls)
+        res = self.interp.call_function(fv, [], kwargs, world, 1)
+        findings.extend(res.findings)
+        self.interp.used_modules.add(fx.fv.rel)
+        result = (res.value, tuple(findings))
+        self.fixture_memo[key] = result
+        return result
+
+    # -- marks -------------------------------------------------------------------------------------
+    def mark_findings(self, marks: list[Value], where: str) -> list[Finding]:
+        out: list[Finding] = []
+        for m in marks:
+            if isinstance(m, SkipV):
+                if m.active is True:
+                    out.append(Finding(SKIP, (where, m.where), key=m.where))
+                elif m.active is None and m.cuda_related:
+                    out.append(Finding(UNKNOWN, (where, m.where + " (condition cannot be evaluated statically)")))
+            elif isinstance(m, ReqV):
+                kind = MANUAL_CPU if m.cpu else MANUAL_GPU if m.manual else VRAM if m.hint_only else GPU
+                out.append(Finding(kind, (where, m.where), m.gpu_count, m.vram_gb,
+                                   key="requirement" if kind == GPU else ""))
+            elif isinstance(m, MockV):
+                out.append(Finding(MOCK, (where, m.where + " patches torch.cuda")))
+        return out
+
+    def decorate(self, node: ast.AST, key: tuple[str, int, int], rel: str, world: int,
+                 findings: list[Finding]) -> tuple[list[Value], list[FuncV]]:
+        """Apply a def's decorators to a placeholder; return the marks and any wrapper closures."""
+        decos = getattr(node, "decorator_list", [])
+        value: Value = TestFnV(key)
+        wrappers: list[FuncV] = []
+        if not decos:
+            return [], []
+        frame = Frame(rel, world, {}, self.interp.module_state(rel, world).env, findings)
+        for d in reversed(decos):
+            dv = self.interp.ev(d, frame)
+            r = self.interp.call(dv, [value], {}, d, frame, ast.unparse(d)[:40]) if not isinstance(dv, Unknown) \
+                else value
+            if isinstance(r, TestFnV):
+                value = r
+            elif isinstance(r, FuncV):
+                wrappers.append(r)
+                inner = next((v for _, v in r.captured if isinstance(v, TestFnV)), None)
+                if inner is not None:
+                    value = inner
+        marks = list(value.marks) if isinstance(value, TestFnV) else []
+        return marks, wrappers
+
+    def pytestmark(self, holder: dict[str, Value]) -> list[Value]:
+        v = holder.get("pytestmark")
+        if isinstance(v, Seq):
+            return list(v.items)
+        return [v] if v is not None else []
+
+    def item_marks(self, rel: str, item: TestItem, world: int, findings: list[Finding]) -> tuple[
+            list[tuple[Value, str]], list[FuncV]]:
+        """All marks of a test, closest first (function, classes inner to outer, module)."""
+        out: list[tuple[Value, str]] = []
+        fnode = self.module(item.func.rel).defs.get(item.func.pos)
+        here = step(rel, item.line, f"{item.key.split('::')[-1]}")
+        marks, wrappers = self.decorate(fnode, (item.func.rel, *item.func.pos), item.func.rel, world, findings)
+        out.extend((m, step(item.func.rel, item.func.pos[0], "decorator")) for m in marks)
+        for cls in reversed(item.classes):
+            for c in self.interp.mro(cls, world):
+                if not isinstance(c, ClassV):
+                    continue
+                cnode = self.interp.class_node(c)
+                cm, _ = self.decorate(cnode, (c.rel, *c.pos), c.rel, world, findings)
+                out.extend((m, step(c.rel, c.pos[0], f"class {c.name}")) for m in cm)
+                out.extend((m, step(c.rel, c.pos[0], f"class {c.name}.pytestmark"))
+                           for m in self.pytestmark(self.interp.class_body(c, world)))
+        st = self.interp.module_state(rel, world)
+        out.extend((m, step(rel, 1, "module pytestmark")) for m in self.pytestmark(st.env))
+        del here
+        return out, wrappers
+
+    # -- classification ----------------------------------------------------------------------------
+    def analyse_case(self, rel: str, item: TestItem, direct: dict[str, Value], choice: dict[str, ParamCase],
+                     case_marks: list[Value], world: int) -> list[Finding]:
+        findings: list[Finding] = []
+        tables = self.scopes(rel, item)
+        for f in self.interp.module_state(rel, world).findings:
+            findings.append(f)
+        for c in self.index.conftests_for(rel):
+            for f in self.interp.module_state(c, world).findings:
+                if f.kind in (GPU, SKIP):
+                    findings.append(f.prefixed(step(c, 1, "conftest module")))
+        marks, wrappers = self.item_marks(rel, item, world, findings)
+        usefixtures: list[str] = []
+        for m, where in marks:
+            findings.extend(self.mark_findings([m], where))
+            if isinstance(m, MarkV) and m.name == "usefixtures":
+                usefixtures.extend(str(a.value) for a in m.args if isinstance(a, Const))
+        findings.extend(self.mark_findings(case_marks, step(rel, item.line, "parameter marks")))
+        args = self.fixture_args(item.func)
+        autouse = [fx.name for t in reversed(tables) for fx in t.values() if fx.autouse]
+        kwargs: dict[str, Value] = {}
+        for name in list(dict.fromkeys([*autouse, *usefixtures, *([] if item.unittest else args)])):
+            if name in direct:
+                kwargs[name] = direct[name]
+                continue
+            if name == "request":
+                kwargs[name] = RequestV(UNK)
+                continue
+            fx = self.find(tables, name)
+            if fx is None:
+                kwargs[name] = UNK
+                continue
+            v, fs = self.fixture_value(fx, tables, choice, world, ())
+            if name not in autouse:
+                self.fixture_modules.add(fx.fv.rel)
+            kwargs[name] = v
+            findings.extend(f.prefixed(step(rel, item.line, f"uses fixture {name} ({fx.where.split(': ')[0]})"))
+                            for f in fs)
+        self_v: Value | None = None
+        if item.classes:
+            cls = item.classes[-1]
+            self_v = Inst(cls)
+            hooks = ("setUpClass", "setUp") if item.unittest else ("setup_class", "setup_method", "setup")
+            for hook in hooks:
+                h = self.interp.class_lookup(cls, hook, world)
+                if isinstance(h, FuncV):
+                    hb = FuncV(h.rel, h.pos, h.name, bound=self_v, captured=h.captured, cls=h.cls)
+                    res = self.interp.call_function(hb, [], {}, world, 1)
+                    findings.extend(f.prefixed(step(h.rel, h.pos[0], f"{hook}()")) for f in res.findings)
+                    if res.self_after is not None and hook != "setUpClass":
+                        self_v = res.self_after
+        fv = item.func
+        if self_v is not None:
+            fv = FuncV(fv.rel, fv.pos, fv.name, bound=self_v, captured=fv.captured, cls=fv.cls)
+        call_kwargs = {k: v for k, v in kwargs.items() if k in args}
+        for k, v in direct.items():
+            if k in args:
+                call_kwargs[k] = v
+        res = self.interp.call_function(fv, [], call_kwargs, world, 1)
+        findings.extend(res.findings)
+        for w in wrappers:
+            wr = self.interp.call_function(w, [UNK] if self_v is None else [self_v], {}, world, 1)
+            findings.extend(f.prefixed(step(w.rel, w.pos[0], "decorator wrapper")) for f in wr.findings)
+        return findings
+
+    def classify_case(self, rel: str, item: TestItem, index: int | None, extra: list[Finding]) -> Verdict:
+        """Label one parametrization (`index` into parametrizations(), None: the bare test)."""
+
+        def case(world: int) -> tuple[dict[str, Value], dict[str, ParamCase], list[Value]]:
+            params = self.parametrizations(rel, item, world) if index is not None else None
+            if params is None or index is None or index >= len(params):
+                return {}, {}, []
+            _, direct, choice, marks = params[index]
+            return direct, choice, marks
+
+        direct, choice, case_marks = case(0)
+        findings = self.analyse_case(rel, item, direct, choice, case_marks, 0) + extra
+        skips = {f.key for f in findings if f.kind == SKIP}
+        gpu_skips: dict[str, int] = {}
+        if skips:
+            remaining = set(skips)
+            for w in WORLDS:
+                fw = self.analyse_case(rel, item, *case(w), w)
+                present = {f.key for f in fw if f.kind == SKIP and f.key in remaining}
+                for k in remaining - present:
+                    gpu_skips[k] = w
+                remaining = present
+                if not remaining:
+                    break
+        return decide(findings, gpu_skips, step(rel, item.line, "no GPU use found"))
+
+    def parametrizations(self, rel: str, item: TestItem, world: int = 0) -> list[
+            tuple[str, dict[str, Value], dict[str, ParamCase], list[Value]]] | None:
+        """(id suffix, direct bindings, fixture param choice, marks) per parametrization; None: one bare key."""
+        key = (rel, item, world)
+        if key not in self.param_memo:
+            self.param_memo[key] = self._parametrizations(rel, item, world)
+        return self.param_memo[key]
+
+    def _parametrizations(self, rel: str, item: TestItem, world: int) -> list[
+            tuple[str, dict[str, Value], dict[str, ParamCase], list[Value]]] | None:
+        if item.unittest:
+            return [("", {}, {}, [])]
+        marks, _ = self.item_marks(rel, item, world, [])
+        dims: list[list[ParamCase]] = []
+        direct_names: set[str] = set()
+        for m, _where in marks:
+            if isinstance(m, MarkV) and m.name == "parametrize":
+                argnames = m.args[0] if m.args else m.kw("argnames")
+                argvalues = m.args[1] if len(m.args) > 1 else m.kw("argvalues")
+                ids = m.args[2] if len(m.args) > 2 else m.kw("ids")
+                cases = parametrize_cases(argnames or UNK, argvalues or UNK, ids)
+                if cases is None:
+                    return None
+                dims.append(cases)
+                for c in cases[:1]:
+                    direct_names.update(n for n, _ in c.bindings)
+        tables = self.scopes(rel, item)
+        autouse = [fx.name for t in reversed(tables) for fx in t.values() if fx.autouse]
+        initial = [*autouse, *(a for a in self.fixture_args(item.func) if a not in direct_names)]
+        fx_dims: list[tuple[str, list[ParamCase]]] = []
+        for fx in self.closure_fixtures(tables, initial):
+            if fx.params is not None and fx.name not in direct_names:
+                if not fx.params:
+                    return None
+                fx_dims.append((fx.name, list(fx.params)))
+        total = 1
+        for d in [*dims, *(c for _, c in fx_dims)]:
+            total *= max(len(d), 1)
+        if total > MAX_CASES:
+            return None
+        out = []
+        fx_product = list(itertools.product(*(c for _, c in fx_dims))) if fx_dims else [()]
+        direct_product = list(itertools.product(*dims)) if dims else [()]
+        for fcombo in fx_product:
+            for dcombo in direct_product:
+                ids = [c.id for c in fcombo] + [c.id for c in dcombo]
+                direct: dict[str, Value] = {}
+                cmarks: list[Value] = []
+                for c in dcombo:
+                    direct.update(dict(c.bindings))
+                    cmarks.extend(c.marks)
+                choice = {name: c for (name, _), c in zip(fx_dims, fcombo, strict=True)}
+                suffix = f"[{'-'.join(ids)}]" if ids else ""
+                out.append((suffix, direct, choice, cmarks))
+        return out
+
+    def classify_file(self, rel: str) -> FileResult:
+        pm = self.module(rel)
+        deps = sorted(set().union(self.closure(rel), *(self.closure(c) for c in self.index.conftests_for(rel))))
+        if pm.tree is None:
+            return FileResult(rel, True, {}, pm.error, deps)
+        broken = sorted(d for d in deps if d != rel and self.module(d).tree is None)
+        extra = [Finding(ERROR, (step(d, 1, self.module(d).error or "cannot analyse"),)) for d in broken]
+        self.fixture_modules = set()
+        try:
+            items = collect_items(self.interp, rel)
+            tests: dict[str, Verdict] = {}
+            for item in items:
+                params = self.parametrizations(rel, item)
+                if params is None:
+                    tests[item.key] = self.classify_case(rel, item, None, extra)
+                    continue
+                for i, (suffix, _direct, _choice, _marks) in enumerate(params):
+                    tests[item.key + suffix] = self.classify_case(rel, item, i, extra)
+        except RecursionError:
+            return FileResult(rel, True, {}, "expression nesting too deep to analyse", deps)
+        torch = self.imports_torch(self.closure(rel)) or any(
+            self.imports_torch(self.closure(u)) for u in sorted(self.fixture_modules))
+        if not torch:
+            tests = {k: Verdict("cpu", 0, 0, (step(rel, 1, "does not import torch"),)) if v.label != "gpu" else v
+                     for k, v in tests.items()}
+        return FileResult(rel, torch, tests, None, deps)

@@ -1,0 +1,103 @@
+"""Content-hash cache: a test file's result is reused when it and every file it depends on are unchanged.
+
+Stored as one JSON file under `.torch-classify-cache/` (or --cache-dir). The key of a result covers the
+classifier's own source, the test file, its in-repo import closure and its conftest chain, so editing a
+helper module invalidates exactly the tests that import it.
+"""
+
+from __future__ import annotations
+
+import gc
+import hashlib
+import marshal
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from tools.classify.modules import ImportSpec
+
+CACHE_NAME = "classify-cache-v1.marshal"  # marshal: plain data, loads ~10x faster than JSON
+
+
+def tool_version() -> str:
+    """Hash of the classifier's own code: a new classifier never reuses old results."""
+    h = hashlib.blake2b(digest_size=12)
+    for p in sorted(Path(__file__).parent.glob("*.py")):
+        h.update(p.name.encode())
+        h.update(p.read_bytes())
+    return h.hexdigest()
+
+
+def result_key(version: str, rel: str, deps: list[str], digests: dict[str, str]) -> str:
+    h = hashlib.blake2b(digest_size=16)
+    h.update(version.encode())
+    h.update(rel.encode())
+    for d in deps:
+        h.update(b"\0" + d.encode() + b"=" + digests.get(d, "missing").encode())
+    return h.hexdigest()
+
+
+class Cache:
+    """Imports per file digest and results per key; loaded once, saved atomically once."""
+
+    def __init__(self, directory: Path | None) -> None:
+        self.directory = directory
+        self.imports: dict[str, list[list[Any]]] = {}
+        self.results: dict[str, dict[str, Any]] = {}
+        self.dirty = False
+        if directory is not None:
+            try:
+                raw = (directory / CACHE_NAME).read_bytes()
+                gc.disable()  # loading many small containers otherwise triggers repeated full collections
+                try:
+                    data = marshal.loads(raw)
+                finally:
+                    gc.enable()
+                self.imports = dict(data.get("imports", {}))
+                self.results = dict(data.get("results", {}))
+            except (OSError, ValueError, EOFError, TypeError, AttributeError):
+                pass  # a missing or corrupt cache is an empty cache
+
+    def get_imports(self, digest: str) -> tuple[ImportSpec, ...] | None:
+        raw = self.imports.get(digest)
+        if raw is None:
+            return None
+        return tuple(ImportSpec(m, int(lv), tuple(n), int(ln)) for m, lv, n, ln in raw)
+
+    def put_imports(self, digest: str, specs: tuple[ImportSpec, ...]) -> None:
+        if digest not in self.imports:
+            self.imports[digest] = [[s.module, s.level, list(s.names), s.line] for s in specs]
+            self.dirty = True
+
+    def get_result(self, key: str) -> dict[str, Any] | None:
+        return self.results.get(key)
+
+    def put_result(self, key: str, value: dict[str, Any]) -> None:
+        self.results[key] = value
+        self.dirty = True
+
+    def save(self, live_keys: set[str], live_digests: set[str]) -> None:
+        """Write only what this run used, so the cache does not grow without bound."""
+        if self.directory is None or not self.dirty:
+            return
+        data = {
+            "imports": {k: v for k, v in sorted(self.imports.items()) if k in live_digests},
+            "results": {k: v for k, v in sorted(self.results.items()) if k in live_keys},
+        }
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            _write_bytes_atomic(self.directory / CACHE_NAME, marshal.dumps(data))
+        except OSError:
+            pass  # caching is an optimisation; never fail the run for it
+
+
+def _write_bytes_atomic(path: Path, data: bytes) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,99 @@
+"""Command line: `bazel run //tools:classify -- --update` or `python -m tools.classify --update`."""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import os
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+
+from tools.classify import classification_file as cf
+from tools.classify import report
+from tools.classify.merge import merge
+from tools.classify.runner import run
+
+
+def workspace_root(args: argparse.Namespace) -> Path:
+    """$BUILD_WORKSPACE_DIRECTORY (bazel run), else --root, else the current directory."""
+    if args.root:
+        return Path(args.root).resolve()
+    env = os.environ.get("BUILD_WORKSPACE_DIRECTORY")
+    return Path(env).resolve() if env else Path.cwd().resolve()
+
+
+def _progress(items: Iterable[str], total: int) -> Iterable[str]:
+    """A tqdm bar on an interactive stderr for large trees; silently nothing otherwise."""
+    if total < 50 or not sys.stderr.isatty():
+        return items
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return items
+    return tqdm(items, total=total, unit="file", file=sys.stderr, desc="classify")
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="classify", description="Statically label torch tests cpu/gpu/unknown.")
+    p.add_argument("--root", help="directory to analyse (default: $BUILD_WORKSPACE_DIRECTORY or cwd)")
+    p.add_argument("--update", action="store_true", help="rewrite the classification file")
+    p.add_argument("--check", action="store_true", help="exit 1 when the classification file is stale")
+    p.add_argument("--output", help="classification file (default: <root>/torch_classification.json)")
+    p.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+    p.add_argument("--explain", metavar="NODEID", help="print the evidence chain of a test")
+    p.add_argument("--cache-dir", help="cache directory (default: <root>/.torch-classify-cache)")
+    p.add_argument("--no-cache", action="store_true")
+    p.add_argument("--paths", nargs="*", default=[], help="only these files/directories (relative to root)")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    root = workspace_root(args)
+    if not root.is_dir():
+        print(f"classify: {root}: not a directory", file=sys.stderr)
+        return 2
+    cache_dir = None if args.no_cache else Path(args.cache_dir).resolve() if args.cache_dir else (
+        root / ".torch-classify-cache")
+    paths = [os.path.relpath(Path(p).resolve(), root) if os.path.isabs(p) else p for p in args.paths]
+    result = run(root, paths, cache_dir, _progress)
+    for p in result.problems:
+        print(f"classify: {p.rel}: {p.reason}", file=sys.stderr)
+    out_path = Path(args.output).resolve() if args.output else root / cf.DEFAULT_FILENAME
+    if args.explain:
+        text = report.explain(result.files, args.explain)
+        if text is None:
+            print(f"classify: no test {args.explain!r} under {root}", file=sys.stderr)
+            return 2
+        sys.stdout.write(text)
+        return 0
+    rc = 0
+    if args.update or args.check:
+        try:
+            old = cf.load(out_path)
+        except cf.ClassificationFileError as exc:
+            print(f"classify: {exc}", file=sys.stderr)
+            if args.check:
+                return 1
+            old = cf.empty()
+        new = merge(result.files, old, paths or None)
+        if args.update:
+            cf.save(out_path, new)
+            print(f"classify: wrote {out_path}", file=sys.stderr)
+        else:
+            before, after = cf.dumps(old), cf.dumps(new)
+            if before != after:
+                diff = difflib.unified_diff(before.splitlines(keepends=True), after.splitlines(keepends=True),
+                                            f"{out_path.name} (checked in)", f"{out_path.name} (fresh analysis)")
+                sys.stdout.writelines(diff)
+                print(f"classify: {out_path} is stale; run `bazel run //tools:classify -- --update`",
+                      file=sys.stderr)
+                rc = 1
+    if args.format == "json":
+        sys.stdout.write(report.json_report(result.files))
+    elif args.format == "markdown":
+        sys.stdout.write(report.markdown_summary(result.files))
+    elif not args.check:
+        sys.stdout.write(report.text_summary(result.files))
+    return rc

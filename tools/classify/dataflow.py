@@ -1,0 +1,1400 @@
+"""Abstract interpretation of Python code in a world with a given number of CUDA devices.
+
+World 0 is the CPU-only machine a `cpu` label promises: `torch.cuda.is_available()` is False there, so
+`"cuda" if torch.cuda.is_available() else "cpu"` is "cpu" and code under that guard is never reached.
+Calls into in-repo functions, classes and methods are followed with their argument values, memoised on
+(function, arguments, world), and cut at cycles; the findings of a call come back with a `calls` step.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import operator
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from tools.classify import conventions, torch_api
+from tools.classify.evidence import GPU, MOCK, SKIP, UNKNOWN, Finding, step
+from tools.classify.modules import ParsedModule
+from tools.classify.values import (
+    NORETURN,
+    ClassV,
+    Const,
+    DeviceV,
+    DictV,
+    Ext,
+    FuncV,
+    Inst,
+    MarkV,
+    MockV,
+    ModV,
+    NoReturn,
+    OneOf,
+    ParamV,
+    RequestV,
+    ReqV,
+    Seq,
+    SkipV,
+    SuperV,
+    TensorV,
+    TestFnV,
+    Unknown,
+    Value,
+    alternatives,
+    join,
+    join_all,
+)
+from tools.classify.values import (
+    UNKNOWN as UNK,
+)
+
+MAX_DEPTH = 24
+MAX_FINDINGS_PER_KIND = 4
+DEVICE_NAME_HINTS = ("device", "dev", "device_map")
+BUILTIN_NAMES = frozenset(dir(builtins))
+
+
+class ModuleSource(Protocol):
+    def module(self, rel: str) -> ParsedModule: ...
+    def resolve_import(self, dotted: str, importer: str, level: int, module: str) -> str | None: ...
+    def is_package_dir(self, dotted: str) -> bool: ...
+
+
+@dataclass
+class CallResult:
+    value: Value
+    findings: tuple[Finding, ...]
+    self_after: Value | None = None
+
+
+@dataclass
+class ModuleState:
+    env: dict[str, Value]
+    findings: list[Finding]
+    stars: list[Value]
+    done: bool = False
+
+
+@dataclass
+class Frame:
+    rel: str
+    world: int
+    env: dict[str, Value]
+    module_env: dict[str, Value] | None  # None: this frame runs module top level
+    findings: list[Finding]
+    depth: int = 0
+    returns: list[Value] = field(default_factory=list)
+    self_name: str | None = None
+    cls: ClassV | None = None
+    captured: dict[str, Value] = field(default_factory=dict)
+
+    def add(self, finding: Finding) -> None:
+        same = [f for f in self.findings if f.kind == finding.kind]
+        if finding.kind == SKIP or len(same) < MAX_FINDINGS_PER_KIND:
+            if finding not in self.findings:
+                self.findings.append(finding)
+
+
+def is_fixture_def(node: ast.AST) -> bool:
+    """Syntactic: decorated with `fixture`, `pytest.fixture(...)`, `pytest_asyncio.fixture`..."""
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    for d in node.decorator_list:
+        target = d.func if isinstance(d, ast.Call) else d
+        if isinstance(target, ast.Attribute) and target.attr in ("fixture", "yield_fixture"):
+            return True
+        if isinstance(target, ast.Name) and target.id in ("fixture", "yield_fixture"):
+            return True
+    return False
+
+
+def device_of(v: Value) -> str | None:
+    """The device string a value names ('cuda:1', 'cpu'), or None when it names none / is unknown."""
+    if isinstance(v, Const):
+        if isinstance(v.value, str):
+            s = v.value.strip().lower()
+            kind = s.split(":", 1)[0]
+            if kind in torch_api.ACCELERATORS or kind in ("cpu", "meta", "gpu"):
+                return "cuda" + s[3:] if kind == "gpu" else s
+            return None
+        if isinstance(v.value, int) and not isinstance(v.value, bool):
+            return f"cuda:{v.value}"
+        return None
+    if isinstance(v, (DeviceV, TensorV)):
+        return v.device
+    return None
+
+
+def accel_device(v: Value) -> str | None:
+    """The accelerator device among the alternatives of v (may-analysis), else None."""
+    for alt in alternatives(v):
+        d = device_of(alt)
+        if d and torch_api.accelerator_of(d):
+            return d
+    return None
+
+
+def gpu_count_of(device: str) -> int:
+    return torch_api.device_index(device) + 1
+
+
+_CMP: dict[type, Callable[[Any, Any], Any]] = {
+    ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+    ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: operator.is_, ast.IsNot: operator.is_not,
+}
+_BIN: dict[type, Callable[[Any, Any], Any]] = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow,
+}
+
+
+def truth(v: Value) -> bool | None:
+    """Truthiness of an abstract value: True, False or None (undecided)."""
+    if isinstance(v, Const):
+        return bool(v.value)
+    if isinstance(v, Seq):
+        return bool(v.items)
+    if isinstance(v, OneOf):
+        ts = {truth(a) for a in v.alts}
+        return ts.pop() if len(ts) == 1 else None
+    if isinstance(v, (DeviceV, TensorV, FuncV, ClassV, ModV, MarkV, SkipV, ReqV, TestFnV)):
+        return True
+    return None
+
+
+def _const_of(v: Value) -> tuple[bool, object]:
+    if isinstance(v, Const):
+        return True, v.value
+    if isinstance(v, DeviceV):
+        return True, v.device
+    return False, None
+
+
+def _compare(op: ast.cmpop, a: Value, b: Value) -> Value:
+    if isinstance(a, OneOf) or isinstance(b, OneOf):
+        outs = {_compare(op, x, y) for x in alternatives(a) for y in alternatives(b)}
+        return outs.pop() if len(outs) == 1 else UNK
+    if isinstance(op, (ast.In, ast.NotIn)):
+        if isinstance(b, Ext) and b.path == "os.environ":
+            return Const(isinstance(op, ast.NotIn))
+        if isinstance(b, Seq):
+            ka, va = _const_of(a)
+            consts = [_const_of(i) for i in b.items]
+            if ka and all(k for k, _ in consts):
+                hit = any(va == c for _, c in consts)
+                return Const(hit if isinstance(op, ast.In) else not hit)
+        ka, va = _const_of(a)
+        kb, vb = _const_of(b)
+        if ka and kb and isinstance(va, str) and isinstance(vb, str):
+            return Const((va in vb) if isinstance(op, ast.In) else (va not in vb))
+        return UNK
+    ka, va = _const_of(a)
+    kb, vb = _const_of(b)
+    if isinstance(a, DeviceV) and isinstance(b, Const) and isinstance(b.value, str):
+        va = a.device
+    if ka and kb:
+        fn = _CMP.get(type(op))
+        if fn is None:
+            return UNK
+        if isinstance(op, (ast.Is, ast.IsNot)):
+            if va is None or vb is None or isinstance(va, bool) or isinstance(vb, bool):
+                return Const(fn(va, vb))
+            return Const(va == vb if isinstance(op, ast.Is) else va != vb)
+        try:
+            return Const(bool(fn(va, vb)))
+        except TypeError:
+            return UNK
+    return UNK
+
+
+class Interp:
+    """The interpreter. One per analysis run; all memo tables live here (no module-level state)."""
+
+    def __init__(self, source: ModuleSource) -> None:
+        self.source = source
+        self.modules: dict[tuple[str, int], ModuleState] = {}
+        self.calls: dict[tuple[Any, ...], CallResult] = {}
+        self.active: set[tuple[Any, ...]] = set()
+        self.class_bodies: dict[tuple[ClassV, int], dict[str, Value]] = {}
+        self.mros: dict[tuple[ClassV, int], tuple[Value, ...]] = {}
+        self.used_modules: set[str] = set()
+        self.fixture_hook: Callable[[str, Frame], Value] | None = None
+
+    # -- modules -------------------------------------------------------------------------------
+    def module_state(self, rel: str, world: int) -> ModuleState:
+        """Top-level statements of `rel` run once per world; cycles see the partial namespace."""
+        key = (rel, world)
+        st = self.modules.get(key)
+        if st is not None:
+            return st
+        st = ModuleState({}, [], [])
+        self.modules[key] = st
+        parsed = self.source.module(rel)
+        if parsed.tree is not None:
+            frame = Frame(rel, world, st.env, None, st.findings)
+            try:
+                self.exec_block(parsed.tree.body, frame)
+            except RecursionError:
+                st.findings.append(Finding(UNKNOWN, (step(rel, 1, "module too deeply nested to analyse"),)))
+        st.done = True
+        return st
+
+    def module_attr(self, rel: str, name: str, world: int, dotted: str = "") -> Value:
+        st = self.module_state(rel, world)
+        if name in st.env:
+            return st.env[name]
+        for star in st.stars:
+            if isinstance(star, ModV) and star.rel and star.rel != rel:
+                v = self.module_attr(star.rel, name, world)
+                if not isinstance(v, Unknown):
+                    return v
+            elif isinstance(star, Ext):
+                return self.ext_value(f"{star.path}.{name}", world)
+        if dotted:
+            sub = self.source.resolve_import(f"{dotted}.{name}", rel, 0, "")
+            if sub:
+                return ModV(sub, f"{dotted}.{name}", rel)
+        return UNK
+
+    def ext_value(self, path: str, world: int) -> Value:
+        """An external name; machine-dependent well-known constants get their value in this world."""
+        q = torch_api.query_value(path, world) if path.startswith("torch.version") else NotImplemented
+        if q is not NotImplemented:
+            return Const(q)
+        last = path.rsplit(".", 1)[-1]
+        if "." in path and not path.startswith(("pytest.", "unittest.", "torch.cuda", "torch.nn", "os.")):
+            kv = conventions.known_value(last, world)
+            if kv is not NotImplemented:
+                return Const(kv)
+            if last in conventions.DEVICE_LIST_HELPERS:
+                return Ext(f"<devices>.{last}")
+        return Ext(path)
+
+    # -- name lookup -------------------------------------------------------------------------------
+    def lookup(self, name: str, frame: Frame) -> Value:
+        if name in frame.env:
+            return frame.env[name]
+        if name in frame.captured:
+            return frame.captured[name]
+        st = self.module_state(frame.rel, frame.world)
+        if name in st.env:
+            return st.env[name]
+        ext_star: Ext | None = None
+        for star in st.stars:
+            if isinstance(star, ModV) and star.rel and star.rel != frame.rel:
+                v = self.module_attr(star.rel, name, frame.world)
+                if not isinstance(v, Unknown):
+                    return v
+            elif isinstance(star, Ext):
+                v = self.ext_value(f"{star.path}.{name}", frame.world)
+                if not isinstance(v, Ext):
+                    return v
+                ext_star = ext_star or v
+        if name in BUILTIN_NAMES:
+            return Ext(f"builtins.{name}")
+        return ext_star if ext_star is not None else UNK
+
+    # -- statements --------------------------------------------------------------------------------
+    def exec_block(self, body: list[ast.stmt], frame: Frame) -> bool:
+        """Run statements; True when every path ends (return, raise, skip)."""
+        for stmt in body:
+            if self.exec_stmt(stmt, frame):
+                return True
+        return False
+
+    def _branch(self, frame: Frame) -> Frame:
+        return Frame(frame.rel, frame.world, dict(frame.env), frame.module_env, frame.findings, frame.depth,
+                     frame.returns, frame.self_name, frame.cls, frame.captured)
+
+    def _merge(self, frame: Frame, branches: list[tuple[Frame, bool]]) -> bool:
+        live = [b for b, ended in branches if not ended]
+        if not live:
+            return True
+        keys = sorted(set().union(*(b.env.keys() for b in live)))
+        merged: dict[str, Value] = {}
+        for k in keys:
+            vals = [b.env[k] for b in live if k in b.env]
+            merged[k] = join_all(vals)
+        frame.env.clear()
+        frame.env.update(merged)
+        return False
+
+    def exec_stmt(self, s: ast.stmt, frame: Frame) -> bool:
+        if isinstance(s, ast.Expr):
+            v = self.ev(s.value, frame)
+            return isinstance(v, NoReturn)
+        if isinstance(s, ast.Assign):
+            v = self.ev(s.value, frame)
+            for t in s.targets:
+                self.bind(t, v, frame)
+            return isinstance(v, NoReturn)
+        if isinstance(s, ast.AnnAssign):
+            if s.value is not None:
+                self.bind(s.target, self.ev(s.value, frame), frame)
+            return False
+        if isinstance(s, ast.AugAssign):
+            cur = self.ev(s.target, frame) if isinstance(s.target, ast.Name) else UNK
+            rhs = self.ev(s.value, frame)
+            self.bind(s.target, self._binop(s.op, cur, rhs), frame)
+            return False
+        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            fv = self.make_function(s, frame)
+            value: Value = fv
+            if frame.module_env is not None and not is_fixture_def(s):
+                # a nested def (wrapper closures): in-repo decorators are followed
+                for d in reversed(s.decorator_list):
+                    dv = self.ev(d, frame)
+                    if isinstance(dv, FuncV):
+                        r = self.call(dv, [value], {}, d, frame, "decorator")
+                        value = r if isinstance(r, FuncV) else value
+            frame.env[s.name] = value
+            return False
+        if isinstance(s, ast.ClassDef):
+            frame.env[s.name] = ClassV(frame.rel, (s.lineno, s.col_offset), s.name)
+            return False
+        if isinstance(s, ast.Return):
+            frame.returns.append(self.ev(s.value, frame) if s.value is not None else Const(None))
+            return True
+        if isinstance(s, ast.If):
+            t = truth(self.ev(s.test, frame))
+            if t is True:
+                return self.exec_block(s.body, frame)
+            if t is False:
+                return self.exec_block(s.orelse, frame)
+            a, b = self._branch(frame), self._branch(frame)
+            ea = self.exec_block(s.body, a)
+            eb = self.exec_block(s.orelse, b)
+            return self._merge(frame, [(a, ea), (b, eb)])
+        if isinstance(s, (ast.For, ast.AsyncFor)):
+            it = self.ev(s.iter, frame)
+            elem: Value = UNK
+            if isinstance(it, Seq) and it.items:
+                elem = join_all([i.values[0] if isinstance(i, ParamV) and len(i.values) == 1 else i
+                                 for i in it.items])
+            elif isinstance(it, DictV) and it.items:
+                elem = join_all([k for k, _ in it.items])
+            loop = self._branch(frame)
+            self.bind(s.target, elem, loop)
+            ended = self.exec_block(s.body, loop)
+            self._merge(frame, [(frame, False), (loop, ended)])
+            self.exec_block(s.orelse, frame)
+            return False
+        if isinstance(s, ast.While):
+            t = truth(self.ev(s.test, frame))
+            if t is False:
+                return self.exec_block(s.orelse, frame)
+            loop = self._branch(frame)
+            ended = self.exec_block(s.body, loop)
+            self._merge(frame, [(frame, False), (loop, ended)])
+            return False
+        if isinstance(s, (ast.With, ast.AsyncWith)):
+            for item in s.items:
+                cv = self.ev(item.context_expr, frame)
+                d = accel_device(cv) if isinstance(cv, DeviceV) else None
+                if d:
+                    frame.add(Finding(GPU, (step(frame.rel, s.lineno, f"with torch.device({d!r}) makes {d} the "
+                                                                  "default device"),), gpu_count_of(d)))
+                if item.optional_vars is not None:
+                    self.bind(item.optional_vars, cv if isinstance(cv, (DeviceV, Inst)) else UNK, frame)
+            return self.exec_block(s.body, frame)
+        if isinstance(s, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+            body = self._branch(frame)
+            ended = self.exec_block(s.body, body)
+            if not ended:
+                ended = self.exec_block(s.orelse, body)
+            branches = [(body, ended)]
+            for h in s.handlers:
+                hf = self._branch(frame)
+                if h.name:
+                    hf.env[h.name] = UNK
+                branches.append((hf, self.exec_block(h.body, hf)))
+            ended_all = self._merge(frame, branches)
+            fin = self.exec_block(s.finalbody, frame)
+            return ended_all or fin
+        if isinstance(s, ast.Raise):
+            if s.exc is not None:
+                v = self.ev(s.exc, frame)
+                if isinstance(v, Ext) and v.path.endswith(("SkipTest()", "Skipped()", "skip.Exception()")):
+                    frame.add(Finding(SKIP, (step(frame.rel, s.lineno, "raises SkipTest"),),
+                                      key=f"{frame.rel}:{s.lineno}"))
+            return True
+        if isinstance(s, (ast.Import, ast.ImportFrom)):
+            self.do_import(s, frame)
+            return False
+        if isinstance(s, ast.Assert):
+            self.ev(s.test, frame)
+            return False
+        if isinstance(s, ast.Match):
+            self.ev(s.subject, frame)
+            branches = []
+            for case in s.cases:
+                b = self._branch(frame)
+                branches.append((b, self.exec_block(case.body, b)))
+            branches.append((self._branch(frame), False))
+            return self._merge(frame, branches)
+        if isinstance(s, ast.Delete):
+            for t in s.targets:
+                if isinstance(t, ast.Name):
+                    frame.env.pop(t.id, None)
+            return False
+        return False
+
+    def make_function(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, frame: Frame) -> FuncV:
+        pos = (node.lineno, node.col_offset)
+        name = getattr(node, "name", "<lambda>")
+        if frame.module_env is None:
+            return FuncV(frame.rel, pos, name, cls=frame.cls)
+        # a closure: capture the enclosing locals it can see (values only, hashable)
+        captured = dict(frame.captured)
+        captured.update(frame.env)
+        names = _free_names(node)
+        cap = tuple(sorted((k, v) for k, v in captured.items() if k in names and _hashable(v)))
+        return FuncV(frame.rel, pos, name, captured=cap, cls=frame.cls)
+
+    def do_import(self, s: ast.Import | ast.ImportFrom, frame: Frame) -> None:
+        rel = frame.rel
+        if isinstance(s, ast.Import):
+            for a in s.names:
+                target = self.source.resolve_import(a.name, rel, 0, "")
+                if a.asname:
+                    frame.env[a.asname] = ModV(target, a.name, rel) if target or self.source.is_package_dir(
+                        a.name) else Ext(a.name)
+                    if target:
+                        self._import_effects(target, s.lineno, frame)
+                else:
+                    top = a.name.split(".", 1)[0]
+                    t_top = self.source.resolve_import(top, rel, 0, "")
+                    frame.env[top] = ModV(t_top, top, rel) if t_top or self.source.is_package_dir(top) else Ext(top)
+                    if target:
+                        self._import_effects(target, s.lineno, frame)
+            return
+        mod_rel = self.source.resolve_import(s.module or "", rel, s.level, s.module or "")
+        dotted = s.module or ""
+        in_repo = mod_rel is not None or (s.level > 0) or (dotted and self.source.is_package_dir(dotted))
+        if mod_rel:
+            self._import_effects(mod_rel, s.lineno, frame)
+        for a in s.names:
+            if a.name == "*":
+                st = self.modules.get((rel, frame.world))
+                if st is not None:
+                    st.stars.append(ModV(mod_rel, dotted, rel) if in_repo else Ext(dotted))
+                continue
+            bind_as = a.asname or a.name
+            if in_repo:
+                sub = self.source.resolve_import(f"{dotted}.{a.name}" if dotted else a.name, rel, s.level,
+                                                 f"{dotted}.{a.name}" if dotted else a.name)
+                if mod_rel and mod_rel != sub:
+                    v = self.module_attr(mod_rel, a.name, frame.world)
+                    if isinstance(v, Unknown) and sub:
+                        v = ModV(sub, f"{dotted}.{a.name}", rel)
+                elif sub:
+                    v = ModV(sub, f"{dotted}.{a.name}", rel)
+                    self._import_effects(sub, s.lineno, frame)
+                else:
+                    v = UNK
+                frame.env[bind_as] = v
+            else:
+                frame.env[bind_as] = self.ext_value(f"{dotted}.{a.name}", frame.world)
+
+    def _import_effects(self, target: str, line: int, frame: Frame) -> None:
+        self.used_modules.add(target)
+        if frame.module_env is not None or target == frame.rel:
+            return
+        st = self.module_state(target, frame.world)
+        for f in st.findings:
+            if f.kind in (GPU, SKIP):
+                frame.add(f.prefixed(step(frame.rel, line, f"imports {target}")))
+
+    def bind(self, target: ast.expr, v: Value, frame: Frame) -> None:
+        if isinstance(target, ast.Name):
+            frame.env[target.id] = v
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            items = v.items if isinstance(v, Seq) and len(v.items) == len(target.elts) else None
+            for i, t in enumerate(target.elts):
+                if isinstance(t, ast.Starred):
+                    self.bind(t.value, UNK, frame)
+                else:
+                    self.bind(t, items[i] if items else UNK, frame)
+        elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+            owner = target.value.id
+            cur = frame.env.get(owner)
+            if isinstance(cur, Inst) and _hashable(v):
+                frame.env[owner] = cur.with_attr(target.attr, v)
+
+    # -- expressions -------------------------------------------------------------------------------
+    def ev(self, node: ast.expr | None, frame: Frame) -> Value:
+        if node is None:
+            return Const(None)
+        m = getattr(self, "ev_" + type(node).__name__, None)
+        if m is None:
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.expr):
+                    self.ev(child, frame)
+            return UNK
+        return m(node, frame)
+
+    def ev_Constant(self, n: ast.Constant, frame: Frame) -> Value:
+        return UNK if n.value is Ellipsis else Const(n.value)
+
+    def ev_Name(self, n: ast.Name, frame: Frame) -> Value:
+        return self.lookup(n.id, frame)
+
+    def ev_NamedExpr(self, n: ast.NamedExpr, frame: Frame) -> Value:
+        v = self.ev(n.value, frame)
+        self.bind(n.target, v, frame)
+        return v
+
+    def ev_Tuple(self, n: ast.Tuple, frame: Frame) -> Value:
+        return self._seq(n.elts, "tuple", frame)
+
+    def ev_List(self, n: ast.List, frame: Frame) -> Value:
+        return self._seq(n.elts, "list", frame)
+
+    def ev_Set(self, n: ast.Set, frame: Frame) -> Value:
+        return self._seq(n.elts, "set", frame)
+
+    def _seq(self, elts: list[ast.expr], kind: str, frame: Frame) -> Value:
+        items: list[Value] = []
+        exact = True
+        for e in elts:
+            if isinstance(e, ast.Starred):
+                inner = self.ev(e.value, frame)
+                if isinstance(inner, Seq):
+                    items.extend(inner.items)
+                else:
+                    exact = False
+            else:
+                items.append(self.ev(e, frame))
+        return Seq(tuple(items), kind) if exact else UNK
+
+    def ev_Dict(self, n: ast.Dict, frame: Frame) -> Value:
+        items = []
+        for k, v in zip(n.keys, n.values, strict=False):
+            vv = self.ev(v, frame)
+            if k is None:
+                return UNK
+            items.append((self.ev(k, frame), vv))
+        return DictV(tuple(items))
+
+    def ev_JoinedStr(self, n: ast.JoinedStr, frame: Frame) -> Value:
+        parts: list[str] = []
+        exact = True
+        for v in n.values:
+            if isinstance(v, ast.Constant):
+                parts.append(str(v.value))
+            elif isinstance(v, ast.FormattedValue):
+                inner = self.ev(v.value, frame)
+                if isinstance(inner, Const) and v.format_spec is None and v.conversion == -1:
+                    parts.append(str(inner.value))
+                else:
+                    parts.append("?")
+                    exact = False
+        s = "".join(parts)
+        if exact:
+            return Const(s)
+        kind = s.split(":", 1)[0].lower()
+        return Const(s) if kind in torch_api.ACCELERATORS else UNK
+
+    def ev_IfExp(self, n: ast.IfExp, frame: Frame) -> Value:
+        t = truth(self.ev(n.test, frame))
+        if t is True:
+            return self.ev(n.body, frame)
+        if t is False:
+            return self.ev(n.orelse, frame)
+        return join(self.ev(n.body, frame), self.ev(n.orelse, frame))
+
+    def ev_BoolOp(self, n: ast.BoolOp, frame: Frame) -> Value:
+        """`a and b` / `a or b`: a definitely deciding operand wins; its value keeps the right truth."""
+        decisive = not isinstance(n.op, ast.And)
+        undecided = False
+        v: Value = UNK
+        for e in n.values:
+            v = self.ev(e, frame)
+            t = truth(v)
+            if t is decisive:
+                return v
+            if t is None:
+                undecided = True
+        return UNK if undecided else v
+
+    def ev_UnaryOp(self, n: ast.UnaryOp, frame: Frame) -> Value:
+        v = self.ev(n.operand, frame)
+        if isinstance(n.op, ast.Not):
+            t = truth(v)
+            return Const(not t) if t is not None else UNK
+        if isinstance(v, Const) and isinstance(v.value, (int, float, complex)) and not isinstance(v.value, bool):
+            if isinstance(n.op, ast.USub):
+                return Const(-v.value)
+            if isinstance(n.op, ast.UAdd):
+                return v
+        return UNK
+
+    def ev_Compare(self, n: ast.Compare, frame: Frame) -> Value:
+        left = self.ev(n.left, frame)
+        result: Value = Const(True)
+        for op, comp in zip(n.ops, n.comparators, strict=False):
+            right = self.ev(comp, frame)
+            r = _compare(op, left, right)
+            t = truth(r)
+            if t is False:
+                return Const(False)
+            if t is None:
+                result = UNK
+            left = right
+        return result
+
+    def _binop(self, op: ast.operator, a: Value, b: Value) -> Value:
+        if isinstance(a, Const) and isinstance(b, Const):
+            fn = _BIN.get(type(op))
+            if fn is not None:
+                try:
+                    r = fn(a.value, b.value)
+                except Exception:  # noqa: BLE001 - any arithmetic error just means "unknown"
+                    return UNK
+                if isinstance(r, (str, int, float, bool, bytes)) and (not isinstance(r, str) or len(r) < 200):
+                    return Const(r)
+        if isinstance(a, Seq) and isinstance(b, Seq) and isinstance(op, ast.Add):
+            return Seq(a.items + b.items, a.kind)
+        if isinstance(a, Const) and isinstance(a.value, str) and isinstance(op, ast.Add):
+            kind = a.value.split(":", 1)[0].lower()
+            if kind in torch_api.ACCELERATORS:
+                return Const(a.value + "?")
+        return UNK
+
+    def ev_BinOp(self, n: ast.BinOp, frame: Frame) -> Value:
+        return self._binop(n.op, self.ev(n.left, frame), self.ev(n.right, frame))
+
+    def ev_Subscript(self, n: ast.Subscript, frame: Frame) -> Value:
+        obj = self.ev(n.value, frame)
+        idx = self.ev(n.slice, frame)
+        if isinstance(obj, Seq) and isinstance(idx, Const) and isinstance(idx.value, int):
+            try:
+                return obj.items[idx.value]
+            except IndexError:
+                return UNK
+        if isinstance(obj, DictV) and isinstance(idx, Const):
+            for k, v in obj.items:
+                if k == idx:
+                    return v
+        return UNK
+
+    def ev_Lambda(self, n: ast.Lambda, frame: Frame) -> Value:
+        return self.make_function(n, frame)
+
+    def ev_Await(self, n: ast.Await, frame: Frame) -> Value:
+        return self.ev(n.value, frame)
+
+    def ev_Yield(self, n: ast.Yield, frame: Frame) -> Value:
+        frame.returns.append(self.ev(n.value, frame) if n.value is not None else Const(None))
+        return UNK
+
+    def ev_YieldFrom(self, n: ast.YieldFrom, frame: Frame) -> Value:
+        self.ev(n.value, frame)
+        return UNK
+
+    def ev_Starred(self, n: ast.Starred, frame: Frame) -> Value:
+        return self.ev(n.value, frame)
+
+    def _comprehension(self, n: Any, elts: list[ast.expr], frame: Frame) -> Value:
+        inner = self._branch(frame)
+        for gen in n.generators:
+            it = self.ev(gen.iter, inner)
+            elem = join_all(list(it.items)) if isinstance(it, Seq) and it.items else UNK
+            self.bind(gen.target, elem, inner)
+            for cond in gen.ifs:
+                self.ev(cond, inner)
+        vals = [self.ev(e, inner) for e in elts]
+        return Seq((vals[0],), "list") if len(vals) == 1 and accel_device(vals[0]) else UNK
+
+    def ev_ListComp(self, n: ast.ListComp, frame: Frame) -> Value:
+        return self._comprehension(n, [n.elt], frame)
+
+    def ev_SetComp(self, n: ast.SetComp, frame: Frame) -> Value:
+        return self._comprehension(n, [n.elt], frame)
+
+    def ev_GeneratorExp(self, n: ast.GeneratorExp, frame: Frame) -> Value:
+        return self._comprehension(n, [n.elt], frame)
+
+    def ev_DictComp(self, n: ast.DictComp, frame: Frame) -> Value:
+        self._comprehension(n, [n.key, n.value], frame)
+        return UNK
+
+    def ev_Attribute(self, n: ast.Attribute, frame: Frame) -> Value:
+        return self.getattr_v(self.ev(n.value, frame), n.attr, frame, n)
+
+    def getattr_v(self, obj: Value, name: str, frame: Frame, node: ast.AST) -> Value:
+        if isinstance(obj, Ext):
+            if obj.path.startswith("<devices>"):
+                return UNK
+            return self.ext_value(f"{obj.path}.{name}", frame.world)
+        if isinstance(obj, ModV):
+            if obj.rel:
+                return self.module_attr(obj.rel, name, frame.world, obj.dotted)
+            sub = self.source.resolve_import(f"{obj.dotted}.{name}", obj.importer, 0, "")
+            if sub or self.source.is_package_dir(f"{obj.dotted}.{name}"):
+                return ModV(sub, f"{obj.dotted}.{name}", obj.importer)
+            return UNK
+        if isinstance(obj, Inst):
+            v = obj.attr(name)
+            if v is not None:
+                return v
+            found = self.class_lookup(obj.cls, name, frame.world)
+            if isinstance(found, FuncV):
+                return FuncV(found.rel, found.pos, found.name, bound=obj, captured=found.captured, cls=found.cls)
+            return found if found is not None else UNK
+        if isinstance(obj, ClassV):
+            found = self.class_lookup(obj, name, frame.world)
+            return found if found is not None else UNK
+        if isinstance(obj, SuperV):
+            mro = self.mro(obj.cls, frame.world)
+            for c in mro[1:]:
+                if isinstance(c, ClassV):
+                    body = self.class_body(c, frame.world)
+                    if name in body:
+                        v = body[name]
+                        if isinstance(v, FuncV):
+                            return FuncV(v.rel, v.pos, v.name, bound=obj.obj, captured=v.captured, cls=v.cls)
+                        return v
+                elif isinstance(c, Ext):
+                    return Ext(f"{c.path}.{name}")
+            return UNK
+        if isinstance(obj, (TensorV, DeviceV)):
+            if name == "device":
+                return DeviceV(obj.device)
+            if name == "type":
+                return Const(obj.device.split(":", 1)[0])
+            if name == "is_cuda":
+                return Const(obj.device.startswith("cuda"))
+            if name == "index" and isinstance(obj, DeviceV):
+                return Const(torch_api.device_index(obj.device))
+            return UNK
+        if isinstance(obj, RequestV) and name == "param":
+            return obj.param
+        return UNK
+
+    # -- classes -----------------------------------------------------------------------------------
+    def class_node(self, cls: ClassV) -> ast.ClassDef | None:
+        node = self.source.module(cls.rel).defs.get(cls.pos)
+        return node if isinstance(node, ast.ClassDef) else None
+
+    def class_body(self, cls: ClassV, world: int) -> dict[str, Value]:
+        key = (cls, world)
+        got = self.class_bodies.get(key)
+        if got is not None:
+            return got
+        env: dict[str, Value] = {}
+        self.class_bodies[key] = env
+        node = self.class_node(cls)
+        if node is not None:
+            frame = Frame(cls.rel, world, env, self.module_state(cls.rel, world).env, [], cls=cls)
+            for s in node.body:
+                if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    env[s.name] = FuncV(cls.rel, (s.lineno, s.col_offset), s.name, cls=cls)
+                elif isinstance(s, ast.ClassDef):
+                    env[s.name] = ClassV(cls.rel, (s.lineno, s.col_offset), s.name)
+                else:
+                    try:
+                        self.exec_stmt(s, frame)
+                    except RecursionError:
+                        pass
+        return env
+
+    def bases(self, cls: ClassV, world: int) -> list[Value]:
+        node = self.class_node(cls)
+        if node is None:
+            return []
+        frame = Frame(cls.rel, world, {}, self.module_state(cls.rel, world).env, [])
+        out: list[Value] = []
+        for b in node.bases:
+            v = self.ev(b, frame)
+            if isinstance(b, ast.Subscript):  # Generic[T], Base[...]
+                v = self.ev(b.value, frame)
+            if isinstance(v, (ClassV, Ext)):
+                out.append(v)
+            elif isinstance(v, OneOf):
+                out.extend(a for a in alternatives(v) if isinstance(a, (ClassV, Ext)))
+        return out
+
+    def mro(self, cls: ClassV, world: int) -> tuple[Value, ...]:
+        """C3 linearisation over in-repo classes (external bases are leaves)."""
+        key = (cls, world)
+        got = self.mros.get(key)
+        if got is not None:
+            return got
+        self.mros[key] = (cls,)  # cycle guard
+        seqs: list[list[Value]] = []
+        bases = self.bases(cls, world)
+        for b in bases:
+            seqs.append(list(self.mro(b, world)) if isinstance(b, ClassV) else [b])
+        seqs.append(list(bases))
+        out: list[Value] = [cls]
+        while True:
+            seqs = [s for s in seqs if s]
+            if not seqs:
+                break
+            for s in seqs:
+                head = s[0]
+                if not any(head in t[1:] for t in seqs):
+                    break
+            else:  # inconsistent: fall back to depth-first order
+                for s in seqs:
+                    for c in s:
+                        if c not in out:
+                            out.append(c)
+                break
+            out.append(head)
+            seqs = [t[1:] if t[0] == head else t for t in seqs]
+        result = tuple(out)
+        self.mros[key] = result
+        return result
+
+    def class_lookup(self, cls: ClassV, name: str, world: int) -> Value | None:
+        for c in self.mro(cls, world):
+            if isinstance(c, ClassV):
+                body = self.class_body(c, world)
+                if name in body:
+                    return body[name]
+        return None
+
+    # -- calls -------------------------------------------------------------------------------------
+    def ev_Call(self, n: ast.Call, frame: Frame) -> Value:
+        f = n.func
+        args: list[Value] = []
+        for a in n.args:
+            v = self.ev(a, frame)
+            if isinstance(a, ast.Starred):
+                if isinstance(v, Seq):
+                    args.extend(v.items)
+                else:
+                    args.append(UNK)
+            else:
+                args.append(v)
+        kwargs: dict[str, Value] = {}
+        for k in n.keywords:
+            v = self.ev(k.value, frame)
+            if k.arg is not None:
+                kwargs[k.arg] = v
+        if isinstance(f, ast.Attribute):
+            recv = self.ev(f.value, frame)
+            return self.method_call(recv, f.attr, args, kwargs, n, frame)
+        callee = self.ev(f, frame)
+        name = f.id if isinstance(f, ast.Name) else ""
+        return self.call(callee, args, kwargs, n, frame, name)
+
+    def method_call(self, recv: Value, name: str, args: list[Value], kwargs: dict[str, Value], n: ast.Call,
+                    frame: Frame) -> Value:
+        if isinstance(recv, (Ext, ModV, ClassV, SuperV)) or (
+                isinstance(recv, Inst) and (recv.attr(name) is not None
+                                            or self.class_lookup(recv.cls, name, frame.world) is not None)):
+            callee = self.getattr_v(recv, name, frame, n)
+            if isinstance(recv, ClassV) and isinstance(callee, FuncV) and self._is_classmethod(callee):
+                callee = FuncV(callee.rel, callee.pos, callee.name, bound=recv, captured=callee.captured,
+                               cls=callee.cls)
+            return self.call(callee, args, kwargs, n, frame, name)
+        return self.tensor_method(recv, name, args, kwargs, n, frame)
+
+    def _is_classmethod(self, fv: FuncV) -> bool:
+        node = self.source.module(fv.rel).defs.get(fv.pos)
+        return isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+            isinstance(d, ast.Name) and d.id == "classmethod" for d in node.decorator_list)
+
+    def tensor_method(self, recv: Value, name: str, args: list[Value], kwargs: dict[str, Value], n: ast.Call,
+                      frame: Frame) -> Value:
+        """Methods on values the analysis does not model (tensors, modules, external objects)."""
+        line = n.lineno
+        if name == "cuda":
+            dev = f"cuda:{args[0].value}" if args and isinstance(args[0], Const) and isinstance(
+                args[0].value, int) else "cuda"
+            frame.add(Finding(GPU, (step(frame.rel, line, ".cuda() needs a CUDA device"),), gpu_count_of(dev)))
+            return TensorV(dev)
+        if name in ("to", "to_empty", "register_buffer"):
+            cands = list(args[:1]) + [kwargs[k] for k in ("device",) if k in kwargs]
+            for c in cands:
+                d = accel_device(c)
+                if d:
+                    frame.add(Finding(GPU, (step(frame.rel, line, f".{name}({d!r}) needs a {_accel_name(d)} "
+                                                                 "device"),), gpu_count_of(d)))
+                    return TensorV(d)
+            exprs = list(n.args[:1]) + [k.value for k in n.keywords if k.arg == "device"]
+            for e, c in zip(exprs, cands, strict=False):
+                if isinstance(c, Unknown) and _smells_like_device(e):
+                    frame.add(Finding(UNKNOWN, (step(frame.rel, line, f".{name}({ast.unparse(e)}) with a device "
+                                                                     "the analysis cannot resolve"),)))
+            for c in cands:
+                d = device_of(c) if not isinstance(c, OneOf) else None
+                if d:
+                    return TensorV(d)
+            return recv if isinstance(recv, TensorV) else UNK
+        if name in ("pin_memory", "record_stream"):
+            if not (kwargs.get("device") and device_of(kwargs["device"]) == "cpu"):
+                frame.add(Finding(GPU, (step(frame.rel, line, f".{name}() needs an accelerator"),)))
+            return recv
+        if name == "cpu":
+            return TensorV("cpu")
+        if name == "skipTest":
+            frame.add(Finding(SKIP, (step(frame.rel, line, "self.skipTest()"),), key=f"{frame.rel}:{line}"))
+            return NORETURN
+        if name in ("setattr", "setitem", "object", "patch", "delattr"):
+            if args and _mocks_cuda(args[0], args[1] if len(args) > 1 else None):
+                frame.add(Finding(MOCK, (step(frame.rel, line, f"patches {_mock_target(args)}: CUDA is faked, "
+                                                              "the test runs on a CPU"),)))
+                return MockV(f"{frame.rel}:{line}")
+            return UNK
+        if name == "getfixturevalue" and args and isinstance(args[0], Const) and self.fixture_hook:
+            return self.fixture_hook(str(args[0].value), frame)
+        if name in ("get", "setdefault", "pop") and isinstance(recv, DictV):
+            for k, v in recv.items:
+                if args and k == args[0]:
+                    return v
+            return args[1] if len(args) > 1 else Const(None)
+        if name in ("append", "extend", "insert", "add", "update") and isinstance(recv, (Seq, DictV)):
+            return Const(None)
+        if isinstance(recv, Inst) and name in ("__call__", "forward"):
+            return UNK
+        return UNK
+
+    def call(self, callee: Value, args: list[Value], kwargs: dict[str, Value], n: ast.AST, frame: Frame,
+             name: str) -> Value:
+        line = getattr(n, "lineno", 0)
+        if isinstance(callee, OneOf):
+            return join_all([self.call(c, args, kwargs, n, frame, name) for c in alternatives(callee)])
+        if isinstance(callee, Ext):
+            return self.call_ext(callee.path, args, kwargs, n, frame)
+        if isinstance(callee, (FuncV, ClassV)):
+            kc = conventions.known_call(callee.name, frame.world)
+            if kc is not NotImplemented:
+                return Const(kc)
+            fn_arg = len(args) == 1 and not kwargs and isinstance(args[0], (TestFnV, FuncV, ClassV))
+            req = conventions.decorator_requirement(callee.name, [] if fn_arg else [_py(a) for a in args],
+                                                    {} if fn_arg else {k: _py(v) for k, v in kwargs.items()})
+            if req is not None:
+                rv = ReqV(req.gpu_count, req.vram_gb, step(frame.rel, line, f"@{callee.name}: {req.note}"),
+                          req.manual, req.cpu, req.hint_only)
+                if not fn_arg:
+                    return rv
+                followed = self.call_function_from(callee, args, kwargs, line, frame) if isinstance(
+                    callee, FuncV) else args[0]
+                target = followed if isinstance(followed, TestFnV) else args[0]
+                return self._apply_mark(rv, target)
+        if isinstance(callee, FuncV):
+            return self.call_function_from(callee, args, kwargs, line, frame)
+        if isinstance(callee, ClassV):
+            inst: Value = Inst(callee)
+            init = self.class_lookup(callee, "__init__", frame.world)
+            if isinstance(init, FuncV):
+                res = self.invoke(FuncV(init.rel, init.pos, init.name, bound=inst, captured=init.captured,
+                                        cls=init.cls), args, kwargs, frame)
+                self._absorb(res, frame, line, f"{callee.name}.__init__")
+                if res.self_after is not None:
+                    inst = res.self_after
+            else:
+                self._ext_args_check(f"{callee.name}()", args, kwargs, n, frame)
+            return inst
+        if isinstance(callee, Inst):
+            for meth in ("__call__", "forward"):
+                m = self.class_lookup(callee.cls, meth, frame.world)
+                if isinstance(m, FuncV):
+                    bound = FuncV(m.rel, m.pos, m.name, bound=callee, captured=m.captured, cls=m.cls)
+                    return self.call_function_from(bound, args, kwargs, line, frame)
+            return UNK
+        if isinstance(callee, (MarkV, SkipV, ReqV, MockV)):
+            if len(args) == 1 and not kwargs and isinstance(args[0], (TestFnV, FuncV, ClassV)):
+                return self._apply_mark(callee, args[0])
+            if isinstance(callee, MarkV) and not callee.args and not callee.kwargs:
+                return self.make_mark(callee.name, args, kwargs, n, frame)
+            return callee
+        if isinstance(callee, TestFnV):
+            return UNK
+        return UNK
+
+    def _apply_mark(self, mark: Value, target: Value) -> Value:
+        if isinstance(target, TestFnV):
+            return TestFnV(target.key, (*target.marks, mark))
+        return target
+
+    def _absorb(self, res: CallResult, frame: Frame, line: int, what: str) -> None:
+        for f in res.findings:
+            frame.add(f.prefixed(step(frame.rel, line, f"calls {what}()")))
+
+    def call_function_from(self, fv: FuncV, args: list[Value], kwargs: dict[str, Value], line: int,
+                           frame: Frame) -> Value:
+        res = self.invoke(fv, args, kwargs, frame)
+        self._absorb(res, frame, line, fv.name)
+        if res.self_after is not None and frame.self_name and fv.bound == frame.env.get(frame.self_name):
+            frame.env[frame.self_name] = res.self_after
+        return res.value
+
+    def invoke(self, fv: FuncV, args: list[Value], kwargs: dict[str, Value], frame: Frame) -> CallResult:
+        return self.call_function(fv, args, kwargs, frame.world, frame.depth + 1)
+
+    def call_function(self, fv: FuncV, args: list[Value], kwargs: dict[str, Value], world: int,
+                      depth: int) -> CallResult:
+        """Analyse a call of an in-repo function with these argument values (memoised, cycle-safe)."""
+        try:
+            key: tuple[Any, ...] = (fv, tuple(args), tuple(sorted(kwargs.items(), key=lambda kv: kv[0])), world)
+            hash(key)
+        except TypeError:
+            key = (fv, "unhashable", world)
+        got = self.calls.get(key)
+        if got is not None:
+            return got
+        if key in self.active:
+            return CallResult(UNK, ())
+        if depth > MAX_DEPTH:
+            return CallResult(UNK, (Finding(UNKNOWN, (step(fv.rel, fv.pos[0], f"call chain deeper than {MAX_DEPTH} "
+                                                                              f"at {fv.name}()"),)),))
+        node = self.source.module(fv.rel).defs.get(fv.pos)
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            return CallResult(UNK, ())
+        self.active.add(key)
+        try:
+            result = self._run_function(fv, node, args, kwargs, world, depth)
+        except RecursionError:
+            result = CallResult(UNK, (Finding(UNKNOWN, (step(fv.rel, fv.pos[0], "too deeply nested to analyse"),)),))
+        finally:
+            self.active.discard(key)
+        self.calls[key] = result
+        return result
+
+    def _run_function(self, fv: FuncV, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda,
+                      args: list[Value], kwargs: dict[str, Value], world: int, depth: int) -> CallResult:
+        mod_env = self.module_state(fv.rel, world).env
+        frame = Frame(fv.rel, world, {}, mod_env, [], depth, [], None, fv.cls, dict(fv.captured))
+        a = node.args
+        params = [p.arg for p in (*a.posonlyargs, *a.args)]
+        defaults = list(a.defaults)
+        default_for = dict(zip(params[len(params) - len(defaults):], defaults, strict=False))
+        positional = list(args)
+        if fv.bound is not None and params:
+            positional = [fv.bound, *positional]
+            frame.self_name = params[0]
+        for i, p in enumerate(params):
+            if i < len(positional):
+                frame.env[p] = positional[i]
+            elif p in kwargs:
+                frame.env[p] = kwargs[p]
+            elif p in default_for:
+                frame.env[p] = self.ev(default_for[p], Frame(fv.rel, world, {}, mod_env, []))
+            else:
+                frame.env[p] = UNK
+        if a.vararg:
+            frame.env[a.vararg.arg] = Seq(tuple(positional[len(params):]), "tuple")
+        for p, d in zip(a.kwonlyargs, a.kw_defaults, strict=False):
+            if p.arg in kwargs:
+                frame.env[p.arg] = kwargs[p.arg]
+            else:
+                frame.env[p.arg] = self.ev(d, Frame(fv.rel, world, {}, mod_env, [])) if d is not None else UNK
+        if a.kwarg:
+            known = set(params) | {p.arg for p in a.kwonlyargs}
+            frame.env[a.kwarg.arg] = DictV(tuple((Const(k), v) for k, v in sorted(kwargs.items()) if k not in known))
+        if isinstance(node, ast.Lambda):
+            value = self.ev(node.body, frame)
+            return CallResult(value, tuple(frame.findings))
+        self.exec_block(node.body, frame)
+        value = join_all(frame.returns) if frame.returns else Const(None)
+        if isinstance(value, NoReturn):
+            value = UNK
+        self_after = frame.env.get(frame.self_name) if frame.self_name else None
+        return CallResult(value, tuple(frame.findings), self_after if isinstance(self_after, Inst) else None)
+
+    # -- external calls ----------------------------------------------------------------------------
+    def make_mark(self, name: str, args: list[Value], kwargs: dict[str, Value], n: ast.AST, frame: Frame) -> Value:
+        where = step(frame.rel, getattr(n, "lineno", 0), "")
+        if name == "skipif":
+            conds = list(args) + ([kwargs["condition"]] if "condition" in kwargs else [])
+            ts = [truth(c) for c in conds]
+            active = True if any(t is True for t in ts) else (None if any(t is None for t in ts) else False)
+            src = _src(n)
+            return SkipV(active, where + f"skipif({src})", _cuda_text(src))
+        if name == "skip":
+            return SkipV(True, where + "skip")
+        req = conventions.mark_requirement(name, [_py(a) for a in args], {k: _py(v) for k, v in kwargs.items()})
+        if req is not None:
+            return ReqV(req.gpu_count, req.vram_gb, where + req.note, req.manual, req.cpu, req.hint_only)
+        return MarkV(name, tuple(args), tuple(sorted(kwargs.items(), key=lambda kv: kv[0])), where)
+
+    def call_ext(self, path: str, args: list[Value], kwargs: dict[str, Value], n: ast.AST, frame: Frame) -> Value:
+        line = getattr(n, "lineno", 0)
+        world = frame.world
+        last = path.rsplit(".", 1)[-1]
+        here = step(frame.rel, line, "")
+        q = torch_api.query_value(path, world)
+        if q is not NotImplemented:
+            return Const(q)
+        # -- pytest / unittest / mock -----------------------------------------------------------
+        if path.startswith("pytest.mark.") and path.count(".") == 2:
+            if len(args) == 1 and not kwargs and isinstance(args[0], (TestFnV, FuncV, ClassV)):
+                return self._apply_mark(self.make_mark(last, [], {}, n, frame), args[0])
+            return self.make_mark(last, args, kwargs, n, frame)
+        if path in ("pytest.skip", "pytest.fail", "pytest.xfail", "pytest.exit"):
+            if path != "pytest.exit":
+                frame.add(Finding(SKIP, (step(frame.rel, line, f"{path}() reached"),), key=f"{frame.rel}:{line}"))
+            return NORETURN
+        if path in ("pytest.param",):
+            marks = kwargs.get("marks")
+            mlist = marks.items if isinstance(marks, Seq) else ((marks,) if marks is not None else ())
+            pid = kwargs.get("id")
+            return ParamV(tuple(args), tuple(mlist), pid.value if isinstance(pid, Const) and isinstance(
+                pid.value, str) else None)
+        if path in ("unittest.skipIf", "unittest.skipUnless", "unittest.case.skipIf", "unittest.case.skipUnless"):
+            t = truth(args[0]) if args else None
+            if path.endswith("skipUnless") and t is not None:
+                t = not t
+            src = _src(n)
+            return SkipV(t, here + f"{last}({src})", _cuda_text(src))
+        if path in ("unittest.skip", "unittest.case.skip"):
+            if args and isinstance(args[0], (TestFnV, FuncV)):
+                return self._apply_mark(SkipV(True, here + "skip"), args[0])
+            return SkipV(True, here + "skip")
+        if path.endswith(("SkipTest", "Skipped")) or path == "pytest.skip.Exception":
+            return Ext(path + "()")
+        if last in ("patch", "object") and ("mock" in path or path.startswith("unittest")):
+            if args and _mocks_cuda(args[0], args[1] if len(args) > 1 else None):
+                frame.add(Finding(MOCK, (step(frame.rel, line, f"patches {_mock_target(args)}: CUDA is faked, "
+                                                              "the test runs on a CPU"),)))
+                return MockV(here)
+            return Ext("mock.patch()")
+        if path in ("functools.wraps", "functools.lru_cache", "functools.cache"):
+            return Ext("functools.wraps()")
+        if path == "functools.wraps()":
+            return args[0] if args else UNK
+        # -- os / builtins ----------------------------------------------------------------------
+        if path in ("os.environ.get", "os.getenv"):
+            return args[1] if len(args) > 1 else kwargs.get("default", Const(None))
+        if path.startswith("builtins."):
+            return self.call_builtin(last, args, kwargs, n, frame)
+        if path in ("importlib.import_module",) and args and not isinstance(args[0], Const):
+            frame.add(Finding(UNKNOWN, (step(frame.rel, line, "importlib.import_module() of a computed name: "
+                                                              "dynamic dispatch"),)))
+            return UNK
+        # -- torch -----------------------------------------------------------------------------------
+        if path.startswith("torch.") and "testing" not in path:
+            return self.call_torch(path, args, kwargs, n, frame)
+        # -- conventions for names from installed packages --------------------------------------
+        if path.startswith("<devices>."):
+            kinds = conventions.DEVICE_LIST_HELPERS.get(last, ())
+            items: list[Value] = []
+            for k in kinds:
+                if k == "cpu":
+                    items.append(Const(k))
+                else:
+                    items.append(ParamV((Const(k),), (ReqV(1, 0, here + f"{last}() marks {k!r} needs_{k}"),)))
+            return Seq(tuple(items), "tuple")
+        kc = conventions.known_call(last, world)
+        if kc is not NotImplemented:
+            return Const(kc)
+        fn_arg = len(args) == 1 and not kwargs and isinstance(args[0], (TestFnV, FuncV, ClassV))
+        req = conventions.decorator_requirement(last, [] if fn_arg else [_py(a) for a in args],
+                                                {} if fn_arg else {k: _py(v) for k, v in kwargs.items()})
+        if req is not None:
+            rv = ReqV(req.gpu_count, req.vram_gb, here + f"@{last}: {req.note}", req.manual, req.cpu, req.hint_only)
+            return self._apply_mark(rv, args[0]) if fn_arg else rv
+        if fn_arg:
+            return args[0]  # an unknown decorator: assume it keeps the test
+        self._ext_args_check(path, args, kwargs, n, frame)
+        return UNK
+
+    def _ext_args_check(self, path: str, args: list[Value], kwargs: dict[str, Value], n: ast.AST,
+                        frame: Frame) -> None:
+        for k in ("device", "device_map"):
+            if k in kwargs:
+                d = accel_device(kwargs[k])
+                if d is None and isinstance(kwargs[k], DictV):
+                    d = next((accel_device(v) for _, v in kwargs[k].items if accel_device(v)), None)
+                if d:
+                    frame.add(Finding(GPU, (step(frame.rel, getattr(n, "lineno", 0),
+                                                 f"{_short(path)}({k}={d!r}) needs a {_accel_name(d)} device"),),
+                                      gpu_count_of(d)))
+
+    def call_builtin(self, name: str, args: list[Value], kwargs: dict[str, Value], n: ast.AST,
+                     frame: Frame) -> Value:
+        line = getattr(n, "lineno", 0)
+        if name == "getattr" and len(args) >= 2:
+            obj, attr = args[0], args[1]
+            if isinstance(attr, Const) and isinstance(attr.value, str):
+                v = self.getattr_v(obj, attr.value, frame, n)
+                return v if not (isinstance(v, Unknown) and len(args) > 2) else args[2]
+            if isinstance(obj, (ModV, ClassV, Inst)):
+                frame.add(Finding(UNKNOWN, (step(frame.rel, line, f"getattr({_src_arg(n, 0)}, "
+                                                                  f"{_src_arg(n, 1)}) with a computed name: "
+                                                                  "dynamic dispatch"),)))
+            return UNK
+        if name in ("eval", "exec") and args and not isinstance(args[0], Const):
+            frame.add(Finding(UNKNOWN, (step(frame.rel, line, f"{name}() of computed code: dynamic dispatch"),)))
+            return UNK
+        if name == "__import__" and args and not isinstance(args[0], Const):
+            frame.add(Finding(UNKNOWN, (step(frame.rel, line, "__import__ of a computed name: dynamic dispatch"),)))
+            return UNK
+        if name == "super":
+            cls = frame.cls
+            obj = frame.env.get(frame.self_name) if frame.self_name else None
+            if cls is not None and obj is not None:
+                return SuperV(cls, obj)
+            return UNK
+        if name in ("str", "int", "float", "bool") and len(args) == 1 and isinstance(args[0], Const):
+            try:
+                return Const({"str": str, "int": int, "float": float, "bool": bool}[name](args[0].value))
+            except (TypeError, ValueError):
+                return UNK
+        if name == "len" and args and isinstance(args[0], Seq):
+            return Const(len(args[0].items))
+        if name in ("list", "tuple") and args and isinstance(args[0], Seq):
+            return Seq(args[0].items, name)
+        if name in ("min", "max") and args and all(isinstance(a, Const) for a in args):
+            try:
+                return Const((min if name == "min" else max)(a.value for a in args))  # type: ignore[union-attr]
+            except TypeError:
+                return UNK
+        if name in ("staticmethod", "classmethod", "property") and args:
+            return args[0]
+        if name == "setattr" and args and _mocks_cuda(args[0], args[1] if len(args) > 1 else None):
+            frame.add(Finding(MOCK, (step(frame.rel, line, "setattr on torch.cuda fakes CUDA"),)))
+        return UNK
+
+    def call_torch(self, path: str, args: list[Value], kwargs: dict[str, Value], n: ast.AST, frame: Frame) -> Value:
+        line = getattr(n, "lineno", 0)
+        last = path.rsplit(".", 1)[-1]
+        if path == "torch.device":
+            if args:
+                d = device_of(args[0])
+                if d and len(args) > 1 and isinstance(args[1], Const) and isinstance(args[1].value, int):
+                    d = f"{d}:{args[1].value}"
+                if d:
+                    return DeviceV(d)
+                if isinstance(args[0], OneOf):
+                    alts = [DeviceV(device_of(a)) if device_of(a) else UNK for a in alternatives(args[0])]
+                    return join_all(alts)
+            t = kwargs.get("type")
+            return DeviceV(t.value) if isinstance(t, Const) and isinstance(t.value, str) else UNK
+        if path in ("torch.set_default_device", "torch.Generator", "torch.cuda.set_device",
+                    "torch.set_default_tensor_type"):
+            cand = args[0] if args else kwargs.get("device")
+            d = accel_device(cand) if cand is not None else None
+            if path == "torch.set_default_tensor_type" and isinstance(cand, Ext) and ".cuda." in cand.path:
+                d = "cuda"
+            if path == "torch.cuda.set_device":
+                d = d or "cuda"
+            if path == "torch.Generator" and cand is None:
+                return UNK
+            if d:
+                frame.add(Finding(GPU, (step(frame.rel, line, f"{_short(path)}({d!r}) needs a {_accel_name(d)} "
+                                                              "device"),), gpu_count_of(d)))
+            return UNK
+        if path in ("torch.distributed.init_process_group", "torch.distributed.new_group",
+                    "torch.distributed.device_mesh.init_device_mesh", "torch.distributed.init_device_mesh"):
+            backend = args[0] if args else kwargs.get("backend", kwargs.get("device_type"))
+            ws = kwargs.get("world_size")
+            if path.endswith("init_device_mesh"):
+                shape = args[1] if len(args) > 1 else kwargs.get("mesh_shape")
+                if isinstance(shape, Seq) and all(isinstance(i, Const) for i in shape.items):
+                    prod = 1
+                    for i in shape.items:
+                        prod *= int(i.value) if isinstance(i, Const) and isinstance(i.value, int) else 1
+                    ws = Const(prod)
+            b = backend.value if isinstance(backend, Const) and isinstance(backend.value, str) else ""
+            if "nccl" in b or accel_device(Const(b)) if b else False:
+                count = ws.value if isinstance(ws, Const) and isinstance(ws.value, int) else 1
+                frame.add(Finding(GPU, (step(frame.rel, line, f"{_short(path)}({b!r}) needs CUDA devices"
+                                                              + (f" (world size {count})" if count > 1 else "")),),
+                                  max(count, 1)))
+            return UNK
+        api = torch_api.BY_PATH.get(path)
+        if api is not None and path not in torch_api.DEVICE_ARG_APIS:
+            if api.need != torch_api.CPU:
+                frame.add(Finding(GPU, (step(frame.rel, line, f"{_short(path)}() {api.note}"),)))
+                return UNK
+            if path in ("torch.autocast", "torch.amp.autocast", "torch.amp.GradScaler", "torch.cuda.stream"):
+                return UNK
+        if path.startswith("torch.cuda.") and api is None and last not in ("amp",):
+            frame.add(Finding(UNKNOWN, (step(frame.rel, line, f"{_short(path)}() is not in the torch API table"),)))
+            return UNK
+        d = None
+        for k in ("device",):
+            if k in kwargs:
+                d = accel_device(kwargs[k])
+        if d:
+            frame.add(Finding(GPU, (step(frame.rel, line, f"{_short(path)}(device={d!r}) needs a "
+                                                          f"{_accel_name(d)} device"),), gpu_count_of(d)))
+            return TensorV(d)
+        if last in torch_api.TENSOR_FACTORIES:
+            if "device" in kwargs:
+                dv = device_of(kwargs["device"])
+                if dv:
+                    return TensorV(dv)
+            return TensorV("cpu")
+        if path.startswith(("torch.xpu.", "torch.mps.")) and api is None:
+            frame.add(Finding(GPU, (step(frame.rel, line, f"{_short(path)}() needs that accelerator"),)))
+        return UNK
+
+
+def _accel_name(device: str) -> str:
+    kind = torch_api.accelerator_of(device) or device
+    return {"cuda": "CUDA", "xpu": "XPU", "mps": "MPS"}.get(kind, kind.upper())
+
+
+def _short(path: str) -> str:
+    return path
+
+
+def _py(v: Value) -> object:
+    """A Python literal for convention arguments (UNSET when unknown)."""
+    if isinstance(v, Const):
+        return v.value
+    return conventions.UNSET
+
+
+def _src(n: ast.AST) -> str:
+    if isinstance(n, ast.Call) and n.args:
+        s = ast.unparse(n.args[0])
+    elif isinstance(n, ast.Call) and n.keywords:
+        s = ast.unparse(n.keywords[0].value)
+    else:
+        s = ""
+    return s if len(s) <= 80 else s[:77] + "..."
+
+
+def _src_arg(n: ast.AST, i: int) -> str:
+    if isinstance(n, ast.Call) and len(n.args) > i:
+        return ast.unparse(n.args[i])[:40]
+    return "?"
+
+
+def _cuda_text(src: str) -> bool:
+    s = src.lower()
+    return any(w in s for w in ("cuda", "gpu", "device", "accelerator"))
+
+
+def _smells_like_device(e: ast.expr) -> bool:
+    name = e.attr if isinstance(e, ast.Attribute) else e.id if isinstance(e, ast.Name) else ""
+    low = name.lower()
+    return low in DEVICE_NAME_HINTS or low.endswith("device") or low.startswith("device")
+
+
+def _mocks_cuda(target: Value, attr: Value | None) -> bool:
+    if isinstance(target, Const) and isinstance(target.value, str):
+        return target.value.startswith(("torch.cuda", "torch.backends.cuda", "torch.backends.cudnn"))
+    if isinstance(target, Ext):
+        return target.path.startswith("torch.cuda") or target.path in ("torch.backends.cudnn",)
+    return False
+
+
+def _mock_target(args: list[Value]) -> str:
+    t = args[0]
+    base = t.value if isinstance(t, Const) else t.path if isinstance(t, Ext) else "?"
+    if len(args) > 1 and isinstance(args[1], Const) and isinstance(args[1].value, str) and isinstance(t, Ext):
+        return f"{base}.{args[1].value}"
+    return str(base)
+
+
+def _free_names(node: ast.AST) -> frozenset[str]:
+    return frozenset(n.id for n in ast.walk(node) if isinstance(n, ast.Name))
+
+
+def _hashable(v: object) -> bool:
+    try:
+        hash(v)
+    except TypeError:
+        return False
+    return True

@@ -1,0 +1,106 @@
+"""Evidence: the findings an analysis produces and how they decide a test's label.
+
+Kept apart from the analysis so the label rules (manual wins, GPU-only skips, mocks, unknown is never a
+silent cpu) are written once and read in one place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+GPU = "gpu"  # code that needs an accelerator when it runs on a CPU-only machine
+SKIP = "skip"  # a skip reached in the CPU world; GPU-related when it disappears with GPUs
+UNKNOWN = "unknown"  # something the analysis could not resolve and that may touch a GPU
+MOCK = "mock"  # the test patches torch.cuda.*: it runs on a CPU
+MANUAL_GPU = "manual_gpu"  # @pytest.mark.gpu: the author said so
+MANUAL_CPU = "manual_cpu"  # @pytest.mark.cpu
+VRAM = "vram"  # a memory hint (largeTensorTest, torch_max_memory) that only matters for GPU tests
+ERROR = "error"  # the file (or a conftest) could not be analysed
+
+MAX_STEPS = 12
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One piece of evidence: a kind and the `path:line: what` chain that leads to it."""
+
+    kind: str
+    steps: tuple[str, ...]
+    gpu_count: int = 1
+    vram_gb: float = 0
+    key: str = ""  # identity of a skip across analysis worlds (its source location)
+
+    def prefixed(self, step: str) -> Finding:
+        steps = (step, *self.steps)
+        if len(steps) > MAX_STEPS:
+            steps = (*steps[: MAX_STEPS - 1], steps[-1])
+        return Finding(self.kind, steps, self.gpu_count, self.vram_gb, self.key)
+
+
+def step(path: str, line: int, what: str) -> str:
+    return f"{path}:{line}: {what}"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The label of one test (or parametrization) with its reasons."""
+
+    label: str
+    gpu_count: int = 0
+    vram_gb: float = 0
+    reasons: tuple[str, ...] = field(default=())
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "label": self.label,
+            "gpu_count": self.gpu_count,
+            "vram_gb": self.vram_gb,
+            "reasons": list(self.reasons),
+        }
+
+
+def _chain(f: Finding) -> str:
+    return " -> ".join(f.steps)
+
+
+def _vram(findings: Iterable[Finding]) -> float:
+    return max((f.vram_gb for f in findings), default=0)
+
+
+def decide(findings: Iterable[Finding], gpu_skips: dict[str, int], default_step: str) -> Verdict:
+    """Turn findings into a label. `gpu_skips` maps skip keys that vanish with GPUs to the GPU count.
+
+    Order of precedence: manual marks, then GPU requirements (conventions, CUDA-only skips), then a
+    CUDA mock (the test runs on a CPU), then GPU effects, then unknowns, else cpu.
+    """
+    found = sorted(set(findings), key=lambda f: (f.kind, f.steps, f.key, f.gpu_count, f.vram_gb))
+    by_kind: dict[str, list[Finding]] = {}
+    for f in found:
+        by_kind.setdefault(f.kind, []).append(f)
+    vram = _vram(by_kind.get(VRAM, []))
+    if MANUAL_GPU in by_kind:
+        fs = by_kind[MANUAL_GPU]
+        count = max(f.gpu_count for f in fs)
+        return Verdict(GPU, max(count, 1), max(_vram(fs), vram), tuple(_chain(f) for f in fs))
+    if MANUAL_CPU in by_kind:
+        return Verdict("cpu", 0, 0, tuple(_chain(f) for f in by_kind[MANUAL_CPU]))
+    if ERROR in by_kind:
+        return Verdict(UNKNOWN, 0, 0, tuple(_chain(f) for f in by_kind[ERROR]))
+    required = [f for f in by_kind.get(SKIP, []) if f.key in gpu_skips]
+    requirement = [
+        Finding(GPU, f.steps, gpu_skips[f.key], f.vram_gb, f.key) for f in required
+    ]
+    effects = by_kind.get(GPU, [])
+    hard = [f for f in effects if f.key == "requirement"] + requirement
+    if hard:
+        count = max(f.gpu_count for f in hard + effects)
+        return Verdict(GPU, max(count, 1), max(_vram(hard + effects), vram), tuple(_chain(f) for f in hard))
+    if MOCK in by_kind:
+        return Verdict("cpu", 0, 0, tuple(_chain(f) for f in by_kind[MOCK]))
+    if effects:
+        count = max(f.gpu_count for f in effects)
+        return Verdict(GPU, max(count, 1), max(_vram(effects), vram), tuple(_chain(f) for f in effects))
+    if UNKNOWN in by_kind:
+        return Verdict(UNKNOWN, 0, 0, tuple(_chain(f) for f in by_kind[UNKNOWN]))
+    return Verdict("cpu", 0, 0, (default_step,))

@@ -1,0 +1,88 @@
+"""Turn run results into the classification file, preserving manual and runtime knowledge.
+
+`manual` entries are never changed; a `runtime` gpu (a CPU run proved it needs CUDA) is never flipped
+back to cpu by static analysis. Everything else is replaced by the fresh static result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from tools.classify.analyzer import FileResult
+from tools.classify.classification_file import empty
+from tools.classify.evidence import Verdict
+
+
+def test_entry(v: Verdict) -> dict[str, Any]:
+    return {"label": v.label, "gpu_count": v.gpu_count if v.label == "gpu" else 0,
+            "vram_gb": v.vram_gb if v.label == "gpu" else 0, "source": "static", "reasons": list(v.reasons)}
+
+
+def file_label(labels: list[str]) -> str:
+    """all cpu -> cpu; all gpu -> gpu; cpu and gpu -> mixed; unknown without gpu -> unknown."""
+    s = set(labels)
+    if not s:
+        return "cpu"
+    if "gpu" in s:
+        return "mixed" if "cpu" in s else "gpu"
+    if "unknown" in s:
+        return "unknown"
+    return "cpu"
+
+
+def file_entry(r: FileResult) -> dict[str, Any]:
+    tests = {k: test_entry(v) for k, v in sorted(r.tests.items())}
+    entry = _summarise(tests, r.torch)
+    if r.error:
+        entry["label"] = "unknown"
+        entry["reasons"] = [f"{r.rel}:1: {r.error}"]
+    return entry
+
+
+def _summarise(tests: Mapping[str, Mapping[str, Any]], torch: bool) -> dict[str, Any]:
+    labels = [t["label"] for t in tests.values()]
+    return {
+        "label": file_label(labels),
+        "torch": torch,
+        "gpu_count": max((int(t.get("gpu_count", 0)) for t in tests.values()), default=0),
+        "vram_gb": max((t.get("vram_gb", 0) for t in tests.values()), default=0),
+        "source": "static",
+        "tests": dict(sorted(tests.items())),
+    }
+
+
+def merge(results: Mapping[str, FileResult], old: Mapping[str, Any] | None, scope: list[str] | None = None
+          ) -> dict[str, Any]:
+    """New classification data from `results`; entries outside `scope` (a --paths run) are kept."""
+    data = empty()
+    old_files: Mapping[str, Any] = (old or {}).get("files", {})
+    files: dict[str, Any] = {}
+    for rel, entry in old_files.items():
+        if rel not in results and (entry.get("source") == "manual" or (scope and not _in_scope(rel, scope))):
+            files[rel] = entry
+    for rel, r in sorted(results.items()):
+        prev = old_files.get(rel)
+        if prev is not None and prev.get("source") == "manual":
+            files[rel] = prev
+            continue
+        entry = file_entry(r)
+        if prev is not None and not r.error:
+            tests = dict(entry["tests"])
+            for key, pt in prev.get("tests", {}).items():
+                src = pt.get("source", "static")
+                if src == "manual":
+                    tests[key] = pt
+                elif src == "runtime" and pt.get("label") == "gpu":
+                    new = tests.get(key)
+                    if new is None or new["label"] != "gpu":
+                        if new is not None or "[" not in key:
+                            tests[key] = pt
+            entry = {**_summarise(tests, r.torch)}
+        files[rel] = entry
+    data["files"] = dict(sorted(files.items()))
+    return data
+
+
+def _in_scope(rel: str, scope: list[str]) -> bool:
+    return any(rel == p or rel.startswith(p.rstrip("/") + "/") for p in scope)

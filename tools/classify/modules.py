@@ -1,0 +1,282 @@
+"""The repository as the analysis sees it: which files exist, how imports resolve, conftest chains.
+
+Nothing here imports analysed code. Files are discovered without following symlink loops, read with a
+size limit, and parsed with `ast`; every failure becomes a `ParseError` with the path and the reason.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+MAX_FILE_BYTES = 8 * 1024 * 1024
+SKIP_DIR_NAMES = frozenset({"node_modules", "__pycache__", "site-packages", "venv", "env", ".tox", ".nox"})
+IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+# External packages that import torch when imported (a test importing them touches torch).
+TORCH_PACKAGES = frozenset({
+    "torch", "torchvision", "torchaudio", "torchtext", "torchdata", "transformers", "diffusers", "accelerate",
+    "lightning", "pytorch_lightning", "lightning_fabric", "timm", "peft", "trl", "functorch", "torchmetrics",
+    "deepspeed", "apex", "xformers", "bitsandbytes", "triton", "torch_geometric", "fairseq", "detectron2",
+    "mmcv", "einops_torch", "safetensors.torch", "torchrec", "fbgemm_gpu", "torchao", "torchtune",
+    "pytorch3d", "kornia", "monai", "sentence_transformers", "open_clip", "vllm", "torch_xla",
+})
+
+
+def is_test_file(name: str) -> bool:
+    return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
+
+
+def _skip_dir(name: str, path: str) -> bool:
+    if name.startswith(".") or name.startswith("bazel-") or name in SKIP_DIR_NAMES:
+        return True
+    return os.path.exists(os.path.join(path, "pyvenv.cfg"))
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A file the run could not use, reported on stderr; its tests become `unknown`."""
+
+    rel: str
+    reason: str
+
+
+def walk_python_files(root: Path, problems: list[Problem]) -> list[str]:
+    """All .py files under root as sorted POSIX paths relative to root; symlinked dirs followed once."""
+    out: list[str] = []
+    seen: set[str] = set()
+    root_s = str(root)
+    for dirpath, dirnames, filenames in os.walk(root_s, followlinks=True):
+        real = os.path.realpath(dirpath)
+        rel_dir = os.path.relpath(dirpath, root_s)
+        if real in seen:
+            problems.append(Problem(rel_dir.replace(os.sep, "/"), "symlink loop or duplicate directory; skipped"))
+            dirnames[:] = []
+            continue
+        seen.add(real)
+        dirnames[:] = sorted(d for d in dirnames if not _skip_dir(d, os.path.join(dirpath, d)))
+        for name in sorted(filenames):
+            if name.endswith(".py"):
+                rel = os.path.normpath(os.path.join(rel_dir, name)).replace(os.sep, "/")
+                out.append(rel)
+    return sorted(out)
+
+
+@dataclass(frozen=True)
+class ImportSpec:
+    """One import: `module` (dotted, may be empty for `from . import x`), relative `level`, `names`."""
+
+    module: str
+    level: int
+    names: tuple[str, ...]  # for `from m import a, b`; empty for `import m`
+    line: int = 0
+
+
+@dataclass
+class ParsedModule:
+    rel: str
+    digest: str
+    tree: ast.Module | None
+    error: str | None
+    imports: tuple[ImportSpec, ...] = ()
+    defs: dict[tuple[int, int], ast.AST] = field(default_factory=dict)
+
+
+def read_source(root: Path, rel: str, limit: int = MAX_FILE_BYTES) -> tuple[bytes | None, str | None]:
+    """File bytes, or None and the reason (too large, unreadable, symlink loop)."""
+    path = root / rel
+    try:
+        size = path.stat().st_size
+        if size > limit:
+            return None, f"file is {size} bytes, over the {limit}-byte limit; not analysed"
+        return path.read_bytes(), None
+    except OSError as exc:
+        return None, f"cannot read: {exc.strerror or exc}"
+
+
+def digest_of(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def parse_source(rel: str, data: bytes) -> tuple[ast.Module | None, str | None]:
+    """ast.parse with every failure turned into a reason (encoding, null bytes, nesting, syntax)."""
+    try:
+        return ast.parse(data, filename=rel), None
+    except SyntaxError as exc:
+        return None, f"syntax error at line {exc.lineno}: {exc.msg}"
+    except ValueError as exc:
+        return None, f"cannot parse: {exc}"
+    except (RecursionError, MemoryError):
+        return None, "expression nesting too deep to parse"
+
+
+def collect_imports(tree: ast.Module) -> tuple[ImportSpec, ...]:
+    """Every import statement anywhere in the module, plus `pytest_plugins` strings."""
+    out: list[ImportSpec] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out.extend(ImportSpec(a.name, 0, (), node.lineno) for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            out.append(ImportSpec(node.module or "", node.level, tuple(a.name for a in node.names), node.lineno))
+        elif isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "pytest_plugins" for t in node.targets
+        ):
+            for c in ast.walk(node.value):
+                if isinstance(c, ast.Constant) and isinstance(c.value, str):
+                    out.append(ImportSpec(c.value, 0, (), node.lineno))
+    return tuple(out)
+
+
+def index_defs(tree: ast.Module) -> dict[tuple[int, int], ast.AST]:
+    """Function, lambda and class nodes by (line, column): how values refer back to code."""
+    out: dict[tuple[int, int], ast.AST] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            out[(node.lineno, node.col_offset)] = node
+    return out
+
+
+class RepoIndex:
+    """Dotted module names -> files, resolved the way pytest's default (prepend) import mode sees them."""
+
+    def __init__(self, files: list[str]) -> None:
+        self.files = files
+        self.file_set = frozenset(files)
+        dirs_with_init = {f.rsplit("/", 1)[0] if "/" in f else "" for f in files if f.endswith("/__init__.py")}
+        if "__init__.py" in self.file_set:
+            dirs_with_init.add("")
+        self._init_dirs = dirs_with_init
+        self.names: dict[str, list[str]] = {}
+        self.dirs: set[str] = set()
+        for f in files:
+            for name in self._names_for(f):
+                self.names.setdefault(name, []).append(f)
+            parts = f.split("/")[:-1]
+            for i in range(1, len(parts) + 1):
+                self.dirs.add("/".join(parts[:i]))
+
+    def base_dir(self, rel: str) -> str:
+        """First ancestor directory that is not a package: what pytest puts on sys.path for `rel`."""
+        d = rel.rsplit("/", 1)[0] if "/" in rel else ""
+        while d and d in self._init_dirs:
+            d = d.rsplit("/", 1)[0] if "/" in d else ""
+        return d
+
+    def package_of(self, rel: str) -> str:
+        """Dotted package name of rel (relative to its base dir)."""
+        base = self.base_dir(rel)
+        d = rel.rsplit("/", 1)[0] if "/" in rel else ""
+        sub = d[len(base):].strip("/") if base else d
+        if not base and d and d not in self._init_dirs:
+            sub = ""
+        return sub.replace("/", ".")
+
+    def _names_for(self, rel: str) -> Iterator[str]:
+        stem = rel[:-3]
+        if stem.endswith("/__init__") or stem == "__init__":
+            stem = stem[: -len("/__init__")] if "/" in stem else ""
+        parts = [p for p in stem.split("/") if p]
+        if not parts or not all(IDENT.match(p) for p in parts):
+            return
+        seen = set()
+        base = self.base_dir(rel)
+        nbase = len(base.split("/")) if base else 0
+        for start in range(0, len(parts)):
+            name = ".".join(parts[start:])
+            if name in seen:
+                continue
+            # root-relative, src-layout and base-dir-relative names
+            if start == 0 or start == nbase or parts[start - 1] in ("src", "lib", "python", "tests", "test"):
+                seen.add(name)
+                yield name
+
+    def resolve_module(self, dotted: str, importer: str) -> str | None:
+        """File for module `dotted` imported from `importer`; closest candidate wins."""
+        cands = self.names.get(dotted)
+        if not cands:
+            return None
+        if len(cands) == 1:
+            return cands[0]
+        base = self.base_dir(importer)
+
+        def rank(c: str) -> tuple[int, int, str]:
+            same_base = 0 if self.base_dir(c) == base or c.startswith(base + "/") else 1
+            common = os.path.commonprefix([c.split("/"), importer.split("/")])
+            return (same_base, -len(common), c)
+
+        return min(cands, key=rank)
+
+    def is_package_dir(self, dotted: str) -> bool:
+        return dotted.replace(".", "/") in self.dirs
+
+    def absolute(self, spec: ImportSpec, importer: str) -> str:
+        """Absolute dotted name of `spec.module` (resolving relative levels against importer)."""
+        if spec.level == 0:
+            return spec.module
+        pkg = self.package_of(importer).split(".") if self.package_of(importer) else []
+        if importer.endswith("__init__.py"):
+            pkg = pkg  # the package itself
+        keep = len(pkg) - (spec.level - 1)
+        base = pkg[: max(keep, 0)]
+        if spec.module:
+            base = [*base, spec.module]
+        return ".".join(base)
+
+    def resolve_relative_file(self, spec: ImportSpec, importer: str) -> str | None:
+        """For relative imports, resolve by directory rather than dotted names (robust to odd layouts)."""
+        d = importer.rsplit("/", 1)[0] if "/" in importer else ""
+        for _ in range(spec.level - 1):
+            d = d.rsplit("/", 1)[0] if "/" in d else ""
+        sub = spec.module.replace(".", "/")
+        path = f"{d}/{sub}" if d and sub else (d or sub)
+        for cand in (f"{path}.py", f"{path}/__init__.py" if path else "__init__.py"):
+            if cand in self.file_set:
+                return cand
+        return None
+
+    def dep_files(self, spec: ImportSpec, importer: str) -> list[str]:
+        """Files an import statement may load (module and `from m import sub` submodules)."""
+        out: list[str] = []
+        if spec.level:
+            f = self.resolve_relative_file(spec, importer)
+            if f:
+                out.append(f)
+            d = importer.rsplit("/", 1)[0] if "/" in importer else ""
+            for _ in range(spec.level - 1):
+                d = d.rsplit("/", 1)[0] if "/" in d else ""
+            for n in spec.names:
+                sub = "/".join(p for p in (d, spec.module.replace(".", "/"), n) if p)
+                for cand in (f"{sub}.py", f"{sub}/__init__.py"):
+                    if cand in self.file_set:
+                        out.append(cand)
+            return out
+        parts = spec.module.split(".")
+        for i in range(1, len(parts) + 1):
+            f = self.resolve_module(".".join(parts[:i]), importer)
+            if f:
+                out.append(f)
+        for n in spec.names:
+            f = self.resolve_module(f"{spec.module}.{n}", importer)
+            if f:
+                out.append(f)
+        return out
+
+    def conftests_for(self, rel: str) -> list[str]:
+        """conftest.py files from the root down to rel's directory (outermost first)."""
+        parts = rel.split("/")[:-1]
+        out = []
+        for i in range(0, len(parts) + 1):
+            c = "/".join([*parts[:i], "conftest.py"])
+            if c in self.file_set:
+                out.append(c)
+        return out
+
+
+def is_torch_module(dotted: str) -> bool:
+    root = dotted.split(".", 1)[0]
+    return root in TORCH_PACKAGES or dotted in TORCH_PACKAGES
