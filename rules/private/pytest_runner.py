@@ -15,7 +15,8 @@ pytest behave there as it does at the workspace root:
 * for a file split between a CPU and a GPU target, `TORCH_TEST_ROUTING`/`TORCH_TEST_PART` select
   the node ids of this part (exact ids, unlike pytest's prefix-matching `--deselect`);
 * torch/OpenMP threads follow the CPUs Bazel reserved for the test (`cpu:N` tag, default 1),
-  unless the user set `OMP_NUM_THREADS` themselves.
+  unless the user set `OMP_NUM_THREADS` themselves;
+* pytest-torch gets Bazel-aware options (artifacts, baselines, threads): pytest_torch_glue.py.
 
 Runner options come first and start with `--runner-`; everything else is passed to pytest.
 """
@@ -27,6 +28,12 @@ import os
 import sys
 from collections.abc import Iterable, Mapping
 from typing import Any
+
+try:
+    from . import pytest_torch_glue as glue  # imported as rules.private.pytest_runner (unit tests)
+except ImportError:  # run as the test's main script (Bazel's stub does not put its directory on sys.path)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import pytest_torch_glue as glue
 
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 NO_TESTS_COLLECTED = 5
@@ -154,6 +161,7 @@ def main(argv: list[str]) -> int:
     options, pytest_args = runner_options(argv)
     root = workspace_root(environ)
     os.chdir(root)
+    user_set_threads = any(variable in environ for variable in THREAD_VARIABLES)
     environ.update(thread_environment(environ))
     if environ.get("TEST_SHARD_STATUS_FILE"):
         open(environ["TEST_SHARD_STATUS_FILE"], "a").close()
@@ -167,7 +175,8 @@ def main(argv: list[str]) -> int:
     )
     import pytest  # after the thread variables: plugins may import torch
 
-    code = pytest.main(pytest_arguments(options, environ, root) + pytest_args, plugins=[plugin])
+    args = pytest_arguments(options, environ, root) + glue.pytest_torch_args(environ, root, user_set_threads)
+    code = pytest.main(args + pytest_args, plugins=[plugin, *glue.plugins(environ)])
     return exit_code(int(code), plugin)
 
 

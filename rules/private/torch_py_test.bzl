@@ -5,6 +5,7 @@ load("@torch_classification//:classification.bzl", "CLASSIFIED_FILES")
 load(":tags.bzl", "cpu_threads", "part_tags", "route", "test_files")
 
 _RUNNER = Label("//rules/private:pytest_runner.py")
+_GLUE = Label("//rules/private:pytest_torch_glue.py")
 _RUNTIME = Label("//rules:torch_runtime")
 
 def _workspace_path(src):
@@ -14,10 +15,10 @@ def _workspace_path(src):
     package = native.package_name()
     return package + "/" + src if package else src
 
-def _config_path(pytest_config):
-    label = native.package_relative_label(pytest_config)
+def _config_path(file):
+    label = native.package_relative_label(file)
     if label.workspace_name:
-        fail("torch_py_test: pytest_config must be a file of this repository, got %s" % label)
+        fail("torch_py_test: %s must be a file of this repository" % label)
     return label.package + "/" + label.name if label.package else label.name
 
 def _escape_make(value):
@@ -39,6 +40,7 @@ def torch_py_test(
         gpu_model = None,
         gpu_interconnect = None,
         pytest_config = "//:pyproject.toml",
+        perf_baselines = "//:.torch-perf-baselines.json",
         classification = None,
         size = None,
         **kwargs):
@@ -69,6 +71,8 @@ def torch_py_test(
       gpu_model: required GPU model, e.g. "h100" (tag `gpu-model:h100`).
       gpu_interconnect: required interconnect for multi-GPU tests, e.g. "nvlink".
       pytest_config: the pytest configuration file (rootdir-relative label), or None.
+      perf_baselines: pytest-torch's performance baselines file (read-only under Bazel; recorded
+        by `bazel run //tools:update_perf_baselines`), or None.
       classification: a dict in the classification file's `files` format, replacing the
         generated one (for tests of the rules and unusual setups).
       size: Bazel test size; defaults to "small" for CPU targets and "medium" for GPU targets.
@@ -87,6 +91,10 @@ def torch_py_test(
     if pytest_config:
         common_data.append(pytest_config)
         runner_args.append("--runner-config=" + _config_path(pytest_config))
+    if perf_baselines:
+        common_data.append(perf_baselines)
+        env = dict(env)
+        env.setdefault("TORCH_TEST_PERF_BASELINES", _config_path(perf_baselines))
 
     split = parts["cpu"] != None and parts["gpu"] != None
     targets = []
@@ -110,7 +118,7 @@ def torch_py_test(
                     part_env["TORCH_TEST_VRAM_GB"] = tag.split(":")[1]
         py_test(
             name = target,
-            srcs = [_RUNNER] + srcs,
+            srcs = [_RUNNER, _GLUE] + srcs,
             main = _RUNNER,
             args = runner_args + part["paths"] + list(args),
             data = common_data,
