@@ -41,6 +41,7 @@ REQUIRED_OPTIONS = (
 )
 PERF_RECORD_FILE = "torch-perf-baselines.json"
 GPU_MEMORY_FILE = "torch-gpu-memory.json"
+RUNTIME_FILE = "torch-runtime.json"
 
 
 def pytest_torch_args(environ: Mapping[str, str], root: str, user_set_threads: bool) -> list[str]:
@@ -200,10 +201,43 @@ class MismatchHeatmapPlugin:
             report.sections.append(("torch-heatmap", f"mismatch heatmap: {saved}"))
 
 
+class RuntimeInfoPlugin:
+    """Writes `<outputs>/torch-runtime.json`: what hardware this run had.
+
+    `classify --from-results` reads it to tell a CPU run (whose CUDA failures prove a test needs
+    a GPU) from a GPU run fed by mistake. {"version": 1, "target", "torch_imported",
+    "torch_version", "cuda_available", "device_count"}; the CUDA fields are null when the test
+    never imported torch.
+    """
+
+    def __init__(self, directory: str, environ: Mapping[str, str]):
+        self.directory = directory
+        self.environ = environ
+
+    def pytest_sessionfinish(self, session: Any) -> None:
+        torch = sys.modules.get("torch")
+        info: dict[str, Any] = {
+            "version": 1,
+            "target": self.environ.get("TEST_TARGET", ""),
+            "torch_imported": torch is not None,
+            "torch_version": getattr(torch, "__version__", None),
+            "cuda_available": None,
+            "device_count": None,
+        }
+        if torch is not None:
+            info["cuda_available"] = bool(torch.cuda.is_available())
+            info["device_count"] = int(torch.cuda.device_count())
+        name = RUNTIME_FILE
+        if int(self.environ.get("TEST_TOTAL_SHARDS", "1")) > 1:
+            name = f"torch-runtime.shard{self.environ.get('TEST_SHARD_INDEX', '0')}.json"
+        write_json_atomic(os.path.join(self.directory, name), info)
+
+
 def plugins(environ: Mapping[str, str]) -> list[Any]:
     """The runner's pytest-torch companions for this test."""
     active: list[Any] = [GpuMemoryPlugin(environ)]
     outputs = environ.get("TEST_UNDECLARED_OUTPUTS_DIR")
     if outputs:
         active.append(MismatchHeatmapPlugin(os.path.join(outputs, "torch-failures")))
+        active.append(RuntimeInfoPlugin(outputs, environ))
     return active
