@@ -36,6 +36,10 @@ else
   log "bazel: $SHIM -> $KIT_HOME/bin/bazel ($(bazel --version 2>/dev/null))"
 fi
 
+# GPU lock files of //tools:gpu_run_under: outside /tmp (Bazel sandboxes may get a private /tmp),
+# writable by every user, declared writable for sandboxes in .bazelrc (test:gpu).
+install -d -m 1777 /var/tmp/torch-gpu-locks
+
 if command -v nvidia-smi >/dev/null; then
   (cd "$ROOT" && "$PYTHON" -m tools.gpu_assign.local_resources --bazelrc --write .bazelrc.gpus)
   log "wrote .bazelrc.gpus: $(tail -n1 "$ROOT/.bazelrc.gpus")"
