@@ -39,6 +39,10 @@ fi
 # GPU lock files of //tools:gpu_run_under: outside /tmp (Bazel sandboxes may get a private /tmp),
 # writable by every user, declared writable for sandboxes in .bazelrc (test:gpu).
 install -d -m 1777 /var/tmp/torch-gpu-locks
+chroot_root="${BAZEL_OFFLINE_ROOT:-/var/lib/bazel-offline/root}"
+if [[ -d "$chroot_root/var/tmp" ]]; then   # Bazel runs inside the offline chroot: same path there
+  install -d -m 1777 "$chroot_root/var/tmp/torch-gpu-locks"
+fi
 
 if command -v nvidia-smi >/dev/null; then
   (cd "$ROOT" && "$PYTHON" -m tools.gpu_assign.local_resources --bazelrc --write .bazelrc.gpus)

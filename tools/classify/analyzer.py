@@ -12,6 +12,7 @@ import itertools
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tools.classify import conventions
 from tools.classify.collect import ParamCase, TestItem, collect_items, parametrize_cases
 from tools.classify.dataflow import Frame, Interp, is_fixture_def
 from tools.classify.evidence import (
@@ -26,18 +27,25 @@ from tools.classify.evidence import (
     Finding,
     Verdict,
     decide,
+    join_verdicts,
     step,
 )
 from tools.classify.modules import (
     ImportSpec,
     ParsedModule,
     RepoIndex,
-    collect_imports,
     digest_of,
-    index_defs,
     is_torch_module,
     parse_source,
     read_source,
+    scan_module,
+)
+from tools.classify.plugins import (
+    DTYPES_MARK,
+    PYTEST_TORCH_PARAM_ORDER,
+    PYTEST_TORCH_REL,
+    VIRTUAL_SOURCES,
+    declares_pytest_torch,
 )
 from tools.classify.values import (
     UNKNOWN as UNK,
@@ -45,6 +53,7 @@ from tools.classify.values import (
 from tools.classify.values import (
     ClassV,
     Const,
+    Ext,
     FuncV,
     Inst,
     MarkV,
@@ -71,6 +80,7 @@ class Fixture:
     scope_rank: int
     params: tuple[ParamCase, ...] | None
     where: str
+    plugin_rank: int = 0  # >0: parametrized by a plugin's pytest_generate_tests, after fixture params
 
 
 @dataclass
@@ -88,8 +98,11 @@ SCOPES = {"session": 0, "package": 1, "module": 2, "class": 3, "function": 4}
 class Analyzer:
     """Analyses test files of one root; implements the ModuleSource the interpreter reads from."""
 
-    def __init__(self, root: Path, files: list[str], sources: dict[str, bytes] | None = None) -> None:
+    def __init__(self, root: Path, files: list[str], sources: dict[str, bytes] | None = None,
+                 pytest_torch: bool | None = None) -> None:
         self.root = root
+        # pytest-torch declared: its pytest_generate_tests also parametrizes a repo-defined torch_device
+        self.pytest_torch = declares_pytest_torch(root) if pytest_torch is None else pytest_torch
         self.index = RepoIndex(files)
         self.sources = sources if sources is not None else {}
         self.parsed: dict[str, ParsedModule] = {}
@@ -97,6 +110,9 @@ class Analyzer:
         self.fixture_tables: dict[str, dict[str, Fixture]] = {}
         self.fixture_memo: dict[tuple[object, ...], tuple[Value, tuple[Finding, ...]]] = {}
         self.closures: dict[str, frozenset[str]] = {}
+        self.scope_memo: dict[tuple[str, tuple[ClassV, ...]], list[dict[str, Fixture]]] = {}
+        self.marks_memo: dict[tuple[str, TestItem, int], tuple[list[tuple[Value, str]], list[FuncV],
+                                                               tuple[Finding, ...]]] = {}
         self.fixture_modules: set[str] = set()
         self.param_memo: dict[tuple[object, ...], list[
             tuple[str, dict[str, Value], dict[str, ParamCase], list[Value]]] | None] = {}
@@ -106,7 +122,7 @@ class Analyzer:
         got = self.parsed.get(rel)
         if got is not None:
             return got
-        data = self.sources.get(rel)
+        data = self.sources.get(rel) or VIRTUAL_SOURCES.get(rel)
         err = None
         if data is None:
             data, err = read_source(self.root, rel)
@@ -118,7 +134,8 @@ class Analyzer:
                 pm = ParsedModule(rel, digest_of(data), None, perr)
             else:
                 try:
-                    pm = ParsedModule(rel, digest_of(data), tree, None, collect_imports(tree), index_defs(tree))
+                    imports, defs = scan_module(tree)
+                    pm = ParsedModule(rel, digest_of(data), tree, None, imports, defs)
                 except RecursionError:
                     pm = ParsedModule(rel, digest_of(data), None, "expression nesting too deep to analyse")
         self.parsed[rel] = pm
@@ -162,13 +179,26 @@ class Analyzer:
         self.closures[rel] = result
         return result
 
-    def imports_torch(self, files: frozenset[str]) -> bool:
-        for f in files:
+    def imports_torch(self, rel: str) -> bool:
+        """Whether running `rel` imports torch: any torch import in rel itself (test and fixture bodies
+        run), and the imports that run at import time (not inside functions) of the modules it loads."""
+        seen = {rel}
+        todo = [rel]
+        while todo:
+            f = todo.pop()
             for spec in self.module(f).imports:
+                if not spec.toplevel and f != rel:
+                    continue
                 if spec.level == 0 and is_torch_module(spec.module) and not (
                         spec.module.split(".", 1)[0] not in EXCLUDED_ROOTS
                         and self.index.resolve_module(spec.module, f)):
                     return True
+                if spec.level == 0 and spec.module.split(".", 1)[0] in EXCLUDED_ROOTS:
+                    continue
+                for d in self.index.dep_files(spec, f):
+                    if d not in seen:
+                        seen.add(d)
+                        todo.append(d)
         return False
 
     # -- fixtures ----------------------------------------------------------------------------------
@@ -188,7 +218,9 @@ class Analyzer:
             if "params" in kw:
                 cases = parametrize_cases(Const(name), kw["params"], kw.get("ids"))
                 params = tuple(cases) if cases is not None else ()
-        return Fixture(name, fv, autouse, scope, params, step(fv.rel, node.lineno, f"fixture {name}"))
+        rank = PYTEST_TORCH_PARAM_ORDER.index(name) + 1 if (
+            fv.rel == PYTEST_TORCH_REL and name in PYTEST_TORCH_PARAM_ORDER) else 0
+        return Fixture(name, fv, autouse, scope, params, step(fv.rel, node.lineno, f"fixture {name}"), rank)
 
     def _fixtures_in(self, env_items: list[tuple[str, Value]]) -> dict[str, Fixture]:
         out: dict[str, Fixture] = {}
@@ -218,9 +250,17 @@ class Analyzer:
 
     def scopes(self, rel: str, item: TestItem) -> list[dict[str, Fixture]]:
         """Fixture tables visible to a test, closest first."""
+        key = (rel, item.classes)
+        got = self.scope_memo.get(key)
+        if got is None:
+            got = self.scope_memo[key] = self._scopes(rel, item)
+        return got
+
+    def _scopes(self, rel: str, item: TestItem) -> list[dict[str, Fixture]]:
         tables = [self.class_fixtures(c) for c in reversed(item.classes)]
         tables.append(self.module_fixtures(rel))
         tables.extend(self.module_fixtures(c) for c in reversed(self.index.conftests_for(rel)))
+        tables.append(self.module_fixtures(PYTEST_TORCH_REL))  # installed plugins: only when nothing closer
         return tables
 
     @staticmethod
@@ -235,8 +275,29 @@ class Analyzer:
         node = self.module(fv.rel).defs.get(fv.pos)
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return []
-        names = [a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)]
+        return self._arg_names(fv, node, with_defaults=False)
+
+    @staticmethod
+    def _arg_names(fv: FuncV, node: ast.FunctionDef | ast.AsyncFunctionDef, with_defaults: bool) -> list[str]:
+        """Parameter names (without self/cls). Like pytest's getfuncargnames, fixtures are only requested
+        for parameters without a default (positional-only ones never)."""
+        a = node.args
+        if with_defaults:
+            names = [p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs)]
+        else:
+            positional = [*a.posonlyargs, *a.args]
+            first_default = len(positional) - len(a.defaults)
+            names = [p.arg for i, p in enumerate(positional) if i < first_default and p not in a.posonlyargs]
+            names += [p.arg for p, d in zip(a.kwonlyargs, a.kw_defaults, strict=False) if d is None]
+            if fv.cls is not None and a.posonlyargs and a.posonlyargs[0].arg in ("self", "cls"):
+                return names
         return names[1:] if fv.cls is not None and names and names[0] in ("self", "cls") else names
+
+    def param_names(self, fv: FuncV) -> list[str]:
+        node = self.module(fv.rel).defs.get(fv.pos)
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return []
+        return self._arg_names(fv, node, with_defaults=True)
 
     def closure_fixtures(self, tables: list[dict[str, Fixture]], initial: list[str]) -> list[Fixture]:
         """pytest's fixture closure: initial names, then their dependencies; sorted by scope (stable)."""
@@ -291,6 +352,8 @@ class Analyzer:
     def mark_findings(self, marks: list[Value], where: str) -> list[Finding]:
         out: list[Finding] = []
         for m in marks:
+            if isinstance(m, Ext) and m.path.startswith("pytest.mark.") and m.path.count(".") == 2:
+                m = self.bare_mark(m.path[len("pytest.mark."):], where)  # `marks=pytest.mark.gpu`, no call
             if isinstance(m, SkipV):
                 if m.active is True:
                     out.append(Finding(SKIP, (where, m.where), key=m.where))
@@ -304,6 +367,18 @@ class Analyzer:
                 out.append(Finding(MOCK, (where, m.where + " patches torch.cuda")))
         return out
 
+    @staticmethod
+    def bare_mark(name: str, where: str) -> Value:
+        """`pytest.mark.<name>` used as a mark without being called (in pytestmark or pytest.param)."""
+        if name == "skip":
+            return SkipV(True, where.split(": ", 1)[0] + ": skip")
+        req = conventions.mark_requirement(name, [], {})
+        if req is not None:
+            loc = where.split(": ", 1)[0]
+            return ReqV(req.gpu_count, req.vram_gb, f"{loc}: @pytest.mark.{name}: {req.note}", req.manual, req.cpu,
+                        req.hint_only)
+        return MarkV(name, (), (), where)
+
     def decorate(self, node: ast.AST, key: tuple[str, int, int], rel: str, world: int,
                  findings: list[Finding]) -> tuple[list[Value], list[FuncV]]:
         """Apply a def's decorators to a placeholder; return the marks and any wrapper closures."""
@@ -315,7 +390,7 @@ class Analyzer:
         frame = Frame(rel, world, {}, self.interp.module_state(rel, world).env, findings)
         for d in reversed(decos):
             dv = self.interp.ev(d, frame)
-            r = self.interp.call(dv, [value], {}, d, frame, ast.unparse(d)[:40]) if not isinstance(dv, Unknown) \
+            r = self.interp.call(dv, [value], {}, d, frame, "decorator") if not isinstance(dv, Unknown) \
                 else value
             if isinstance(r, TestFnV):
                 value = r
@@ -335,7 +410,18 @@ class Analyzer:
 
     def item_marks(self, rel: str, item: TestItem, world: int, findings: list[Finding]) -> tuple[
             list[tuple[Value, str]], list[FuncV]]:
-        """All marks of a test, closest first (function, classes inner to outer, module)."""
+        """All marks of a test, closest first (function, classes inner to outer, module); memoised."""
+        key = (rel, item, world)
+        got = self.marks_memo.get(key)
+        if got is None:
+            produced: list[Finding] = []
+            marks, wrappers = self._item_marks(rel, item, world, produced)
+            got = self.marks_memo[key] = (marks, wrappers, tuple(produced))
+        findings.extend(got[2])
+        return list(got[0]), list(got[1])
+
+    def _item_marks(self, rel: str, item: TestItem, world: int, findings: list[Finding]) -> tuple[
+            list[tuple[Value, str]], list[FuncV]]:
         out: list[tuple[Value, str]] = []
         fnode = self.module(item.func.rel).defs.get(item.func.pos)
         here = step(rel, item.line, f"{item.key.split('::')[-1]}")
@@ -360,6 +446,13 @@ class Analyzer:
                      case_marks: list[Value], world: int) -> list[Finding]:
         findings: list[Finding] = []
         tables = self.scopes(rel, item)
+        if item.bindings:
+            direct = {**dict(item.bindings), **direct}
+        if item.requirement:
+            findings.append(Finding(GPU, (step(rel, item.line, item.key.split("::")[-1]), item.requirement),
+                                    key="requirement"))
+        if item.marks:
+            findings.extend(self.mark_findings(list(item.marks), step(rel, item.line, "generated case")))
         for f in self.interp.module_state(rel, world).findings:
             findings.append(f)
         for c in self.index.conftests_for(rel):
@@ -396,7 +489,7 @@ class Analyzer:
         self_v: Value | None = None
         if item.classes:
             cls = item.classes[-1]
-            self_v = Inst(cls)
+            self_v = Inst(cls, item.self_attrs)
             hooks = ("setUpClass", "setUp") if item.unittest else ("setup_class", "setup_method", "setup")
             for hook in hooks:
                 h = self.interp.class_lookup(cls, hook, world)
@@ -410,8 +503,9 @@ class Analyzer:
         if self_v is not None:
             fv = FuncV(fv.rel, fv.pos, fv.name, bound=self_v, captured=fv.captured, cls=fv.cls)
         call_kwargs = {k: v for k, v in kwargs.items() if k in args}
+        params = self.param_names(item.func)
         for k, v in direct.items():
-            if k in args:
+            if k in params:
                 call_kwargs[k] = v
         res = self.interp.call_function(fv, [], call_kwargs, world, 1)
         findings.extend(res.findings)
@@ -476,11 +570,21 @@ class Analyzer:
         autouse = [fx.name for t in reversed(tables) for fx in t.values() if fx.autouse]
         initial = [*autouse, *(a for a in self.fixture_args(item.func) if a not in direct_names)]
         fx_dims: list[tuple[str, list[ParamCase]]] = []
-        for fx in self.closure_fixtures(tables, initial):
+        closure = self.closure_fixtures(tables, initial)
+        if self.pytest_torch:
+            plugin = self.module_fixtures(PYTEST_TORCH_REL)
+            closure = [Fixture(fx.name, fx.fv, fx.autouse, fx.scope_rank, plugin[fx.name].params, fx.where,
+                               plugin[fx.name].plugin_rank)
+                       if fx.name in ("torch_device", "torch_dtype") and fx.params is None and not fx.plugin_rank
+                       else fx for fx in closure]
+        for fx in sorted(closure, key=lambda f: f.plugin_rank):
             if fx.params is not None and fx.name not in direct_names:
                 if not fx.params:
                     return None
-                fx_dims.append((fx.name, list(fx.params)))
+                params = list(fx.params)
+                if fx.plugin_rank and fx.name == "torch_dtype":
+                    params = self._torch_dtypes(marks) or params
+                fx_dims.append((fx.name, params))
         total = 1
         for d in [*dims, *(c for _, c in fx_dims)]:
             total *= max(len(d), 1)
@@ -502,6 +606,22 @@ class Analyzer:
                 out.append((suffix, direct, choice, cmarks))
         return out
 
+    @staticmethod
+    def _torch_dtypes(marks: list[tuple[Value, str]]) -> list[ParamCase] | None:
+        """pytest-torch's `@pytest.mark.torch_dtypes(...)` (closest mark): the torch_dtype parameters."""
+        for m, _ in marks:
+            if isinstance(m, MarkV) and m.name == DTYPES_MARK and m.args:
+                names: list[str] = []
+                for a in m.args:
+                    if isinstance(a, Const) and isinstance(a.value, str):
+                        names.append(a.value.replace("torch.", ""))
+                    elif isinstance(a, Ext) and a.path.startswith("torch."):
+                        names.append(a.path[len("torch."):])
+                    else:
+                        return None
+                return [ParamCase(n, (("torch_dtype", Const(n)),), ()) for n in names]
+        return None
+
     def classify_file(self, rel: str) -> FileResult:
         pm = self.module(rel)
         deps = sorted(set().union(self.closure(rel), *(self.closure(c) for c in self.index.conftests_for(rel))))
@@ -515,6 +635,14 @@ class Analyzer:
             tests: dict[str, Verdict] = {}
             for item in items:
                 params = self.parametrizations(rel, item)
+                if item.fallback:
+                    v = self.classify_case(rel, item, None, extra)
+                    v = Verdict(v.label, v.gpu_count, v.vram_gb, (step(rel, item.line, f"{item.func.name}: generated "
+                                                                       "test names cannot be computed statically; "
+                                                                       "this class-level key covers them"),
+                                                                  *v.reasons))
+                    tests[item.key] = join_verdicts(tests[item.key], v) if item.key in tests else v
+                    continue
                 if params is None:
                     tests[item.key] = self.classify_case(rel, item, None, extra)
                     continue
@@ -522,8 +650,7 @@ class Analyzer:
                     tests[item.key + suffix] = self.classify_case(rel, item, i, extra)
         except RecursionError:
             return FileResult(rel, True, {}, "expression nesting too deep to analyse", deps)
-        torch = self.imports_torch(self.closure(rel)) or any(
-            self.imports_torch(self.closure(u)) for u in sorted(self.fixture_modules))
+        torch = self.imports_torch(rel) or any(self.imports_torch(u) for u in sorted(self.fixture_modules))
         if not torch:
             tests = {k: Verdict("cpu", 0, 0, (step(rel, 1, "does not import torch"),)) if v.label != "gpu" else v
                      for k, v in tests.items()}

@@ -35,7 +35,16 @@ def _progress(items: Iterable[str], total: int) -> Iterable[str]:
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="classify", description="Statically label torch tests cpu/gpu/unknown.")
+    p = argparse.ArgumentParser(
+        prog="classify", description="Statically label torch tests cpu/gpu/unknown.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="What gets analysed: test files (test_*.py, *_test.py) under the `paths` of [tool.torch_classify]\n"
+               "in <root>/pyproject.toml (default: the whole root), minus its `exclude` prefixes and minus\n"
+               "directories matching pytest's `norecursedirs` (pytest.ini, pyproject.toml, tox.ini or setup.cfg\n"
+               "at the root; pytest's defaults otherwise). --paths replaces `paths`. Example:\n"
+               "  [tool.torch_classify]\n"
+               "  paths = [\"tests\"]\n"
+               "  exclude = [\"tests/fixtures\"]")
     p.add_argument("--root", help="directory to analyse (default: $BUILD_WORKSPACE_DIRECTORY or cwd)")
     p.add_argument("--update", action="store_true", help="rewrite the classification file")
     p.add_argument("--check", action="store_true", help="exit 1 when the classification file is stale")
@@ -44,11 +53,19 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--explain", metavar="NODEID", help="print the evidence chain of a test")
     p.add_argument("--cache-dir", help="cache directory (default: <root>/.torch-classify-cache)")
     p.add_argument("--no-cache", action="store_true")
-    p.add_argument("--paths", nargs="*", default=[], help="only these files/directories (relative to root)")
+    p.add_argument("--paths", nargs="*", default=[], help="only these files/directories (relative to root); overrides "
+                   "[tool.torch_classify] paths")
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    feedback_flags = ("--from-results", "--vram-from", "--write-markers")
+    if any(a.split("=", 1)[0] in feedback_flags for a in argv):
+        # The runtime feedback loop (tools/feedback, docs/feedback.md) shares this command line.
+        from tools.feedback.cli import main as feedback_main
+
+        return feedback_main(list(argv))
     args = parser().parse_args(argv)
     root = workspace_root(args)
     if not root.is_dir():

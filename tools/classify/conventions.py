@@ -133,6 +133,8 @@ MARKS: dict[str, Requirement] = {
     "multi_gpu": Requirement(2, 0, "marker for several GPUs"),
     "multigpu": Requirement(2, 0, "marker for several GPUs"),
     "gpu_only": Requirement(1, 0, "marker skipped without a GPU"),
+    "pytest_torch_cuda_device": Requirement(1, 0, "pytest-torch parametrizes torch_device over the available "
+                                                  "devices: [cuda] is collected only on a CUDA machine"),
 }
 
 

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from tools.classify import conventions, torch_api
+from tools.classify import conventions, torch_api, torch_testing
 from tools.classify.evidence import GPU, MOCK, SKIP, UNKNOWN, Finding, step
 from tools.classify.modules import ParsedModule
 from tools.classify.values import (
@@ -26,6 +26,7 @@ from tools.classify.values import (
     DictV,
     Ext,
     FuncV,
+    GenClassV,
     Inst,
     MarkV,
     MockV,
@@ -221,6 +222,7 @@ class Interp:
         self.mros: dict[tuple[ClassV, int], tuple[Value, ...]] = {}
         self.used_modules: set[str] = set()
         self.fixture_hook: Callable[[str, Frame], Value] | None = None
+        self.param_classes: set[ClassV] = set()  # instantiate_parametrized_tests(cls)
 
     # -- modules -------------------------------------------------------------------------------
     def module_state(self, rel: str, world: int) -> ModuleState:
@@ -352,7 +354,10 @@ class Interp:
             frame.env[s.name] = value
             return False
         if isinstance(s, ast.ClassDef):
-            frame.env[s.name] = ClassV(frame.rel, (s.lineno, s.col_offset), s.name)
+            cv = ClassV(frame.rel, (s.lineno, s.col_offset), s.name)
+            frame.env[s.name] = cv
+            if any(_last_name(d) == "instantiate_parametrized_tests" for d in s.decorator_list):
+                self.param_classes.add(cv)
             return False
         if isinstance(s, ast.Return):
             frame.returns.append(self.ev(s.value, frame) if s.value is not None else Const(None))
@@ -443,6 +448,8 @@ class Interp:
 
     def make_function(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, frame: Frame) -> FuncV:
         pos = (node.lineno, node.col_offset)
+        if isinstance(node, ast.Lambda):
+            self.source.module(frame.rel).defs.setdefault(pos, node)  # lambdas are indexed when met
         name = getattr(node, "name", "<lambda>")
         if frame.module_env is None:
             return FuncV(frame.rel, pos, name, cls=frame.cls)
@@ -586,7 +593,10 @@ class Interp:
                 parts.append(str(v.value))
             elif isinstance(v, ast.FormattedValue):
                 inner = self.ev(v.value, frame)
-                if isinstance(inner, Const) and v.format_spec is None and v.conversion == -1:
+                dt = torch_testing.dtype_name(inner)
+                if dt and v.format_spec is None and v.conversion in (-1, ord("s")):
+                    parts.append(f"torch.{dt}")  # str(torch.float) == "torch.float32"
+                elif isinstance(inner, Const) and v.format_spec is None and v.conversion == -1:
                     parts.append(str(inner.value))
                 else:
                     parts.append("?")
@@ -921,7 +931,8 @@ class Interp:
             for e, c in zip(exprs, cands, strict=False):
                 if isinstance(c, Unknown) and _smells_like_device(e):
                     frame.add(Finding(UNKNOWN, (step(frame.rel, line, f".{name}({ast.unparse(e)}) with a device "
-                                                                     "the analysis cannot resolve"),)))
+                                                                     "the analysis cannot resolve"
+                                                                     + _why_unknown(e, frame)),)))
             for c in cands:
                 d = device_of(c) if not isinstance(c, OneOf) else None
                 if d:
@@ -1169,6 +1180,10 @@ class Interp:
             frame.add(Finding(UNKNOWN, (step(frame.rel, line, "importlib.import_module() of a computed name: "
                                                               "dynamic dispatch"),)))
             return UNK
+        if path.startswith("torch.testing"):
+            got = self.call_torch_testing(path, last, args, kwargs, n, frame)
+            if got is not None:
+                return got
         # -- torch -----------------------------------------------------------------------------------
         if path.startswith("torch.") and "testing" not in path:
             return self.call_torch(path, args, kwargs, n, frame)
@@ -1195,6 +1210,43 @@ class Interp:
             return args[0]  # an unknown decorator: assume it keeps the test
         self._ext_args_check(path, args, kwargs, n, frame)
         return UNK
+
+    def call_torch_testing(self, path: str, last: str, args: list[Value], kwargs: dict[str, Value], n: ast.AST,
+                           frame: Frame) -> Value | None:
+        """torch.testing._internal generators and decorators (see torch_testing.py); None: not one of them."""
+        line = getattr(n, "lineno", 0)
+        if last == "instantiate_device_type_tests" and args and isinstance(args[0], ClassV):
+            cls = args[0]
+            only = torch_testing.device_only_for(kwargs.get("only_for", args[3] if len(args) > 3 else None))
+            exc = torch_testing.device_only_for(kwargs.get("except_for", args[2] if len(args) > 2 else None))
+            if frame.env.get(cls.name) == cls:
+                del frame.env[cls.name]
+            for dev in torch_testing.DEVICE_TYPES:
+                if (only is None or dev in only) and (exc is None or dev not in exc):
+                    frame.env[cls.name + dev.upper()] = GenClassV(
+                        cls, dev, step(frame.rel, line, f"instantiate_device_type_tests({cls.name}) makes "
+                                                        f"{cls.name}{dev.upper()}"))
+            return Const(None)
+        if last == "instantiate_parametrized_tests" and args and isinstance(args[0], ClassV):
+            self.param_classes.add(args[0])
+            return args[0]
+        if last in torch_testing.DTYPES_DECORATORS:
+            dev = torch_testing.DTYPES_DECORATORS[last]
+            kw = kwargs.get("device_type", Const(dev))
+            return MarkV(torch_testing.DTYPES_MARK, tuple(args), (("device_type", kw),), step(frame.rel, line, last))
+        if last == "parametrize":
+            return MarkV(torch_testing.PARAMETRIZE_MARK, tuple(args), tuple(sorted(kwargs.items(),
+                                                                                   key=lambda kv: kv[0])),
+                         step(frame.rel, line, "parametrize"))
+        if last == "subtest":
+            decos = kwargs.get("decorators", args[2] if len(args) > 2 else None)
+            name = kwargs.get("name", args[1] if len(args) > 1 else None)
+            return ParamV((args[0] if args else kwargs.get("arg_values", UNK),),
+                          tuple(decos.items) if isinstance(decos, Seq) else (),
+                          name.value if isinstance(name, Const) and isinstance(name.value, str) else None)
+        if last in torch_testing.OPAQUE_DECORATORS:
+            return MarkV(torch_testing.OPAQUE_MARK, (), (), step(frame.rel, line, last))
+        return torch_testing.dtype_helper(last, args, kwargs)
 
     def _ext_args_check(self, path: str, args: list[Value], kwargs: dict[str, Value], n: ast.AST,
                         frame: Frame) -> None:
@@ -1238,6 +1290,11 @@ class Interp:
                 return Const({"str": str, "int": int, "float": float, "bool": bool}[name](args[0].value))
             except (TypeError, ValueError):
                 return UNK
+        if name == "range" and 1 <= len(args) <= 3 and all(
+                isinstance(a, Const) and type(a.value) is int for a in args):
+            r = range(*(int(a.value) for a in args if isinstance(a, Const)))  # type: ignore[call-overload]
+            return Seq(tuple(Const(i) for i in r), "range") if len(r) <= 64 and not (
+                len(args) == 3 and args[2] == Const(0)) else UNK
         if name == "len" and args and isinstance(args[0], Seq):
             return Const(len(args[0].items))
         if name in ("list", "tuple") and args and isinstance(args[0], Seq):
@@ -1318,6 +1375,13 @@ class Interp:
             frame.add(Finding(GPU, (step(frame.rel, line, f"{_short(path)}(device={d!r}) needs a "
                                                           f"{_accel_name(d)} device"),), gpu_count_of(d)))
             return TensorV(d)
+        if "device" in kwargs and isinstance(kwargs["device"], Unknown) and isinstance(n, ast.Call):
+            e = next((k.value for k in n.keywords if k.arg == "device"), None)
+            if isinstance(e, (ast.Name, ast.Attribute)):
+                frame.add(Finding(UNKNOWN, (step(frame.rel, line, f"{_short(path)}(device={ast.unparse(e)}) with a "
+                                                                  "device the analysis cannot resolve"
+                                                                  + _why_unknown(e, frame)),)))
+                return UNK
         if last in torch_api.TENSOR_FACTORIES:
             if "device" in kwargs:
                 dv = device_of(kwargs["device"])
@@ -1386,6 +1450,24 @@ def _mock_target(args: list[Value]) -> str:
     if len(args) > 1 and isinstance(args[1], Const) and isinstance(args[1].value, str) and isinstance(t, Ext):
         return f"{base}.{args[1].value}"
     return str(base)
+
+
+def _why_unknown(e: ast.expr, frame: Frame) -> str:
+    """A hint at where an unresolved device came from (a parameter nobody provides, an attribute...)."""
+    if isinstance(e, ast.Name):
+        if e.id in frame.env:
+            return f" ({e.id} is a parameter or local with no known value: no fixture, caller or default gives one)"
+        return f" ({e.id} is not defined in the repository)"
+    if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and e.value.id == frame.self_name:
+        return f" (self.{e.attr} is not set in setUp/__init__ to a value the analysis can follow)"
+    if isinstance(e, ast.Attribute):
+        return f" ({ast.unparse(e.value)[:40]} comes from outside the repository)"
+    return ""
+
+
+def _last_name(e: ast.expr) -> str:
+    e = e.func if isinstance(e, ast.Call) else e
+    return e.attr if isinstance(e, ast.Attribute) else e.id if isinstance(e, ast.Name) else ""
 
 
 def _free_names(node: ast.AST) -> frozenset[str]:

@@ -104,3 +104,13 @@ def decide(findings: Iterable[Finding], gpu_skips: dict[str, int], default_step:
     if UNKNOWN in by_kind:
         return Verdict(UNKNOWN, 0, 0, tuple(_chain(f) for f in by_kind[UNKNOWN]))
     return Verdict("cpu", 0, 0, (default_step,))
+
+
+def join_verdicts(a: Verdict, b: Verdict) -> Verdict:
+    """One label for tests that share a key: gpu if either is, else unknown if either is, else cpu."""
+    for label in (GPU, UNKNOWN):
+        if label in (a.label, b.label):
+            parts = [v for v in (a, b) if v.label == label]
+            reasons = tuple(dict.fromkeys(r for v in parts for r in v.reasons))
+            return Verdict(label, max(v.gpu_count for v in parts), max(v.vram_gb for v in parts), reasons)
+    return a

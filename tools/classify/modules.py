@@ -46,8 +46,11 @@ class Problem:
     reason: str
 
 
-def walk_python_files(root: Path, problems: list[Problem]) -> list[str]:
-    """All .py files under root as sorted POSIX paths relative to root; symlinked dirs followed once."""
+def walk_python_files(root: Path, problems: list[Problem],
+                      stats: dict[str, tuple[int, int]] | None = None) -> list[str]:
+    """All .py files under root as sorted POSIX paths relative to root; symlinked dirs followed once.
+
+    With `stats`, also records (mtime_ns, size) per file (unstatable files are left out)."""
     out: list[str] = []
     seen: set[str] = set()
     root_s = str(root)
@@ -64,6 +67,12 @@ def walk_python_files(root: Path, problems: list[Problem]) -> list[str]:
             if name.endswith(".py"):
                 rel = os.path.normpath(os.path.join(rel_dir, name)).replace(os.sep, "/")
                 out.append(rel)
+                if stats is not None:
+                    try:
+                        st = os.stat(dirpath + os.sep + name)
+                        stats[rel] = (st.st_mtime_ns, st.st_size)
+                    except OSError:
+                        pass
     return sorted(out)
 
 
@@ -75,6 +84,7 @@ class ImportSpec:
     level: int
     names: tuple[str, ...]  # for `from m import a, b`; empty for `import m`
     line: int = 0
+    toplevel: bool = True  # runs when the module is imported (not inside a def/lambda)
 
 
 @dataclass
@@ -117,28 +127,48 @@ def parse_source(rel: str, data: bytes) -> tuple[ast.Module | None, str | None]:
 
 def collect_imports(tree: ast.Module) -> tuple[ImportSpec, ...]:
     """Every import statement anywhere in the module, plus `pytest_plugins` strings."""
+    return scan_module(tree)[0]
+
+
+def index_defs(tree: ast.Module) -> dict[tuple[int, int], ast.AST]:
+    """Function and class nodes by (line, column): how values refer back to code. Lambdas are added by
+    the interpreter when it meets them (they live in expressions, which this scan does not enter)."""
+    return scan_module(tree)[1]
+
+
+_FUNC_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef)
+_DEF_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_STMT_TYPES = (ast.stmt, ast.excepthandler, ast.match_case)
+
+
+def scan_module(tree: ast.Module) -> tuple[tuple[ImportSpec, ...], dict[tuple[int, int], ast.AST]]:
+    """One walk over the statements (never into expressions): imports and def/class nodes."""
     out: list[ImportSpec] = []
-    for node in ast.walk(tree):
+    defs: dict[tuple[int, int], ast.AST] = {}
+    todo: list[tuple[ast.AST, bool]] = [(tree, True)]
+    while todo:
+        node, top = todo.pop()
         if isinstance(node, ast.Import):
-            out.extend(ImportSpec(a.name, 0, (), node.lineno) for a in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            out.append(ImportSpec(node.module or "", node.level, tuple(a.name for a in node.names), node.lineno))
+            out.extend(ImportSpec(a.name, 0, (), node.lineno, top) for a in node.names)
+            continue
+        if isinstance(node, ast.ImportFrom):
+            out.append(ImportSpec(node.module or "", node.level, tuple(a.name for a in node.names), node.lineno,
+                                  top))
+            continue
+        if isinstance(node, _DEF_TYPES):
+            defs[(node.lineno, node.col_offset)] = node
         elif isinstance(node, ast.Assign) and any(
             isinstance(t, ast.Name) and t.id == "pytest_plugins" for t in node.targets
         ):
             for c in ast.walk(node.value):
                 if isinstance(c, ast.Constant) and isinstance(c.value, str):
-                    out.append(ImportSpec(c.value, 0, (), node.lineno))
-    return tuple(out)
-
-
-def index_defs(tree: ast.Module) -> dict[tuple[int, int], ast.AST]:
-    """Function, lambda and class nodes by (line, column): how values refer back to code."""
-    out: dict[tuple[int, int], ast.AST] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            out[(node.lineno, node.col_offset)] = node
-    return out
+                    out.append(ImportSpec(c.value, 0, (), node.lineno, top))
+        inner = top and not isinstance(node, _FUNC_TYPES)
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, _STMT_TYPES):  # expressions hold no imports and no def statements
+                todo.append((child, inner))
+    out.sort(key=lambda sp: (sp.line, sp.module, sp.level))
+    return tuple(out), defs
 
 
 class RepoIndex:

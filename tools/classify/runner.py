@@ -5,14 +5,18 @@ I/O lives here; the analysis modules only see bytes and paths.
 
 from __future__ import annotations
 
+import gc
+import hashlib
+import os
 import sys
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from tools.classify.analyzer import Analyzer, FileResult
-from tools.classify.cache import Cache, result_key, tool_version
+from tools.classify.cache import Cache, load_snapshot, result_key, save_snapshot, tool_version
 from tools.classify.evidence import Verdict
 from tools.classify.modules import (
     Problem,
@@ -21,6 +25,9 @@ from tools.classify.modules import (
     read_source,
     walk_python_files,
 )
+from tools.classify.scope import Scope, load_scope
+
+RACY_NS = 1_000_000_000
 
 
 @dataclass
@@ -28,12 +35,6 @@ class RunResult:
     files: dict[str, FileResult]
     problems: list[Problem] = field(default_factory=list)
     cache_hits: int = 0
-
-
-def _selected(rel: str, paths: list[str]) -> bool:
-    if not paths:
-        return True
-    return any(rel == p or rel.startswith(p.rstrip("/") + "/") for p in paths)
 
 
 def result_to_json(r: FileResult) -> dict[str, Any]:
@@ -47,16 +48,69 @@ def result_from_json(rel: str, d: dict[str, Any]) -> FileResult:
 
 
 def run(root: Path, paths: list[str] | None = None, cache_dir: Path | None = None,
-        progress: Callable[[Iterable[str], int], Iterable[str]] | None = None) -> RunResult:
-    """Classify every test file under root (or under `paths`, relative to root)."""
+        progress: Callable[[Iterable[str], int], Iterable[str]] | None = None, scope: Scope | None = None
+        ) -> RunResult:
+    """Classify the test files under root in scope: `[tool.torch_classify]` paths/exclude and pytest's
+    norecursedirs (see scope.py); non-empty `paths` (relative to root) replace the configured paths."""
+    # The run allocates millions of small, long-lived objects (ASTs, abstract values) and almost no
+    # cycles: the cyclic collector would rescan them over and over (a third of the run time).
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _run(root, paths, cache_dir, progress, scope)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def snapshot_key(version: str, root: Path, scope: Scope, stats: dict[str, tuple[int, int]],
+                 files: list[str]) -> str:
+    """Identity of a whole run: classifier, scope, root-level config files and every .py file's stat."""
+    h = hashlib.blake2b(digest_size=16)
+    h.update(f"{version}\0{root}\0{scope!r}\0".encode())
+    try:
+        with os.scandir(root) as it:
+            for e in sorted(it, key=lambda e: e.name):
+                if e.is_file() and not e.name.endswith(".py"):
+                    st = e.stat()
+                    h.update(f"{e.name}:{st.st_mtime_ns}:{st.st_size}\0".encode())
+    except OSError:
+        h.update(b"unlistable root")
+    h.update("\0".join(f"{f}:{stats.get(f)}" for f in files).encode())
+    return h.hexdigest()
+
+
+def _run(root: Path, paths: list[str] | None = None, cache_dir: Path | None = None,
+         progress: Callable[[Iterable[str], int], Iterable[str]] | None = None, scope: Scope | None = None
+         ) -> RunResult:
     problems: list[Problem] = []
-    files = walk_python_files(root, problems)
-    norm = [p.strip("./") if p not in (".", "./") else "" for p in (paths or [])]
-    norm = [p for p in norm if p]
-    tests = [f for f in files if is_test_file(f.rsplit("/", 1)[-1]) and _selected(f, norm)]
+    # Files modified within RACY_NS of the run's start may change again within the filesystem's timestamp
+    # granularity without their (mtime, size) changing: their stats are not trusted next time (like git).
+    racy_after = time.time_ns() - RACY_NS
+    if scope is None:
+        scope = load_scope(root, paths)
+    problems.extend(Problem(p.split(": ", 1)[0], p.split(": ", 1)[-1]) for p in scope.problems)
+    stats: dict[str, tuple[int, int]] = {}
+    files = walk_python_files(root, problems, stats)
+    version = tool_version()
+    snap = snapshot_key(version, root, scope, stats, files) if cache_dir is not None else ""
+    # An unchanged tree (same stats, config and classifier): the last run's result as it was.
+    stored = load_snapshot(cache_dir, snap) if snap else None
+    if stored is not None:
+        out = {rel: result_from_json(rel, r) for rel, r in stored["files"].items()}
+        return RunResult(out, [Problem(r, why) for r, why in stored["problems"]], len(out))
+    tests = [f for f in files if is_test_file(f.rsplit("/", 1)[-1]) and scope.selects(f)]
+    cache = Cache(cache_dir)
     sources: dict[str, bytes] = {}
     digests: dict[str, str] = {}
+    new_stats: dict[str, tuple[int, int, str]] = {}
     for rel in files:
+        st = stats.get(rel)
+        known = cache.digest_for(rel, st)
+        if known is not None:  # same mtime and size: the recorded content digest; read when needed
+            digests[rel] = known
+            new_stats[rel] = (*st, known)  # type: ignore[misc]
+            continue
         data, err = read_source(root, rel)
         if data is None:
             problems.append(Problem(rel, err or "cannot read"))
@@ -64,7 +118,8 @@ def run(root: Path, paths: list[str] | None = None, cache_dir: Path | None = Non
             continue
         sources[rel] = data
         digests[rel] = digest_of(data)
-    cache = Cache(cache_dir)
+        if st is not None and st[0] < racy_after:
+            new_stats[rel] = (*st, digests[rel])
     analyzer = Analyzer(root, files, sources)
     original_module = analyzer.module
 
@@ -78,7 +133,6 @@ def run(root: Path, paths: list[str] | None = None, cache_dir: Path | None = Non
         return pm.imports
 
     analyzer.direct_deps = _direct_deps_with(analyzer, deps_imports)  # type: ignore[method-assign]
-    version = tool_version()
     out: dict[str, FileResult] = {}
     live: set[str] = set()
     hits = 0
@@ -100,9 +154,9 @@ def run(root: Path, paths: list[str] | None = None, cache_dir: Path | None = Non
         out[rel] = res
         cache.put_result(key, result_to_json(res))
     for rel, pm in sorted(analyzer.parsed.items()):
-        if pm.error and rel in sources:
+        if pm.error and digests.get(rel, "unreadable") != "unreadable":
             problems.append(Problem(rel, pm.error))
-    cache.save(live, set(digests.values()))
+    cache.save(live, set(digests.values()), new_stats)
     seen: set[tuple[str, str]] = set()
     unique = []
     for p in problems:
@@ -113,7 +167,11 @@ def run(root: Path, paths: list[str] | None = None, cache_dir: Path | None = Non
         if r.error and (rel, r.error) not in seen:
             seen.add((rel, r.error))
             unique.append(Problem(rel, r.error))
-    return RunResult(out, sorted(unique, key=lambda p: (p.rel, p.reason)), hits)
+    final = sorted(unique, key=lambda p: (p.rel, p.reason))
+    if snap and len(new_stats) == len(files):
+        save_snapshot(cache_dir, {"key": snap, "files": {rel: result_to_json(r) for rel, r in out.items()},
+                                  "problems": [[p.rel, p.reason] for p in final]})
+    return RunResult(out, final, hits)
 
 
 def _direct_deps_with(analyzer: Analyzer, imports_of: Callable[[str], Any]) -> Callable[[str], list[str]]:

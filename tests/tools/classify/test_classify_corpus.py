@@ -54,3 +54,9 @@ def test_evidence_chains_follow_the_call_graph(result) -> None:
     assert "calls build_model()" in chain and "ModelArch.__init__" in chain and "mypkg/layers.py" in chain
     v = result.files["tests/models/test_transitive.py"].tests["test_dynamic_dispatch"]
     assert "dynamic dispatch" in v.reasons[0]
+
+
+def test_unknown_device_arguments_say_why(result) -> None:
+    tests = result.files["tests/unit/test_device_args.py"].tests
+    assert "no fixture, caller or default gives one" in tests["test_no_provider"].reasons[0]
+    assert "device=dev" in tests["test_factory_no_provider"].reasons[0]

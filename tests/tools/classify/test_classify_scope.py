@@ -1,0 +1,102 @@
+"""What gets analysed: [tool.torch_classify] paths/exclude, pytest's norecursedirs, --paths, torch flag."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tools.classify import classification_file as cf
+from tools.classify.cli import main
+from tools.classify.runner import run
+from tools.classify.scope import PYTEST_NORECURSE_DEFAULT, load_scope
+
+TEST = "import torch\n\ndef test_a():\n    torch.ones(1)\n"
+
+
+def _tree(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
+    return root
+
+
+SUITE = {
+    "tests/a/test_a.py": TEST,
+    "tests/tools/test_tool.py": TEST,
+    "tests/fixtures/repo/tests/test_fx.py": TEST,
+    "tests/build/test_built.py": TEST,
+    "tests/keep/test_keep.py": TEST,
+    "other/test_other.py": TEST,
+}
+
+
+def test_pyproject_paths_and_exclude(tmp_path: Path) -> None:
+    root = _tree(tmp_path, {**SUITE, "pyproject.toml": (
+        '[tool.torch_classify]\npaths = ["tests"]\nexclude = ["tests/tools", "tests/fixtures/"]\n')})
+    got = sorted(run(root).files)
+    # pytest's default norecursedirs (no pytest config) skips build/
+    assert got == ["tests/a/test_a.py", "tests/keep/test_keep.py"]
+
+
+def test_cli_paths_override_configured_paths(tmp_path: Path) -> None:
+    root = _tree(tmp_path, {**SUITE, "pyproject.toml": '[tool.torch_classify]\npaths = ["tests"]\n'})
+    assert sorted(run(root, ["other"]).files) == ["other/test_other.py"]
+    assert main(["--root", str(root), "--update", "--no-cache", "--paths", "other"]) == 0
+    assert list(cf.load(root / "torch_classification.json")["files"]) == ["other/test_other.py"]
+
+
+@pytest.mark.parametrize("name,text", [
+    ("pyproject.toml", '[tool.pytest.ini_options]\nnorecursedirs = ["fix*", "keep"]\n'),
+    ("pyproject.toml", '[tool.pytest]\nnorecursedirs = ["fix*", "keep"]\n'),
+    ("pytest.ini", "[pytest]\nnorecursedirs = fix* keep\n"),
+    ("tox.ini", "[pytest]\nnorecursedirs =\n    fix*\n    keep\n"),
+    ("setup.cfg", "[tool:pytest]\nnorecursedirs = fix* keep\n"),
+])
+def test_pytest_norecursedirs(tmp_path: Path, name: str, text: str) -> None:
+    root = _tree(tmp_path, {**SUITE, name: text})
+    assert load_scope(root).norecursedirs == ("fix*", "keep")
+    got = sorted(run(root).files)
+    # configured patterns replace pytest's defaults: build/ is collected again
+    assert got == ["other/test_other.py", "tests/a/test_a.py", "tests/build/test_built.py",
+                   "tests/tools/test_tool.py"]
+
+
+def test_norecursedirs_does_not_apply_to_an_explicit_path(tmp_path: Path) -> None:
+    root = _tree(tmp_path, {**SUITE, "pytest.ini": "[pytest]\nnorecursedirs = fixtures\n"})
+    assert sorted(run(root, ["tests/fixtures/repo"]).files) == ["tests/fixtures/repo/tests/test_fx.py"]
+    assert "tests/fixtures/repo/tests/test_fx.py" not in run(root, ["tests"]).files
+
+
+def test_pytest_ini_wins_over_pyproject(tmp_path: Path) -> None:
+    root = _tree(tmp_path, {"pytest.ini": "[pytest]\n", "pyproject.toml": (
+        '[tool.pytest.ini_options]\nnorecursedirs = ["x"]\n')})
+    assert load_scope(root).norecursedirs == PYTEST_NORECURSE_DEFAULT
+
+
+def test_bad_config_is_reported_and_the_run_continues(tmp_path: Path) -> None:
+    root = _tree(tmp_path, {**SUITE, "pyproject.toml": "[tool.torch_classify\npaths = 3\n"})
+    res = run(root)
+    assert "tests/a/test_a.py" in res.files
+    assert any(p.rel == "pyproject.toml" for p in res.problems)
+
+
+def test_lazy_torch_import_in_a_helper_is_not_a_torch_test(tmp_path: Path) -> None:
+    root = _tree(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/helpers.py": "import json\n\ndef gpu_only():\n    import torch\n    return torch.cuda\n",
+        "tests/test_pure.py": "from pkg.helpers import gpu_only\n\ndef test_a():\n    assert gpu_only\n",
+        "tests/test_inline.py": "def test_b():\n    import torch\n    torch.ones(1)\n",
+    })
+    res = run(root)
+    assert res.files["tests/test_pure.py"].torch is False
+    assert res.files["tests/test_inline.py"].torch is True
+
+
+def test_repository_scope_matches_the_bazel_suites() -> None:
+    root = Path(__file__).resolve().parents[3]
+    scope = load_scope(root)
+    assert scope.selects("tests/torch_cpu/test_perf_budgets.py")
+    assert not scope.selects("tests/tools/classify/test_classify_scope.py")
+    assert not scope.selects("tests/fixtures/classify/repo/tests/unit/test_pure.py")

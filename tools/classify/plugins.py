@@ -1,0 +1,125 @@
+"""Fixtures of installed pytest plugins, as small Python stubs the interpreter reads like repo code.
+
+pytest-torch (`pytest_torch/plugin.py`): `pytest_generate_tests` parametrizes `torch_device` over the
+*available* devices (ids `cpu`, `cuda`; indirect), then `torch_dtype` over `@pytest.mark.torch_dtypes(...)`
+or `float32`; fixtures that depend on `torch_device` (`make_tensor`, `make_batch`, `latency`,
+`perf_baseline`, `training_runner`, ...) inherit it. On a CPU-only machine a test gets `[cpu]` only; the
+`[cuda]` parametrization exists only where CUDA does, which is what the mark on the `cuda` parameter says.
+These stubs keep only what matters for devices. They are used when the repository defines no fixture of
+the same name (repo fixtures and conftest.py fixtures win, as in pytest).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+PYTEST_TORCH_REL = "<pytest-torch>/plugin.py"
+
+# Parametrizations the plugin adds, in the order of its pytest_generate_tests (after fixture params).
+PYTEST_TORCH_PARAM_ORDER = ("model_config", "torch_device", "benchmark_case", "torch_dtype")
+CUDA_MARK = "pytest_torch_cuda_device"
+DTYPES_MARK = "torch_dtypes"
+
+PYTEST_TORCH_STUB = f'''
+import pytest
+import torch
+
+
+@pytest.fixture(params=["cpu", pytest.param("cuda", marks=pytest.mark.{CUDA_MARK})])
+def torch_device(request):
+    return request.param
+
+
+@pytest.fixture(params=["float32"])
+def torch_dtype(request, torch_device):
+    return getattr(torch, request.param)
+
+
+@pytest.fixture
+def torch_seed(request):
+    return 0
+
+
+@pytest.fixture
+def torch_generator(torch_seed):
+    return torch.Generator()
+
+
+@pytest.fixture
+def make_tensor(request, torch_generator, torch_device):
+    def make(*shape, dtype=None, kind=None, low=None, high=None):
+        return torch.zeros(*shape, dtype=dtype).to(device=torch_device)
+    return make
+
+
+class _OnDevice:
+    def __init__(self, device):
+        self.device = device
+
+
+@pytest.fixture
+def make_batch(make_tensor, torch_seed, torch_device):
+    return _OnDevice(torch_device)
+
+
+@pytest.fixture
+def latency(request, torch_device):
+    def measure(fn, *args, warmup=3, iters=20, **kwargs):
+        return 0.0
+    return measure
+
+
+@pytest.fixture
+def perf_baseline(request, torch_device):
+    def check(fn, *args, **kwargs):
+        return None
+    return check
+
+
+@pytest.fixture
+def training_runner(torch_seed, torch_device):
+    return _OnDevice(torch_device)
+
+
+@pytest.fixture
+def lightning_trainer(torch_seed, torch_device, tmp_path):
+    return _OnDevice(torch_device)
+
+
+@pytest.fixture
+def hf_trainer(torch_seed, torch_device, tmp_path):
+    return _OnDevice(torch_device)
+'''.encode()
+
+VIRTUAL_SOURCES = {PYTEST_TORCH_REL: PYTEST_TORCH_STUB}
+
+
+def dtype_param_name(path_or_name: str) -> str:
+    """`torch.float16` / `"float16"` -> `float16` (pytest-torch's _dtype_name)."""
+    return path_or_name.replace("torch.", "")
+
+
+_DECLARES = re.compile(rb"pytest[-_]torch\b", re.IGNORECASE)
+_DECLARATION_FILES = ("pyproject.toml", "setup.cfg", "setup.py", "tox.ini", "Pipfile", "environment.yml",
+                      "environment.yaml", "conftest.py")
+
+
+def declares_pytest_torch(root: Path) -> bool:
+    """Whether the repository says it uses pytest-torch (requirements, project metadata, pytest_plugins).
+
+    Then the plugin parametrizes a repository's own `torch_device` fixture too, as it does at run time.
+    """
+    try:
+        names = [p.name for p in root.iterdir() if p.is_file()]
+    except OSError:
+        return False
+    for name in sorted(names):
+        if name in _DECLARATION_FILES or (name.startswith("requirements") and name.endswith((".txt", ".in"))):
+            try:
+                data = (root / name).read_bytes()[:1_000_000]
+            except OSError:
+                continue
+            if _DECLARES.search(data):
+                return True
+    return False

@@ -1,0 +1,150 @@
+"""What gets analysed: `[tool.torch_classify]` paths/exclude and pytest's `norecursedirs`.
+
+Read from the root only (never imported, never executed):
+
+* `[tool.torch_classify]` in `pyproject.toml`: `paths` (files or directories relative to the root; default
+  the whole root) and `exclude` (path prefixes to skip). `--paths` on the command line replaces `paths`.
+* pytest's `norecursedirs` from the first config file pytest itself would use at the root (`pytest.ini`,
+  `.pytest.ini`, `pyproject.toml` `[tool.pytest.ini_options]`/`[tool.pytest]`, `tox.ini` `[pytest]`,
+  `setup.cfg` `[tool:pytest]`), else pytest's defaults. Like pytest, the patterns are matched with fnmatch
+  against the basename of every directory *below* a path argument (a path given explicitly is collected
+  even when its own name matches).
+"""
+
+from __future__ import annotations
+
+import configparser
+import fnmatch
+import functools
+import shlex
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+# pytest's default `norecursedirs`.
+PYTEST_NORECURSE_DEFAULT = ("*.egg", ".*", "_darcs", "build", "CVS", "dist", "node_modules", "venv", "{arch}")
+
+
+@dataclass(frozen=True)
+class Scope:
+    paths: tuple[str, ...] = ()  # normalised, no leading "./" or trailing "/"; empty: the whole root
+    exclude: tuple[str, ...] = ()
+    norecursedirs: tuple[str, ...] = PYTEST_NORECURSE_DEFAULT
+    problems: tuple[str, ...] = field(default=())  # config files that could not be read
+
+    def selects(self, rel: str) -> bool:
+        """Whether test file `rel` (POSIX, root-relative) is in scope."""
+        if any(_under(rel, e) for e in self.exclude):
+            return False
+        if not self.paths:
+            return not self._norecurse(rel, "")
+        matches = [p for p in self.paths if _under(rel, p)]
+        if not matches:
+            return False
+        return not self._norecurse(rel, max(matches, key=len))
+
+    def _norecurse(self, rel: str, base: str) -> bool:
+        """Whether a directory between `base` (exclusive) and the file matches a norecursedirs pattern."""
+        parts = rel.split("/")[:-1]
+        skip = len(base.split("/")) if base else 0
+        return any(_matches(d, self.norecursedirs) for d in parts[skip:])
+
+
+@functools.lru_cache(maxsize=4096)
+def _matches(name: str, patterns: tuple[str, ...]) -> bool:
+    return any(fnmatch.fnmatch(name, pat) for pat in patterns)
+
+
+def normalise(p: str) -> str:
+    p = p.replace("\\", "/").strip()
+    while p.startswith("./"):
+        p = p[2:]
+    p = p.rstrip("/")
+    return "" if p in (".", "") else p
+
+
+def _under(rel: str, prefix: str) -> bool:
+    return not prefix or rel == prefix or rel.startswith(prefix + "/")
+
+
+def _str_list(value: object) -> list[str] | None:
+    if isinstance(value, str):
+        return shlex.split(value)
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return list(value)
+    return None
+
+
+def _pytest_norecurse(root: Path, pyproject: dict[str, object] | None, problems: list[str]) -> tuple[str, ...]:
+    """norecursedirs from the config file pytest would pick at `root` (pytest's own search order)."""
+    for name in ("pytest.ini", ".pytest.ini"):
+        path = root / name
+        if path.is_file():
+            return _ini_norecurse(path, ("pytest",), problems)
+    if pyproject is not None:
+        tool = pyproject.get("tool")
+        pt = tool.get("pytest") if isinstance(tool, dict) else None
+        if isinstance(pt, dict):
+            ini = pt.get("ini_options")
+            table = ini if isinstance(ini, dict) else pt
+            got = _str_list(table.get("norecursedirs"))
+            return tuple(got) if got is not None else PYTEST_NORECURSE_DEFAULT
+    for name, sections in (("tox.ini", ("pytest",)), ("setup.cfg", ("tool:pytest",))):
+        path = root / name
+        if path.is_file():
+            cp = _read_ini(path, problems)
+            if cp is not None and any(cp.has_section(s) for s in sections):
+                return _ini_norecurse(path, sections, problems, cp)
+    return PYTEST_NORECURSE_DEFAULT
+
+
+def _read_ini(path: Path, problems: list[str]) -> configparser.ConfigParser | None:
+    cp = configparser.ConfigParser(interpolation=None)
+    try:
+        cp.read_string(path.read_text(encoding="utf-8", errors="replace"), source=str(path))
+    except (OSError, configparser.Error) as exc:
+        problems.append(f"{path.name}: cannot read pytest settings: {str(exc).splitlines()[0]}")
+        return None
+    return cp
+
+
+def _ini_norecurse(path: Path, sections: tuple[str, ...], problems: list[str],
+                   cp: configparser.ConfigParser | None = None) -> tuple[str, ...]:
+    cp = cp if cp is not None else _read_ini(path, problems)
+    if cp is None:
+        return PYTEST_NORECURSE_DEFAULT
+    for s in sections:
+        if cp.has_section(s) and cp.has_option(s, "norecursedirs"):
+            return tuple(cp.get(s, "norecursedirs").split())
+    return PYTEST_NORECURSE_DEFAULT
+
+
+def load_scope(root: Path, cli_paths: list[str] | None = None) -> Scope:
+    """The scope of a run at `root`; `cli_paths` (non-empty) replaces the configured `paths`."""
+    problems: list[str] = []
+    pyproject: dict[str, object] | None = None
+    pp = root / "pyproject.toml"
+    if pp.is_file():
+        try:
+            pyproject = tomllib.loads(pp.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            problems.append(f"pyproject.toml: cannot read: {exc}")
+    paths: list[str] = []
+    exclude: list[str] = []
+    tool = pyproject.get("tool") if pyproject else None
+    conf = tool.get("torch_classify") if isinstance(tool, dict) else None
+    if isinstance(conf, dict):
+        for key, out in (("paths", paths), ("exclude", exclude)):
+            if key in conf:
+                got = _str_list(conf[key])
+                if got is None:
+                    problems.append(f"pyproject.toml: [tool.torch_classify] {key} must be a list of strings")
+                else:
+                    out.extend(got)
+    if cli_paths:
+        paths = list(cli_paths)
+    norm_paths = tuple(dict.fromkeys(normalise(p) for p in paths))
+    if "" in norm_paths:
+        norm_paths = ()
+    return Scope(norm_paths, tuple(dict.fromkeys(n for n in (normalise(e) for e in exclude) if n)),
+                 _pytest_norecurse(root, pyproject, problems), tuple(problems))
