@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The repository's whole test suite, as CI runs it:
 #   1. ruff on the Python code;
-#   2. the tools' unit tests and the Bazel workspace tests (plain pytest, tests/tools);
-#   3. every CPU-classified test inside Bazel: `bazel test //... --test_tag_filters=-requires-gpu`.
+#   2. the classification file is up to date and covers every torch test (`classify --check`);
+#   3. the tools' unit tests and the Bazel workspace tests (plain pytest, tests/tools);
+#   4. every CPU-classified test inside Bazel: `bazel test //... --test_tag_filters=-requires-gpu`.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -13,6 +14,9 @@ CONFIG=()
 
 echo "== ruff"
 "$PYTHON" -m ruff check .
+
+echo "== classification lint (bazel run //tools:classify -- --check)"
+bazel run "${CONFIG[@]}" //tools:classify -- --check
 
 echo "== unit tests (pytest tests/tools)"
 "$PYTHON" -m pytest -q -p no:cacheprovider

@@ -1,7 +1,9 @@
 """Turn run results into the classification file, preserving manual and runtime knowledge.
 
 `manual` entries are never changed; a `runtime` gpu (a CPU run proved it needs CUDA) is never flipped
-back to cpu by static analysis. Everything else is replaced by the fresh static result.
+back to cpu by static analysis, also when it covers a single parametrization the static pass does not
+list separately; a VRAM need measured on a GPU run (tools/feedback/vram.py) is kept while the test is
+still gpu. Everything else is replaced by the fresh static result.
 """
 
 from __future__ import annotations
@@ -40,6 +42,11 @@ def file_entry(r: FileResult) -> dict[str, Any]:
     return entry
 
 
+def file_source(tests: Mapping[str, Mapping[str, Any]]) -> str:
+    """`runtime` once any test's label was proven by a run (the `torch-label-source:` tag shows it)."""
+    return "runtime" if any(t.get("source") == "runtime" for t in tests.values()) else "static"
+
+
 def _summarise(tests: Mapping[str, Mapping[str, Any]], torch: bool) -> dict[str, Any]:
     labels = [t["label"] for t in tests.values()]
     return {
@@ -47,9 +54,38 @@ def _summarise(tests: Mapping[str, Mapping[str, Any]], torch: bool) -> dict[str,
         "torch": torch,
         "gpu_count": max((int(t.get("gpu_count", 0)) for t in tests.values()), default=0),
         "vram_gb": max((t.get("vram_gb", 0) for t in tests.values()), default=0),
-        "source": "static",
+        "source": file_source(tests),
         "tests": dict(sorted(tests.items())),
     }
+
+
+MEASURED = "measured peak"  # the reason tools/feedback/vram.py writes with a measured VRAM need
+
+
+def _base(key: str) -> str:
+    return key.split("[", 1)[0]
+
+
+def _still_collected(key: str, tests: Mapping[str, Any]) -> bool:
+    """A runtime key like `test_fn[cuda]` survives while its function still exists."""
+    return any(_base(k) == _base(key) for k in tests)
+
+
+def _keep_knowledge(tests: dict[str, Any], previous: Mapping[str, Any]) -> dict[str, Any]:
+    """Carry manual labels, runtime gpu labels and measured VRAM from the previous file entry."""
+    for key, pt in previous.items():
+        src = pt.get("source", "static")
+        new = tests.get(key)
+        if src == "manual":
+            tests[key] = pt
+        elif src == "runtime" and pt.get("label") == "gpu":
+            if (new is None and _still_collected(key, tests)) or (new is not None and new["label"] != "gpu"):
+                tests[key] = pt
+        elif new is not None and new["label"] == "gpu" and pt.get("label") == "gpu":
+            measured = [r for r in pt.get("reasons", []) if MEASURED in r]
+            if measured:
+                tests[key] = {**new, "vram_gb": pt.get("vram_gb", 0), "reasons": list(new["reasons"]) + measured}
+    return tests
 
 
 def merge(results: Mapping[str, FileResult], old: Mapping[str, Any] | None, scope: list[str] | None = None
@@ -68,17 +104,8 @@ def merge(results: Mapping[str, FileResult], old: Mapping[str, Any] | None, scop
             continue
         entry = file_entry(r)
         if prev is not None and not r.error:
-            tests = dict(entry["tests"])
-            for key, pt in prev.get("tests", {}).items():
-                src = pt.get("source", "static")
-                if src == "manual":
-                    tests[key] = pt
-                elif src == "runtime" and pt.get("label") == "gpu":
-                    new = tests.get(key)
-                    if new is None or new["label"] != "gpu":
-                        if new is not None or "[" not in key:
-                            tests[key] = pt
-            entry = {**_summarise(tests, r.torch)}
+            tests = _keep_knowledge(dict(entry["tests"]), prev.get("tests", {}))
+            entry = _summarise(tests, r.torch)
         files[rel] = entry
     data["files"] = dict(sorted(files.items()))
     return data

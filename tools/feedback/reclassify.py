@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from tools.classify.merge import file_label, file_source
 from tools.feedback.cuda_failures import Verdict, classify_outcome
 from tools.feedback.results import Results, Run, TestCase, split_nodeid
 
@@ -55,22 +56,14 @@ class Report:
         return len(self.moves)
 
 
-def file_label(labels: list[str]) -> str:
-    """docs/classification.md: all cpu -> cpu; all gpu -> gpu; both -> mixed; unknown and no gpu -> unknown."""
-    s = set(labels)
-    if "gpu" in s:
-        return "mixed" if "cpu" in s else "gpu"
-    if "unknown" in s:
-        return "unknown"
-    return "cpu"
-
-
 def summarise_file(entry: dict[str, Any]) -> None:
     """Recompute a file entry's label, gpu_count and vram_gb from its tests (as the classifier's merge does)."""
     tests = entry.get("tests") or {}
     if not tests:
         return
     entry["label"] = file_label([t["label"] for t in tests.values()])
+    if entry.get("source") != "manual":
+        entry["source"] = file_source(tests)
     entry["gpu_count"] = max((int(t.get("gpu_count", 0)) for t in tests.values()), default=0)
     entry["vram_gb"] = max((t.get("vram_gb", 0) for t in tests.values()), default=0)
     entry["tests"] = dict(sorted(tests.items()))
