@@ -117,6 +117,17 @@ local_path_override(module_name = "rules_torch_test", path = "{repo}")
 
 classification = use_extension("@rules_torch_test//rules:extensions.bzl", "torch_classification")
 classification.file(src = "//:my_classification.json")
+
+# The same pip settings as this repository's MODULE.bazel, on a lock with a requirement lacking a hash.
+bazel_dep(name = "rules_python", version = "0.22.1")
+pip = use_extension("@rules_python//python/extensions:pip.bzl", "pip")
+pip.parse(
+    name = "pip_unhashed",
+    extra_pip_args = ["--require-hashes"],
+    python_interpreter = "python3.11",
+    requirements_lock = "//:unhashed_lock.txt",
+)
+use_repo(pip, "pip_unhashed")
 """
 
 CONSUMER_BUILD = """\
@@ -134,6 +145,7 @@ def consumer(tmp_path):
     (workspace / "MODULE.bazel").write_text(CONSUMER_MODULE.format(repo=ROOT))
     (workspace / "BUILD.bazel").write_text(CONSUMER_BUILD)
     (workspace / "test_model.py").write_text("def test_model():\n    pass\n")
+    (workspace / "unhashed_lock.txt").write_text("six==1.17.0\n")
     (workspace / "bad").mkdir()
     (workspace / "bad" / "BUILD.bazel").write_text(
         'load("@rules_torch_test//rules:defs.bzl", "torch_py_test")\n'
@@ -168,3 +180,11 @@ def test_consumer_module_uses_its_own_classification_and_bad_input_fails(consume
     result = bazel("query", "//bad:all", cwd=workspace, env=env, check=False)
     assert result.returncode != 0
     assert 'torch_py_test @@//bad:test_x: device must be "cpu" or "gpu", got "tpu"' in result.stderr
+
+
+def test_a_lock_line_without_hash_fails_the_fetch(consumer):
+    workspace, env = consumer
+    (workspace / "my_classification.json").write_text(classification({"label": "cpu"}))
+    result = bazel("query", "deps(@pip_unhashed//:six_pkg)", cwd=workspace, env=env, check=False)
+    assert result.returncode != 0
+    assert "Hashes are required in --require-hashes mode" in result.stderr
