@@ -48,10 +48,17 @@ def label_dir(testlogs: Path, label: str) -> Path:
 
 
 def junit_seconds(path: Path) -> float | None:
-    """Total time of one JUnit XML file, or None if unreadable (history is advisory)."""
+    """Total time of one JUnit XML file, or None if unreadable (history is advisory).
+
+    A run in which every test case was skipped (a GPU test run on a machine without the GPU) or
+    that ran no test case says nothing about the test's duration: None.
+    """
     try:
         root = ET.parse(path).getroot()
     except (ET.ParseError, OSError):
+        return None
+    cases = list(root.iter("testcase"))
+    if not cases or all(case.find("skipped") is not None for case in cases):
         return None
 
     def attr_time(elem: ET.Element) -> float | None:

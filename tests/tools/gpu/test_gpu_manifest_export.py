@@ -147,6 +147,18 @@ def test_history_durations(tmp_path: Path, examples_xml: str) -> None:
     assert by_label["//tests/torch_gpu:test_cuda_ops"].duration_source == "size"  # unreadable → size
 
 
+def test_history_ignores_runs_where_every_case_skipped(tmp_path: Path, examples_xml: str) -> None:
+    # A GPU target run on a CPU machine skips everything in ~0 s: that is no duration estimate.
+    logs = tmp_path / "bazel-testlogs"
+    path = logs / "tests/torch_gpu/test_two_gpu/test.xml"
+    path.parent.mkdir(parents=True)
+    path.write_text('<testsuites><testsuite name="t" tests="1" time="0.01">'
+                    '<testcase name="c" time="0.0"><skipped message="needs 2 CUDA GPUs"/></testcase>'
+                    "</testsuite></testsuites>")
+    by_label = {t.label: t for t in _manifest(examples_xml, "xml", testlogs=logs).tests}
+    assert by_label["//tests/torch_gpu:test_two_gpu"].duration_source == "size"
+
+
 def test_history_label_paths() -> None:
     assert history.label_dir(Path("L"), "@repo//a/b:c") == Path("L/external/repo/a/b/c")
     assert history.label_dir(Path("L"), "//:top") == Path("L/top")
