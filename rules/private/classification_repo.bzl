@@ -43,6 +43,9 @@ def validate_classification(data, origin):
     Args:
       data: the decoded JSON.
       origin: file name used in messages.
+
+    Returns:
+      None, or a string naming the first invalid entry and what is wrong with it.
     """
     if type(data) != "dict":
         return "%s: top level must be an object" % origin

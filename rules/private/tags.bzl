@@ -136,7 +136,14 @@ def part_tags(device, part, gpu_count = None, vram_gb = None, cuda_min = None, g
     return sorted(tags)
 
 def cpu_threads(tags):
-    """Threads a test may use: N from Bazel's `cpu:N` tag (the CPUs Bazel reserves), else 1."""
+    """Threads a test may use: N from Bazel's `cpu:N` tag (the CPUs Bazel reserves), else 1.
+
+    Args:
+      tags: the target's tags.
+
+    Returns:
+      The thread count, an int >= 1.
+    """
     for tag in tags:
         if tag.startswith("cpu:"):
             return int(tag[len("cpu:"):])
