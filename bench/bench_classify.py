@@ -2,6 +2,20 @@
 
 Prints figures only; asserts nothing about timing. Usage:
     python bench/bench_classify.py [--files 10000] [--keep DIR]
+
+The generated tree imitates a real torch test suite rather than one-test stubs: directories of 100 files,
+each with a conftest.py (a `device` fixture, a parametrized `dtype` fixture), a root conftest with an
+autouse seeding fixture, an in-repo package (skip markers and a `build(device)` helper, a small nn.Module
+model, pure-Python utilities), and test files of 3-7 tests (about 30-80 lines) in this mix: 47% pure
+CPU tensor code (arithmetic, autograd, models, parametrize, the `dtype` fixture), 16% mixed (a
+`'cpu'/'cuda'` parametrization or the `device` fixture), 11% GPU (a skip marker from the helper module,
+skipif, `.cuda()`, a GPU helper call), 11% unittest.TestCase classes (setUp device choice,
+skipUnless), 16% pure Python without torch; plus non-test helper modules next to the tests (5% of the
+files). About 6.5 tests per file.
+
+Cold runs use every CPU the process may run on (one analysis process per CPU, tools/classify/parallel.py);
+the single-process figure is printed too. Times are wall-clock; on a machine shared with other work the
+parallel figure shows less than the CPU count would promise.
 """
 
 from __future__ import annotations
@@ -20,34 +34,144 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tools.classify.modules import is_test_file, walk_python_files  # noqa: E402
+from tools.classify.parallel import cpu_count, resolve_workers  # noqa: E402
 from tools.classify.runner import run  # noqa: E402
 
-TEMPLATES = [
-    "import torch\n\ndef test_cpu_{i}():\n    x = torch.ones({n})\n    assert x.sum() == {n}\n",
-    "import pytest\nimport torch\nfrom pkg.helpers import requires_cuda, build\n\n@requires_cuda\n"
-    "def test_gpu_{i}():\n    build('cuda')\n\n@pytest.mark.parametrize('device', ['cpu', 'cuda'])\n"
-    "def test_param_{i}(device):\n    torch.zeros({n}, device=device)\n",
-    "import unittest\nimport torch\n\nclass Case{i}(unittest.TestCase):\n    def setUp(self):\n"
-    "        self.device = 'cuda' if torch.cuda.is_available() else 'cpu'\n\n    def test_a(self):\n"
-    "        torch.ones({n}).to(self.device)\n",
-    "import json\n\ndef test_pure_{i}():\n    assert json.loads('{n}') == {n}\n",
-]
+# The generated tree imitates a real torch test suite (the mix is stated in the module docstring).
 HELPERS = (
-    "import pytest\nimport torch\n\n"
-    "requires_cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason='cuda')\n\n"
-    "def build(device):\n    return torch.nn.Linear(2, 2).to(device)\n"
+    '"""Test helpers shared by the suite."""\n\nimport os\n\nimport pytest\nimport torch\n\n'
+    "requires_cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason='needs CUDA')\n"
+    "slow = pytest.mark.skipif(os.environ.get('RUN_SLOW') != '1', reason='slow')\n\n\n"
+    "def build(device):\n    return torch.nn.Linear(2, 2).to(device)\n\n\n"
+    "def assert_close(a, b, tol=1e-5):\n    assert torch.allclose(a, b, atol=tol), (a, b)\n"
 )
+MODELS = (
+    '"""Small models used by the tests."""\n\nimport torch\nfrom torch import nn\n\n\n'
+    "class Block(nn.Module):\n    def __init__(self, width):\n        super().__init__()\n"
+    "        self.proj = nn.Linear(width, width)\n        self.norm = nn.LayerNorm(width)\n\n"
+    "    def forward(self, x):\n        return self.norm(torch.relu(self.proj(x)) + x)\n\n\n"
+    "class Tiny(nn.Module):\n    def __init__(self, width=8, depth=2):\n        super().__init__()\n"
+    "        self.blocks = nn.ModuleList([Block(width) for _ in range(depth)])\n\n"
+    "    def forward(self, x):\n        for b in self.blocks:\n            x = b(x)\n        return x\n\n\n"
+    "def make_model(width=8, device='cpu'):\n    return Tiny(width).to(device)\n"
+)
+UTILS = (
+    '"""Pure-Python utilities (no torch)."""\n\nimport json\nimport re\n\n\n'
+    "def slug(text):\n    return re.sub(r'[^a-z0-9]+', '-', text.lower()).strip('-')\n\n\n"
+    "def roundtrip(obj):\n    return json.loads(json.dumps(obj))\n"
+)
+ROOT_CONFTEST = (
+    "import pytest\nimport torch\n\n\n@pytest.fixture(autouse=True)\ndef _seed():\n"
+    "    torch.manual_seed(0)\n    yield\n"
+)
+DIR_CONFTEST = (
+    "import pytest\nimport torch\n\n\n@pytest.fixture\ndef device():\n"
+    "    return 'cuda' if torch.cuda.is_available() else 'cpu'\n\n\n"
+    "@pytest.fixture(params=['float32', 'float64'])\ndef dtype(request):\n    return getattr(torch, request.param)\n"
+)
+# Test bodies by kind; {i} is unique per test, {n} a small number.
+CPU_TESTS = [
+    "def test_sum_{i}():\n    x = torch.arange({n} * 4, dtype=torch.float32).reshape({n}, 4)\n"
+    "    total = x.sum(dim=1)\n    assert total.shape == ({n},)\n    for row in range({n}):\n"
+    "        assert total[row] == x[row].sum()\n",
+    "def test_model_{i}():\n    model = make_model(width=8)\n    x = torch.randn({n}, 8)\n"
+    "    y = model(x)\n    assert y.shape == x.shape\n    assert torch.isfinite(y).all()\n",
+    "def test_grad_{i}():\n    w = torch.ones(3, requires_grad=True)\n    loss = (w * {n}).sum()\n"
+    "    loss.backward()\n    assert_close(w.grad, torch.full((3,), float({n})))\n",
+    "@pytest.mark.parametrize('shape', [(1,), (2, 3), ({n}, {n})])\ndef test_zeros_{i}(shape):\n"
+    "    t = torch.zeros(shape)\n    assert t.numel() == int(torch.tensor(shape).prod())\n",
+    "def test_dtype_{i}(dtype):\n    x = torch.ones({n}, dtype=dtype)\n    assert x.dtype == dtype\n",
+    "def test_cat_{i}():\n    parts = [torch.full((2,), float(k)) for k in range({n})]\n"
+    "    out = torch.cat(parts)\n    assert out.numel() == 2 * {n}\n    assert out.max() == {n} - 1\n",
+]
+MIXED_TESTS = [
+    "@pytest.mark.parametrize('dev', ['cpu', 'cuda'])\ndef test_param_{i}(dev):\n"
+    "    x = torch.zeros({n}, device=dev)\n    assert x.sum() == 0\n",
+    "def test_on_device_{i}(device):\n    model = build(device)\n    x = torch.randn({n}, 2).to(device)\n"
+    "    assert model(x).shape == ({n}, 2)\n",
+]
+GPU_TESTS = [
+    "@requires_cuda\ndef test_gpu_{i}():\n    x = torch.randn({n}, {n}).cuda()\n    y = x @ x.T\n"
+    "    torch.cuda.synchronize()\n    assert y.is_cuda\n",
+    "@pytest.mark.skipif(not torch.cuda.is_available(), reason='cuda')\ndef test_model_gpu_{i}():\n"
+    "    model = make_model(8, device='cuda')\n    assert next(model.parameters()).is_cuda\n",
+    "def test_build_cuda_{i}():\n    build('cuda')\n",
+]
+PURE_TESTS = [
+    "def test_slug_{i}():\n    assert slug('Hello World {n}') == 'hello-world-{n}'\n",
+    "def test_roundtrip_{i}():\n    data = {{'k': [{n}, 2, 3], 'name': 'x{n}'}}\n    assert roundtrip(data) == data\n",
+    "def test_path_{i}(tmp_path):\n    p = tmp_path / 'f{n}.txt'\n    p.write_text('x' * {n})\n"
+    "    assert p.read_text() == 'x' * {n}\n",
+]
+UNITTEST_CLASS = (
+    "class Case{i}(unittest.TestCase):\n    def setUp(self):\n"
+    "        self.device = 'cuda' if torch.cuda.is_available() else 'cpu'\n\n"
+    "    def test_ones(self):\n        t = torch.ones({n}).to(self.device)\n"
+    "        self.assertEqual(t.sum().item(), {n})\n\n"
+    "    def test_linear(self):\n        m = torch.nn.Linear(2, 2).to(self.device)\n"
+    "        self.assertEqual(m(torch.ones(1, 2, device=self.device)).shape, (1, 2))\n\n"
+    "    @unittest.skipUnless(torch.cuda.is_available(), 'cuda')\n    def test_cuda(self):\n"
+    "        self.assertTrue(torch.ones(1).cuda().is_cuda)\n"
+)
+TORCH_HEADER = (
+    "import math\nimport unittest\n\nimport pytest\nimport torch\n\n"
+    "from pkg.helpers import assert_close, build, requires_cuda\nfrom pkg.models import make_model\n\n"
+)
+PURE_HEADER = "import json\nimport os\n\nfrom pkg.utils import roundtrip, slug\n\n"
+# (weight, kind): per file. cpu files may also hold a few mixed tests.
+FILE_KINDS = [(45, "cpu"), (15, "mixed"), (10, "gpu"), (10, "unittest"), (15, "pure"), (5, "helper")]
+
+
+def _test_file(rng: random.Random, kind: str, i: int) -> str:
+    doc = f'"""Generated {kind} tests #{i}: part of a synthetic suite for the classifier benchmark."""\n\n'
+    if kind == "pure":
+        pool, header = PURE_TESTS, PURE_HEADER
+    else:
+        pool = {"cpu": CPU_TESTS, "mixed": CPU_TESTS + MIXED_TESTS, "gpu": CPU_TESTS + GPU_TESTS,
+                "unittest": CPU_TESTS}[kind]
+        header = TORCH_HEADER
+    parts = [doc, header, f"WIDTH = {rng.randint(2, 9)}\n\n\n",
+             "def _reference(x):\n    # a module-level helper, not a test\n"
+             "    return math.sqrt(sum(v * v for v in x))\n"]
+    if kind == "unittest":
+        parts.append("\n\n" + UNITTEST_CLASS.format(i=i, n=rng.randint(1, 9)))
+    for j in range(rng.randint(3, 7)):
+        if kind == "mixed" and j == 0:
+            body = rng.choice(MIXED_TESTS)
+        elif kind == "gpu" and j == 0:
+            body = rng.choice(GPU_TESTS)
+        else:
+            body = rng.choice(pool)
+        parts.append("\n\n" + body.format(i=f"{i}_{j}", n=rng.randint(1, 9)))
+    return "".join(parts)
 
 
 def generate(root: Path, count: int) -> None:
+    """`count` test files in directories of 100, each directory with a conftest (fixtures `device` and a
+    parametrized `dtype`), a root conftest with an autouse fixture, and an in-repo helper package."""
     rng = random.Random(0)
     (root / "pkg").mkdir(parents=True)
     (root / "pkg" / "__init__.py").write_text("")
     (root / "pkg" / "helpers.py").write_text(HELPERS)
-    for i in range(count):
-        d = root / "tests" / f"d{i // 200}"
-        d.mkdir(parents=True, exist_ok=True)
-        (d / f"test_gen_{i}.py").write_text(rng.choice(TEMPLATES).format(i=i, n=rng.randint(1, 9)))
+    (root / "pkg" / "models.py").write_text(MODELS)
+    (root / "pkg" / "utils.py").write_text(UTILS)
+    (root / "tests").mkdir()
+    (root / "tests" / "conftest.py").write_text(ROOT_CONFTEST)
+    kinds = [k for w, k in FILE_KINDS for _ in range(w)]
+    made = 0
+    i = 0
+    while made < count:
+        d = root / "tests" / f"d{i // 100}"
+        if not d.exists():
+            d.mkdir(parents=True)
+            (d / "conftest.py").write_text(DIR_CONFTEST)
+        kind = rng.choice(kinds)
+        if kind == "helper":  # a non-test module next to the tests (parsed when imported, else not)
+            (d / f"_common_{i}.py").write_text(UTILS)
+        else:
+            (d / f"test_gen_{i}.py").write_text(_test_file(rng, kind, i))
+            made += 1
+        i += 1
 
 
 def bare_parse_seconds(root: Path) -> tuple[float, int]:
@@ -63,6 +187,7 @@ def bare_parse_seconds(root: Path) -> tuple[float, int]:
 
 def bench(name: str, root: Path, cache: Path) -> None:
     parse_s, n = bare_parse_seconds(root)
+    workers = resolve_workers(None, n)
     t0 = time.perf_counter()
     cold = run(root, None, None)
     cold_s = time.perf_counter() - t0
@@ -73,11 +198,18 @@ def bench(name: str, root: Path, cache: Path) -> None:
     t1 = time.perf_counter()
     warm = run(root, None, cache)
     warm_s = time.perf_counter() - t1
-    print(f"[{name}] {n} test files, {tests} tests")
-    print(f"  cold: {cold_s:.2f}s = {n / cold_s:.0f} files/s")
+    gc.collect()
+    t0 = time.perf_counter()  # last: its memory would otherwise be inherited by the workers forked after it
+    run(root, None, None, workers=1)
+    seq_s = time.perf_counter() - t0
+    gc.collect()
+    print(f"[{name}] {n} test files, {tests} tests; {cpu_count()} CPUs, {workers} analysis process(es)")
+    print(f"  cold: {cold_s:.2f}s = {n / cold_s:.0f} files/s (wall)")
+    print(f"  cold, one process: {seq_s:.2f}s = {n / seq_s:.0f} files/s")
     print(f"  warm: {warm_s:.2f}s = {n / warm_s:.0f} files/s ({cold_s / warm_s:.1f}x faster, "
           f"{warm.cache_hits} cache hits)")
-    print(f"  bare ast.parse: {parse_s:.2f}s; classification/parse ratio {cold_s / parse_s:.2f}x (goal <= 2x)")
+    print(f"  bare ast.parse: {parse_s:.2f}s; classification/parse ratio {cold_s / parse_s:.2f}x (goal <= 2x); "
+          f"one process {seq_s / parse_s:.2f}x")
 
 
 def main() -> int:
@@ -92,7 +224,9 @@ def main() -> int:
         bench("generated", gen, Path(tmp) / "cache-gen")
         bench("project tests/", ROOT / "tests", Path(tmp) / "cache-proj")
     peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print(f"peak memory (max RSS): {peak_kb / 1024:.0f} MiB")
+    child_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    print(f"peak memory (max RSS): {peak_kb / 1024:.0f} MiB (the one-process runs); largest forked analysis "
+          f"process {child_kb / 1024:.0f} MiB")
     return 0
 
 

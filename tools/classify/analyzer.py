@@ -98,12 +98,12 @@ SCOPES = {"session": 0, "package": 1, "module": 2, "class": 3, "function": 4}
 class Analyzer:
     """Analyses test files of one root; implements the ModuleSource the interpreter reads from."""
 
-    def __init__(self, root: Path, files: list[str], sources: dict[str, bytes] | None = None,
+    def __init__(self, root: Path, files: list[str] | RepoIndex, sources: dict[str, bytes] | None = None,
                  pytest_torch: bool | None = None) -> None:
         self.root = root
         # pytest-torch declared: its pytest_generate_tests also parametrizes a repo-defined torch_device
         self.pytest_torch = declares_pytest_torch(root) if pytest_torch is None else pytest_torch
-        self.index = RepoIndex(files)
+        self.index = files if isinstance(files, RepoIndex) else RepoIndex(files)  # an index can be shared
         self.sources = sources if sources is not None else {}
         self.parsed: dict[str, ParsedModule] = {}
         self.interp = Interp(self)

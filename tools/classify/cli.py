@@ -53,6 +53,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--explain", metavar="NODEID", help="print the evidence chain of a test")
     p.add_argument("--cache-dir", help="cache directory (default: <root>/.torch-classify-cache)")
     p.add_argument("--no-cache", action="store_true")
+    p.add_argument("--jobs", type=int, metavar="N", help="analysis processes (default: $TORCH_CLASSIFY_JOBS, "
+                   "else one per CPU on large trees); the output does not depend on it")
     p.add_argument("--paths", nargs="*", default=[], help="only these files/directories (relative to root); overrides "
                    "[tool.torch_classify] paths")
     return p
@@ -74,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     cache_dir = None if args.no_cache else Path(args.cache_dir).resolve() if args.cache_dir else (
         root / ".torch-classify-cache")
     paths = [os.path.relpath(Path(p).resolve(), root) if os.path.isabs(p) else p for p in args.paths]
-    result = run(root, paths, cache_dir, _progress)
+    result = run(root, paths, cache_dir, _progress, workers=args.jobs)
     for p in result.problems:
         print(f"classify: {p.rel}: {p.reason}", file=sys.stderr)
     out_path = Path(args.output).resolve() if args.output else root / cf.DEFAULT_FILENAME

@@ -9,11 +9,25 @@ of classes/functions, else `argname<index>`; duplicates get a numeric suffix.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 
 from tools.classify import torch_testing
-from tools.classify.dataflow import Frame, Interp, is_fixture_def
-from tools.classify.values import ClassV, Const, Ext, FuncV, GenClassV, MarkV, ParamV, Seq, TestFnV, Value
+from tools.classify.dataflow import PARAMETERIZED_EXPAND, Frame, Interp, is_fixture_def
+from tools.classify.values import (
+    ClassV,
+    Const,
+    DictV,
+    Ext,
+    FuncV,
+    GenClassV,
+    Inst,
+    MarkV,
+    ParamV,
+    Seq,
+    TestFnV,
+    Value,
+)
 
 UNITTEST_BASES = ("TestCase", "IsolatedAsyncioTestCase", "TestCasePlus", "DistributedTestBase", "MultiProcessTestCase",
                   "MultiProcContinousTest", "DTensorTestBase", "FSDPTest", "TestCaseBase")
@@ -191,7 +205,7 @@ def collect_items(interp: Interp, rel: str) -> list[TestItem]:
         if isinstance(value, FuncV) and name.startswith("test") and value.bound is None:
             node = interp.source.module(value.rel).defs.get(value.pos)
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not is_fixture_def(node):
-                out.append(TestItem(name, value, (), False, value.pos[0]))
+                out.extend(_expanded(interp, value, name, name, (), False))
         elif isinstance(value, ClassV):
             out.extend(_collect_class(interp, value, name, ()))
         elif isinstance(value, GenClassV):
@@ -212,12 +226,74 @@ def _collect_class(interp: Interp, cls: ClassV, name: str, outer: tuple[ClassV, 
     if cls in interp.param_classes:
         items = _collect_parametrized(interp, cls, prefix, chain, unit)
     else:
-        items = [TestItem(f"{prefix}::{m}", fv, chain, unit, fv.pos[0]) for m, fv in _methods(interp, cls)]
+        items = [i for m, fv in _methods(interp, cls) for i in _expanded(interp, fv, f"{prefix}::{m}", prefix, chain,
+                                                                          unit)]
     if not unit:
         for inner_name, v in interp.class_body(cls, 0).items():
             if isinstance(v, ClassV) and inner_name.startswith("Test"):
                 items.extend(_collect_class(interp, v, inner_name, chain))
     return items
+
+
+# -- the `parameterized` package ------------------------------------------------------------------------
+PARAM_OBJECT = ClassV("<parameterized>", (0, 0), "param")  # what a name_func receives: .args, .kwargs
+
+
+def to_safe_name(s: str) -> str:
+    """parameterized.to_safe_name."""
+    return re.sub("[^a-zA-Z0-9_]+", "_", s)
+
+
+def _expanded(interp: Interp, fv: FuncV, key: str, fallback_key: str, chain: tuple[ClassV, ...],
+              unit: bool) -> list[TestItem]:
+    """A test, or the tests `@parameterized.expand(...)` makes of it (the original is not collected)."""
+    node = interp.source.module(fv.rel).defs.get(fv.pos)
+    decos = getattr(node, "decorator_list", [])
+    if not any((d.func.attr if isinstance(d, ast.Call) and isinstance(d.func, ast.Attribute) else "") == "expand"
+               for d in decos):
+        return [TestItem(key, fv, chain, unit, fv.pos[0])]
+    mark = next((v for v in _decorator_values(interp, fv) if isinstance(v, MarkV) and v.name == PARAMETERIZED_EXPAND),
+                None)
+    if mark is None:
+        return [TestItem(key, fv, chain, unit, fv.pos[0])]
+    cases = _expand_cases(interp, fv, node, mark)
+    if cases is None:
+        return [TestItem(fallback_key, fv, chain, unit, fv.pos[0], fallback=True)]
+    base = key.rsplit("::", 1)[0] + "::" if "::" in key else ""
+    return [TestItem(f"{base}{name}", fv, chain, unit, fv.pos[0], bindings) for name, bindings in cases]
+
+
+def _expand_cases(interp: Interp, fv: FuncV, node: ast.AST, mark: MarkV) -> list[
+        tuple[str, tuple[tuple[str, Value], ...]]] | None:
+    """(generated name, argument bindings) per parameter set; None when the names cannot be computed."""
+    inputs = mark.args[0] if mark.args else None
+    if not isinstance(inputs, Seq) or not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    params = [p.arg for p in (*node.args.posonlyargs, *node.args.args)]
+    if fv.cls is not None and params and params[0] in ("self", "cls"):
+        params = params[1:]
+    name_func = mark.kw("name_func")
+    frame = Frame(fv.rel, 0, {}, interp.module_state(fv.rel, 0).env, [])
+    out: list[tuple[str, tuple[tuple[str, Value], ...]]] = []
+    for num, item in enumerate(inputs.items):
+        if isinstance(item, ParamV):
+            args = list(item.values)
+        elif isinstance(item, Seq) and item.kind in ("tuple", "list"):
+            args = list(item.items)
+        else:
+            args = [item]
+        if name_func is not None and not (isinstance(name_func, Const) and name_func.value is None):
+            p = Inst(PARAM_OBJECT, (("args", Seq(tuple(args), "tuple")), ("kwargs", DictV(()))))
+            got = interp.call(name_func, [fv, Const(num), p], {}, node, frame, "name_func")
+            if not (isinstance(got, Const) and isinstance(got.value, str)):
+                return None
+            name = got.value
+        else:
+            name = f"{fv.name}_{num}"
+            if args and isinstance(args[0], Const) and isinstance(args[0].value, str):
+                name += "_" + to_safe_name(args[0].value)
+        out.append((name, tuple(zip(params, args, strict=False))))
+    return out
 
 
 # -- torch.testing._internal generators ---------------------------------------------------------------

@@ -221,11 +221,20 @@ def known_call(name: str, world: int) -> object:
         return world > 0 if name != "num_gpus_available" else world
     if name in ("get_gpu_count", "backend_device_count", "num_cuda_devices", "get_device_count"):
         return world
-    if name in ("is_torch_xpu_available", "is_torch_npu_available", "is_torch_mps_available",
-                "is_torch_hpu_available", "is_torch_mlu_available", "is_torch_musa_available",
-                "is_xpu_available", "is_npu_available", "is_mps_available", "is_hpu_available"):
+    if OTHER_ACCELERATOR_CHECK.fullmatch(name):
         return False
+    if CUDA_CHECK.fullmatch(name):
+        return world > 0
     return NotImplemented
+
+
+# Availability checks of accelerators other than CUDA (accelerate's is_mlu_available(), transformers'
+# is_torch_npu_available(), is_torch_xla_available(), ...): False on a CPU-only machine and in the
+# analysis' CUDA worlds alike. Their bodies probe optional packages and drivers the analysis cannot follow.
+OTHER_ACCELERATOR_CHECK = re.compile(
+    r"is_(?:torch_)?(?:xpu|npu|mps|hpu|mlu|musa|sdaa|neuron|xla|tpu|ipu|dipu|gaudi|habana|ascend|torch_xla)"
+    r"(?:_bf16)?_available")
+CUDA_CHECK = re.compile(r"is_(?:torch_)?(?:cuda|gpu)(?:_device)?_available")
 
 
 # torchvision's cpu_and_cuda(): ("cpu", pytest.param("cuda", marks=pytest.mark.needs_cuda))

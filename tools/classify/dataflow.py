@@ -52,6 +52,13 @@ from tools.classify.values import (
 )
 
 MAX_DEPTH = 24
+PROPERTY_DECORATORS = frozenset({"property", "cached_property", "abstractproperty", "lazy_property",
+                                 "lazyproperty", "cache_readonly"})
+EXISTING_DEVICE = Ext("<existing tensor>.device")  # `x.device` of a tensor the analysis does not track
+STR_METHODS = frozenset({"startswith", "endswith", "lower", "upper", "strip", "lstrip", "rstrip", "split",
+                         "rsplit", "partition", "replace", "casefold", "find", "count", "isdigit"})
+DYNAMIC = "<dynamic>"  # Ext path prefix of a value looked up by a computed name; the rest is the evidence step
+PARAMETERIZED_EXPAND = "<parameterized.expand>"  # MarkV name of @parameterized.expand([...])
 MAX_FINDINGS_PER_KIND = 4
 DEVICE_NAME_HINTS = ("device", "dev", "device_map")
 BUILTIN_NAMES = frozenset(dir(builtins))
@@ -173,6 +180,29 @@ def _const_of(v: Value) -> tuple[bool, object]:
     return False, None
 
 
+# Device kinds other than CUDA: no analysis world has them (a CPU-only machine has none either).
+OTHER_DEVICE_KINDS = frozenset({"xpu", "mps", "npu", "hpu", "mlu", "musa", "sdaa", "neuron", "xla", "tpu", "ipu"})
+
+
+def _other_accelerator_test(op: ast.cmpop, a: Value, b: Value) -> Value | None:
+    """`dev.type == "xpu"`, `"npu" in str(device)`, `backend != "mps"` with an unresolved left side: the
+    analysed machines have no such device, so a value the analysis cannot see is not one of them."""
+    if isinstance(op, (ast.In, ast.NotIn)):
+        const, opaque = a, b
+    else:
+        const, opaque = (b, a) if isinstance(b, Const) else (a, b)
+    if not (isinstance(const, Const) and isinstance(const.value, str)
+            and const.value.lower() in OTHER_DEVICE_KINDS and isinstance(opaque, (Unknown, Ext))):
+        return None
+    if isinstance(opaque, Ext) and not opaque.path.startswith(("<", "torch.")) and "device" not in opaque.path:
+        return None
+    if isinstance(op, (ast.Eq, ast.Is, ast.In)):
+        return Const(False)
+    if isinstance(op, (ast.NotEq, ast.IsNot, ast.NotIn)):
+        return Const(True)
+    return None
+
+
 def _compare(op: ast.cmpop, a: Value, b: Value) -> Value:
     if isinstance(a, OneOf) or isinstance(b, OneOf):
         outs = {_compare(op, x, y) for x in alternatives(a) for y in alternatives(b)}
@@ -191,6 +221,9 @@ def _compare(op: ast.cmpop, a: Value, b: Value) -> Value:
         if ka and kb and isinstance(va, str) and isinstance(vb, str):
             return Const((va in vb) if isinstance(op, ast.In) else (va not in vb))
         return UNK
+    other = _other_accelerator_test(op, a, b)
+    if other is not None:
+        return other
     ka, va = _const_of(a)
     kb, vb = _const_of(b)
     if isinstance(a, DeviceV) and isinstance(b, Const) and isinstance(b.value, str):
@@ -374,6 +407,9 @@ class Interp:
             return self._merge(frame, [(a, ea), (b, eb)])
         if isinstance(s, (ast.For, ast.AsyncFor)):
             it = self.ev(s.iter, frame)
+            if isinstance(it, Seq) and it.kind == "range" and not it.items:
+                # `for i in range(torch.cuda.device_count()):` runs no iteration on a CPU-only machine
+                return self.exec_block(s.orelse, frame)
             elem: Value = UNK
             if isinstance(it, Seq) and it.items:
                 elem = join_all([i.values[0] if isinstance(i, ParamV) and len(i.values) == 1 else i
@@ -406,7 +442,14 @@ class Interp:
             return self.exec_block(s.body, frame)
         if isinstance(s, (ast.Try, getattr(ast, "TryStar", ast.Try))):
             body = self._branch(frame)
+            body.findings = []
             ended = self.exec_block(s.body, body)
+            swallowed = _swallows_device_errors(s)
+            for f in body.findings:
+                # `try: torch.tensor(0, device=i) except Exception: continue` cannot fail the test
+                if not (swallowed and f.kind in (GPU, UNKNOWN)):
+                    frame.add(f)
+            body.findings = frame.findings
             if not ended:
                 ended = self.exec_block(s.orelse, body)
             branches = [(body, ended)]
@@ -711,6 +754,8 @@ class Interp:
         inner = self._branch(frame)
         for gen in n.generators:
             it = self.ev(gen.iter, inner)
+            if isinstance(it, Seq) and it.kind == "range" and not it.items:
+                return Seq((), "list")  # nothing is evaluated: `[... for i in range(device_count())]` on a CPU
             elem = join_all(list(it.items)) if isinstance(it, Seq) and it.items else UNK
             self.bind(gen.target, elem, inner)
             for cond in gen.ifs:
@@ -732,12 +777,17 @@ class Interp:
         return UNK
 
     def ev_Attribute(self, n: ast.Attribute, frame: Frame) -> Value:
-        return self.getattr_v(self.ev(n.value, frame), n.attr, frame, n)
+        obj = self.ev(n.value, frame)
+        if n.attr == "device" and isinstance(obj, Unknown) and _device_of_existing(n):
+            return EXISTING_DEVICE
+        return self.getattr_v(obj, n.attr, frame, n)
 
     def getattr_v(self, obj: Value, name: str, frame: Frame, node: ast.AST) -> Value:
         if isinstance(obj, Ext):
             if obj.path.startswith("<devices>"):
                 return UNK
+            if obj.path.startswith(DYNAMIC):
+                return UNK  # a method of a looked-up value dispatches on its type, like any unknown object's
             return self.ext_value(f"{obj.path}.{name}", frame.world)
         if isinstance(obj, ModV):
             if obj.rel:
@@ -752,24 +802,32 @@ class Interp:
                 return v
             found = self.class_lookup(obj.cls, name, frame.world)
             if isinstance(found, FuncV):
-                return FuncV(found.rel, found.pos, found.name, bound=obj, captured=found.captured, cls=found.cls)
+                bound = FuncV(found.rel, found.pos, found.name, bound=obj, captured=found.captured, cls=found.cls)
+                if self._is_property(found):
+                    return self.call_function_from(bound, [], {}, getattr(node, "lineno", 0), frame)
+                return bound
             return found if found is not None else UNK
         if isinstance(obj, ClassV):
             found = self.class_lookup(obj, name, frame.world)
             return found if found is not None else UNK
         if isinstance(obj, SuperV):
             mro = self.mro(obj.cls, frame.world)
+            first_ext: Ext | None = None
             for c in mro[1:]:
                 if isinstance(c, ClassV):
                     body = self.class_body(c, frame.world)
                     if name in body:
                         v = body[name]
                         if isinstance(v, FuncV):
-                            return FuncV(v.rel, v.pos, v.name, bound=obj.obj, captured=v.captured, cls=v.cls)
+                            bound = FuncV(v.rel, v.pos, v.name, bound=obj.obj, captured=v.captured, cls=v.cls)
+                            if self._is_property(v):
+                                return self.call_function_from(bound, [], {}, getattr(node, "lineno", 0), frame)
+                            return bound
                         return v
-                elif isinstance(c, Ext):
-                    return Ext(f"{c.path}.{name}")
-            return UNK
+                elif isinstance(c, Ext) and first_ext is None:
+                    # an external base (often a mixin) before an in-repo class: prefer the in-repo definition
+                    first_ext = Ext(f"{c.path}.{name}")
+            return first_ext if first_ext is not None else UNK
         if isinstance(obj, (TensorV, DeviceV)):
             if name == "device":
                 return DeviceV(obj.device)
@@ -782,6 +840,8 @@ class Interp:
             return UNK
         if isinstance(obj, RequestV) and name == "param":
             return obj.param
+        if isinstance(obj, (FuncV, ClassV)) and name in ("__name__", "__qualname__"):
+            return Const(obj.name)
         return UNK
 
     # -- classes -----------------------------------------------------------------------------------
@@ -801,6 +861,9 @@ class Interp:
             frame = Frame(cls.rel, world, env, self.module_state(cls.rel, world).env, [], cls=cls)
             for s in node.body:
                 if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    if s.name in env and any(isinstance(d, ast.Attribute) and d.attr in ("setter", "deleter")
+                                             for d in s.decorator_list):
+                        continue  # `@x.setter`: the attribute stays the property's getter
                     env[s.name] = FuncV(cls.rel, (s.lineno, s.col_offset), s.name, cls=cls)
                 elif isinstance(s, ast.ClassDef):
                     env[s.name] = ClassV(cls.rel, (s.lineno, s.col_offset), s.name)
@@ -886,6 +949,9 @@ class Interp:
             v = self.ev(k.value, frame)
             if k.arg is not None:
                 kwargs[k.arg] = v
+            elif isinstance(v, DictV):  # `f(**kwargs)` forwarding keyword arguments the analysis knows
+                kwargs.update((str(kk.value), vv) for kk, vv in v.items
+                              if isinstance(kk, Const) and isinstance(kk.value, str))
         if isinstance(f, ast.Attribute):
             recv = self.ev(f.value, frame)
             return self.method_call(recv, f.attr, args, kwargs, n, frame)
@@ -905,6 +971,12 @@ class Interp:
             return self.call(callee, args, kwargs, n, frame, name)
         return self.tensor_method(recv, name, args, kwargs, n, frame)
 
+    def _is_property(self, fv: FuncV) -> bool:
+        """`@property` (also cached_property, abstractproperty): reading the attribute runs the getter."""
+        node = self.source.module(fv.rel).defs.get(fv.pos)
+        return isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+            _last_name(d) in PROPERTY_DECORATORS for d in node.decorator_list)
+
     def _is_classmethod(self, fv: FuncV) -> bool:
         node = self.source.module(fv.rel).defs.get(fv.pos)
         return isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
@@ -914,6 +986,16 @@ class Interp:
                       frame: Frame) -> Value:
         """Methods on values the analysis does not model (tensors, modules, external objects)."""
         line = n.lineno
+        if isinstance(recv, Const) and isinstance(recv.value, str) and name in STR_METHODS and not kwargs and all(
+                isinstance(a, Const) and isinstance(a.value, (str, int, tuple)) for a in args):
+            # `device.startswith("cuda")`, `dev.split(":")[0]`: plain string methods on a known string
+            try:
+                r = getattr(recv.value, name)(*(a.value for a in args if isinstance(a, Const)))
+            except (TypeError, ValueError):
+                return UNK
+            if isinstance(r, list):
+                return Seq(tuple(Const(x) for x in r), "list")
+            return Const(r) if isinstance(r, (str, bool, int)) else UNK
         if name == "cuda":
             dev = f"cuda:{args[0].value}" if args and isinstance(args[0], Const) and isinstance(
                 args[0].value, int) else "cuda"
@@ -929,7 +1011,7 @@ class Interp:
                     return TensorV(d)
             exprs = list(n.args[:1]) + [k.value for k in n.keywords if k.arg == "device"]
             for e, c in zip(exprs, cands, strict=False):
-                if isinstance(c, Unknown) and _smells_like_device(e):
+                if isinstance(c, Unknown) and _smells_like_device(e) and not _device_of_existing(e):
                     frame.add(Finding(UNKNOWN, (step(frame.rel, line, f".{name}({ast.unparse(e)}) with a device "
                                                                      "the analysis cannot resolve"
                                                                      + _why_unknown(e, frame)),)))
@@ -1128,6 +1210,9 @@ class Interp:
 
     def call_ext(self, path: str, args: list[Value], kwargs: dict[str, Value], n: ast.AST, frame: Frame) -> Value:
         line = getattr(n, "lineno", 0)
+        if path.startswith(DYNAMIC):
+            frame.add(Finding(UNKNOWN, (step(frame.rel, line, "calls") + f" {path[len(DYNAMIC):]}",)))
+            return args[0] if len(args) == 1 and not kwargs and isinstance(args[0], TestFnV) else UNK
         world = frame.world
         last = path.rsplit(".", 1)[-1]
         here = step(frame.rel, line, "")
@@ -1143,6 +1228,13 @@ class Interp:
             if path != "pytest.exit":
                 frame.add(Finding(SKIP, (step(frame.rel, line, f"{path}() reached"),), key=f"{frame.rel}:{line}"))
             return NORETURN
+        if path.endswith(("parameterized.expand", "parameterized.parameterized.expand")):
+            # the `parameterized` package: test_x -> test_x_0_<first str arg>, ... (see collect.py)
+            return MarkV(PARAMETERIZED_EXPAND, tuple(args[:1]) or (kwargs.get("input", UNK),),
+                         tuple(sorted(((k, v) for k, v in kwargs.items() if k == "name_func"), key=lambda kv: kv[0])),
+                         step(frame.rel, line, "parameterized.expand"))
+        if path in ("parameterized.param", "parameterized.parameterized.param"):
+            return ParamV(tuple(args))
         if path in ("pytest.param",):
             marks = kwargs.get("marks")
             mlist = marks.items if isinstance(marks, Seq) else ((marks,) if marks is not None else ())
@@ -1177,9 +1269,8 @@ class Interp:
         if path.startswith("builtins."):
             return self.call_builtin(last, args, kwargs, n, frame)
         if path in ("importlib.import_module",) and args and not isinstance(args[0], Const):
-            frame.add(Finding(UNKNOWN, (step(frame.rel, line, "importlib.import_module() of a computed name: "
-                                                              "dynamic dispatch"),)))
-            return UNK
+            return Ext(DYNAMIC + step(frame.rel, line, "importlib.import_module() of a computed name: "
+                                                       "dynamic dispatch"))
         if path.startswith("torch.testing"):
             got = self.call_torch_testing(path, last, args, kwargs, n, frame)
             if got is not None:
@@ -1269,16 +1360,15 @@ class Interp:
                 v = self.getattr_v(obj, attr.value, frame, n)
                 return v if not (isinstance(v, Unknown) and len(args) > 2) else args[2]
             if isinstance(obj, (ModV, ClassV, Inst)):
-                frame.add(Finding(UNKNOWN, (step(frame.rel, line, f"getattr({_src_arg(n, 0)}, "
-                                                                  f"{_src_arg(n, 1)}) with a computed name: "
-                                                                  "dynamic dispatch"),)))
+                # reading an attribute is harmless; calling what it names is dynamic dispatch
+                return Ext(DYNAMIC + step(frame.rel, line, f"getattr({_src_arg(n, 0)}, {_src_arg(n, 1)}) with a "
+                                                          "computed name: dynamic dispatch"))
             return UNK
         if name in ("eval", "exec") and args and not isinstance(args[0], Const):
             frame.add(Finding(UNKNOWN, (step(frame.rel, line, f"{name}() of computed code: dynamic dispatch"),)))
             return UNK
         if name == "__import__" and args and not isinstance(args[0], Const):
-            frame.add(Finding(UNKNOWN, (step(frame.rel, line, "__import__ of a computed name: dynamic dispatch"),)))
-            return UNK
+            return Ext(DYNAMIC + step(frame.rel, line, "__import__ of a computed name: dynamic dispatch"))
         if name == "super":
             cls = frame.cls
             obj = frame.env.get(frame.self_name) if frame.self_name else None
@@ -1377,7 +1467,7 @@ class Interp:
             return TensorV(d)
         if "device" in kwargs and isinstance(kwargs["device"], Unknown) and isinstance(n, ast.Call):
             e = next((k.value for k in n.keywords if k.arg == "device"), None)
-            if isinstance(e, (ast.Name, ast.Attribute)):
+            if isinstance(e, (ast.Name, ast.Attribute)) and not _device_of_existing(e):
                 frame.add(Finding(UNKNOWN, (step(frame.rel, line, f"{_short(path)}(device={ast.unparse(e)}) with a "
                                                                   "device the analysis cannot resolve"
                                                                   + _why_unknown(e, frame)),)))
@@ -1436,6 +1526,18 @@ def _smells_like_device(e: ast.expr) -> bool:
     return low in DEVICE_NAME_HINTS or low.endswith("device") or low.startswith("device")
 
 
+def _device_of_existing(e: ast.expr) -> bool:
+    """`x.device` of an object other than `self` or a configuration: the device of a tensor that already
+    exists. Following it moves nothing to a new device (creating `x` on an accelerator is where a need
+    would be found)."""
+    return isinstance(e, ast.Attribute) and e.attr == "device" and not (
+        isinstance(e.value, ast.Name) and e.value.id in CONFIG_NAMES)
+
+
+CONFIG_NAMES = frozenset({"self", "cls", "args", "config", "cfg", "conf", "opt", "opts", "options", "hparams",
+                          "settings", "params", "kwargs"})
+
+
 def _mocks_cuda(target: Value, attr: Value | None) -> bool:
     if isinstance(target, Const) and isinstance(target.value, str):
         return target.value.startswith(("torch.cuda", "torch.backends.cuda", "torch.backends.cudnn"))
@@ -1463,6 +1565,32 @@ def _why_unknown(e: ast.expr, frame: Frame) -> str:
     if isinstance(e, ast.Attribute):
         return f" ({ast.unparse(e.value)[:40]} comes from outside the repository)"
     return ""
+
+
+# Exceptions a CPU-only torch raises when code needs CUDA: "Torch not compiled with CUDA enabled" is an
+# AssertionError, "No CUDA GPUs are available" / "Found no NVIDIA driver" a RuntimeError.
+_DEVICE_ERRORS = frozenset({"Exception", "BaseException", "RuntimeError", "AssertionError", "AcceleratorError"})
+_ESCAPES = frozenset({"skip", "fail", "xfail", "skipTest", "exit"})
+
+
+def _swallows_device_errors(s: ast.Try) -> bool:
+    """Whether a handler of this try catches the errors of CUDA calls and neither re-raises nor skips/fails."""
+    for h in s.handlers:
+        types = h.type.elts if isinstance(h.type, ast.Tuple) else [h.type] if h.type is not None else []
+        if h.type is not None and not any(_last_name(t) in _DEVICE_ERRORS for t in types):
+            continue
+        escapes = False
+        todo: list[ast.AST] = list(h.body)
+        while todo and not escapes:
+            n = todo.pop()
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                continue
+            if isinstance(n, ast.Raise) or (isinstance(n, ast.Call) and _last_name(n.func) in _ESCAPES):
+                escapes = True
+            todo.extend(ast.iter_child_nodes(n))
+        if not escapes:
+            return True
+    return False
 
 
 def _last_name(e: ast.expr) -> str:

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import itertools
 import os
 import sys
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,15 +20,19 @@ from tools.classify.analyzer import Analyzer, FileResult
 from tools.classify.cache import Cache, load_snapshot, result_key, save_snapshot, tool_version
 from tools.classify.evidence import Verdict
 from tools.classify.modules import (
+    ImportSpec,
+    ParsedModule,
     Problem,
     digest_of,
     is_test_file,
     read_source,
     walk_python_files,
 )
+from tools.classify.parallel import map_ordered, resolve_workers
 from tools.classify.scope import Scope, load_scope
 
 RACY_NS = 1_000_000_000
+FRESH_PER_CHUNK = False  # see _Work
 
 
 @dataclass
@@ -48,16 +53,19 @@ def result_from_json(rel: str, d: dict[str, Any]) -> FileResult:
 
 
 def run(root: Path, paths: list[str] | None = None, cache_dir: Path | None = None,
-        progress: Callable[[Iterable[str], int], Iterable[str]] | None = None, scope: Scope | None = None
-        ) -> RunResult:
+        progress: Callable[[Iterable[str], int], Iterable[str]] | None = None, scope: Scope | None = None,
+        workers: int | None = None) -> RunResult:
     """Classify the test files under root in scope: `[tool.torch_classify]` paths/exclude and pytest's
-    norecursedirs (see scope.py); non-empty `paths` (relative to root) replace the configured paths."""
+    norecursedirs (see scope.py); non-empty `paths` (relative to root) replace the configured paths.
+
+    `workers`: analysis processes (None: $TORCH_CLASSIFY_JOBS, else one per CPU; see parallel.py). The
+    result does not depend on it."""
     # The run allocates millions of small, long-lived objects (ASTs, abstract values) and almost no
     # cycles: the cyclic collector would rescan them over and over (a third of the run time).
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return _run(root, paths, cache_dir, progress, scope)
+        return _run(root, paths, cache_dir, progress, scope, workers)
     finally:
         if enabled:
             gc.enable()
@@ -80,9 +88,9 @@ def snapshot_key(version: str, root: Path, scope: Scope, stats: dict[str, tuple[
     return h.hexdigest()
 
 
-def _run(root: Path, paths: list[str] | None = None, cache_dir: Path | None = None,
-         progress: Callable[[Iterable[str], int], Iterable[str]] | None = None, scope: Scope | None = None
-         ) -> RunResult:
+def _run(root: Path, paths: list[str] | None, cache_dir: Path | None,
+         progress: Callable[[Iterable[str], int], Iterable[str]] | None, scope: Scope | None,
+         workers: int | None) -> RunResult:
     problems: list[Problem] = []
     # Files modified within RACY_NS of the run's start may change again within the filesystem's timestamp
     # granularity without their (mtime, size) changing: their stats are not trusted next time (like git).
@@ -120,42 +128,34 @@ def _run(root: Path, paths: list[str] | None = None, cache_dir: Path | None = No
         digests[rel] = digest_of(data)
         if st is not None and st[0] < racy_after:
             new_stats[rel] = (*st, digests[rel])
-    analyzer = Analyzer(root, files, sources)
-    original_module = analyzer.module
-
-    def deps_imports(rel: str) -> Any:
-        got = cache.get_imports(digests.get(rel, ""))
-        if got is not None:
-            return got
-        pm = original_module(rel)
-        if pm.tree is not None:
-            cache.put_imports(pm.digest, pm.imports)
-        return pm.imports
-
-    analyzer.direct_deps = _direct_deps_with(analyzer, deps_imports)  # type: ignore[method-assign]
+    work = _Work(root, files, sources, cache, digests, version)
     out: dict[str, FileResult] = {}
     live: set[str] = set()
+    parse_errors: set[tuple[str, str]] = set()
     hits = 0
-    iterable: Iterable[str] = progress(tests, len(tests)) if progress else tests
-    for rel in iterable:
-        deps = sorted(set().union(analyzer.closure(rel), *(analyzer.closure(c)
-                                                           for c in analyzer.index.conftests_for(rel))))
-        key = result_key(version, rel, deps, digests)
-        live.add(key)
-        cached = cache.get_result(key)
-        if cached is not None:
-            out[rel] = result_from_json(rel, cached)
-            hits += 1
-            continue
-        try:
-            res = analyzer.classify_file(rel)
-        except Exception as exc:  # noqa: BLE001 - one bad file must not stop the run
-            res = FileResult(rel, True, {}, f"internal analysis error: {type(exc).__name__}: {exc}", deps)
-        out[rel] = res
-        cache.put_result(key, result_to_json(res))
-    for rel, pm in sorted(analyzer.parsed.items()):
-        if pm.error and digests.get(rel, "unreadable") != "unreadable":
-            problems.append(Problem(rel, pm.error))
+
+    def analysed() -> Iterator[str]:
+        nonlocal hits
+        for chunk in map_ordered(work, tests, resolve_workers(workers, len(tests))):
+            for digest, specs in chunk.imports:
+                cache.put_imports(digest, specs)
+            parse_errors.update(chunk.errors)
+            for rel, key, res in chunk.results:
+                live.add(key)
+                if res is None:  # a cache hit: the parent has the same cache
+                    out[rel] = result_from_json(rel, cache.get_result(key))  # type: ignore[arg-type]
+                    hits += 1
+                else:
+                    out[rel] = res
+                    if cache.directory is not None:
+                        cache.put_result(key, result_to_json(res))
+                yield rel
+
+    for _ in progress(analysed(), len(tests)) if progress else analysed():
+        pass
+    for rel, err in sorted(parse_errors):
+        if digests.get(rel, "unreadable") != "unreadable":
+            problems.append(Problem(rel, err))
     cache.save(live, set(digests.values()), new_stats)
     seen: set[tuple[str, str]] = set()
     unique = []
@@ -174,16 +174,94 @@ def _run(root: Path, paths: list[str] | None = None, cache_dir: Path | None = No
     return RunResult(out, final, hits)
 
 
-def _direct_deps_with(analyzer: Analyzer, imports_of: Callable[[str], Any]) -> Callable[[str], list[str]]:
-    def direct_deps(rel: str) -> list[str]:
-        out: set[str] = set()
-        for spec in imports_of(rel):
-            if spec.level == 0 and spec.module.split(".", 1)[0] == "torch":
+@dataclass
+class _Chunk:
+    """What analysing a chunk of test files sends back: per file (rel, cache key, result or None for a
+    cache hit), the import lists parsed for the cache, and parse errors of every module newly parsed."""
+
+    results: list[tuple[str, str, FileResult | None]]
+    imports: list[tuple[str, tuple[ImportSpec, ...]]]
+    errors: list[tuple[str, str]]
+
+
+class _Work:
+    """The per-file analysis, callable on a chunk of test files in this process or in a forked worker (which
+    inherits the index, the sources and the cache as they were when it was forked).
+
+    One analyser per process serves all its chunks (memo tables shared across files). A forked worker
+    never frees it (the process ends with os._exit), so its memory costs no time; with FRESH_PER_CHUNK
+    every chunk gets a fresh analyser, dismantled afterwards (lower peak memory, but freeing millions of
+    objects costs about as much as it saves), which the tests use to check the analysis is order-free."""
+
+    def __init__(self, root: Path, files: list[str], sources: dict[str, bytes], cache: Cache,
+                 digests: dict[str, str], version: str) -> None:
+        self.root = root
+        self.sources = sources
+        self.cache = cache
+        self.digests = digests
+        self.version = version
+        first = Analyzer(root, files, sources)
+        self.index = first.index
+        self.pytest_torch = first.pytest_torch
+        _dismantle(first)
+        self.new_imports: list[tuple[str, tuple[ImportSpec, ...]]] = []
+        self.current: Analyzer | None = None
+
+    def _imports(self, an: Analyzer, parse: Callable[[str], ParsedModule], rel: str) -> tuple[ImportSpec, ...]:
+        got = self.cache.get_imports(self.digests.get(rel, ""))
+        if got is not None:
+            return got
+        pm = parse(rel)
+        if pm.tree is not None and self.cache.directory is not None and pm.digest not in self.cache.imports:
+            self.cache.put_imports(pm.digest, pm.imports)
+            self.new_imports.append((pm.digest, pm.imports))
+        return pm.imports
+
+    def analyzer(self) -> Analyzer:
+        an = Analyzer(self.root, self.index, self.sources, self.pytest_torch)
+        parse = an.module
+
+        def direct_deps(rel: str) -> list[str]:
+            out: set[str] = set()
+            for spec in self._imports(an, parse, rel):
+                if spec.level == 0 and spec.module.split(".", 1)[0] == "torch":
+                    continue
+                out.update(self.index.dep_files(spec, rel))
+            out.discard(rel)
+            return sorted(out)
+
+        an.direct_deps = direct_deps  # type: ignore[method-assign]
+        return an
+
+    def __call__(self, rels: list[str]) -> _Chunk:
+        an = self.current if self.current is not None else self.analyzer()
+        reported = 0 if self.current is None else len(an.parsed)
+        self.current = an
+        results: list[tuple[str, str, FileResult | None]] = []
+        for rel in rels:
+            deps = sorted(set().union(an.closure(rel), *(an.closure(c) for c in an.index.conftests_for(rel))))
+            key = result_key(self.version, rel, deps, self.digests)
+            if self.cache.get_result(key) is not None:
+                results.append((rel, key, None))
                 continue
-            out.update(analyzer.index.dep_files(spec, rel))
-        out.discard(rel)
-        return sorted(out)
-    return direct_deps
+            try:
+                res = an.classify_file(rel)
+            except Exception as exc:  # noqa: BLE001 - one bad file must not stop the run
+                res = FileResult(rel, True, {}, f"internal analysis error: {type(exc).__name__}: {exc}", deps)
+            results.append((rel, key, res))
+        errors = [(r, pm.error) for r, pm in itertools.islice(an.parsed.items(), reported, None) if pm.error]
+        if FRESH_PER_CHUNK:
+            _dismantle(an)
+            self.current = None
+        imports, self.new_imports = self.new_imports, []
+        return _Chunk(results, imports, errors)
+
+
+def _dismantle(an: Analyzer) -> None:
+    """Drop an analyser's tables now (the run has the cyclic GC off, and analyser and interpreter refer to
+    each other)."""
+    an.interp.__dict__.clear()
+    an.__dict__.clear()
 
 
 def report_problems(problems: list[Problem]) -> None:

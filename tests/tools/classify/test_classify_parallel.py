@@ -1,0 +1,95 @@
+"""Parallel analysis (tools/classify/parallel.py): the output does not depend on the worker count, on how
+the files are cut into chunks, or on PYTHONHASHSEED; a dying worker costs time, not results."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tools.classify import parallel, report, runner
+from tools.classify.runner import run
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+def _bench_module():
+    spec = importlib.util.spec_from_file_location("bench_classify", REPO / "bench" / "bench_classify.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("gen") / "tree"
+    _bench_module().generate(root, 160)
+    return root
+
+
+def _snapshot(root: Path, workers: int) -> tuple[str, list[tuple[str, str]]]:
+    res = run(root, None, None, workers=workers)
+    return report.json_report(res.files), [(p.rel, p.reason) for p in res.problems]
+
+
+@pytest.mark.skipif(not parallel.fork_ok(), reason="parallel analysis needs fork")
+@pytest.mark.parametrize("tree", ["generated", "project", "corpus"])
+def test_identical_for_any_worker_count_and_chunking(tree: str, request: pytest.FixtureRequest,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    root = {"project": REPO / "tests", "corpus": REPO / "tests" / "fixtures" / "classify" / "repo"}.get(tree) \
+        or request.getfixturevalue("generated")
+    base = _snapshot(root, 1)
+    assert base[0].count('"label"') > 10
+    monkeypatch.setattr(parallel, "MAX_CHUNK", 1)
+    monkeypatch.setattr(runner, "FRESH_PER_CHUNK", True)  # a fresh analyser for every file
+    assert _snapshot(root, 1) == base
+    monkeypatch.setattr(runner, "FRESH_PER_CHUNK", False)
+    monkeypatch.setattr(parallel, "MAX_CHUNK", 3)
+    for workers in (2, 3):
+        assert _snapshot(root, workers) == base
+
+
+@pytest.mark.skipif(not parallel.fork_ok(), reason="parallel analysis needs fork")
+def test_cli_output_identical_across_jobs_and_hash_seeds(generated: Path) -> None:
+    outs = set()
+    for jobs, seed in (("1", "0"), ("2", "0"), ("2", "4242"), ("3", "7")):
+        env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(REPO), parallel.JOBS_ENV: jobs}
+        proc = subprocess.run([sys.executable, "-m", "tools.classify", "--root", str(generated), "--no-cache",
+                               "--format", "json"], check=True, env=env, cwd=REPO, capture_output=True)
+        outs.add(proc.stdout)
+    assert len(outs) == 1
+
+
+@pytest.mark.skipif(not parallel.fork_ok(), reason="parallel analysis needs fork")
+def test_a_dying_worker_costs_time_not_results(capsys: pytest.CaptureFixture[str]) -> None:
+    parent = os.getpid()
+
+    def task(chunk: list[int]) -> list[int]:
+        if os.getpid() != parent:
+            os._exit(3)  # every worker dies on its first chunk
+        return [x * x for x in chunk]
+
+    got = [x for chunk in parallel.map_ordered(task, list(range(50)), 2) for x in chunk]
+    assert got == [x * x for x in range(50)]
+    assert "worker process died" in capsys.readouterr().err
+
+
+def test_worker_count(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(parallel.JOBS_ENV, raising=False)
+    monkeypatch.setattr(parallel, "fork_ok", lambda: True)
+    monkeypatch.setattr(parallel, "cpu_count", lambda: 8)
+    assert parallel.resolve_workers(None, 10) == 1  # small work stays in-process
+    assert parallel.resolve_workers(None, 100_000) == 8
+    assert parallel.resolve_workers(3, 10) == 3  # explicit counts are honoured
+    assert parallel.resolve_workers(5, 2) == 2
+    monkeypatch.setenv(parallel.JOBS_ENV, "2")
+    assert parallel.resolve_workers(None, 100_000) == 2
+    monkeypatch.setattr(parallel, "fork_ok", lambda: False)
+    assert parallel.resolve_workers(4, 100_000) == 1
+    chunks = parallel.chunked(list(range(1000)), 2)
+    assert [x for c in chunks for x in c] == list(range(1000)) and len(chunks) == 16
