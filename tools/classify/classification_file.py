@@ -7,11 +7,11 @@ it; the Starlark twin of `validate` lives in rules/private/classification_repo.b
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+
+from tools.atomic_write import write_text_atomic
 
 SCHEMA_VERSION = 1
 DEFAULT_FILENAME = "torch_classification.json"
@@ -106,21 +106,7 @@ def dumps(data: Mapping[str, Any]) -> str:
 
 def write_atomic(path: Path, text: str) -> None:
     """Write via a temporary file in the same directory and rename: never half-written."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if path.exists():
-            os.chmod(tmp, path.stat().st_mode & 0o777)
-        else:
-            os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_text_atomic(path, text)
 
 
 def save(path: Path, data: Mapping[str, Any]) -> None:

@@ -13,14 +13,14 @@ The markers are also registered in the pytest configuration pytest itself would 
 from __future__ import annotations
 
 import configparser
-import os
 import re
-import tempfile
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from tools.atomic_write import write_bytes_atomic as _write_bytes_atomic
 
 MARKER_HELP = {
     "cpu": "cpu: the test runs on a CPU (manual classification)",
@@ -233,18 +233,8 @@ def add_markers(source: bytes, entry: Mapping[str, Any], rel: str) -> tuple[byte
 
 
 def write_bytes_atomic(path: Path, data: bytes) -> None:
-    """Temporary file in the same directory + rename, keeping the mode: never a half-written source."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, path.stat().st_mode & 0o777 if path.exists() else 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """A rewritten source is never half-written (tools/atomic_write.py)."""
+    _write_bytes_atomic(path, data)
 
 
 def write_markers(root: Path, data: Mapping[str, Any], paths: list[str] | None = None) -> MarkersReport:

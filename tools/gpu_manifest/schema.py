@@ -7,15 +7,15 @@ every error names the field (`tests[3].gpu_count: expected int >= 1, got -2`).
 from __future__ import annotations
 
 import json
-import os
 import re
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
+
+from tools.atomic_write import write_text_atomic
 
 SCHEMA_VERSION = 1
 GENERATED_BY = "bazel run //tools:export_gpu_manifest"
@@ -237,19 +237,8 @@ def format_for(path: Path) -> str:
 
 
 def atomic_write_text(path: Path, text: str) -> None:
-    """Write via a temp file in the same directory and rename, so readers never see half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
-            out.flush()
-            os.fsync(out.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Readers never see half a manifest (tools/atomic_write.py)."""
+    write_text_atomic(path, text)
 
 
 def write(manifest: Manifest, path: Path) -> None:

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import fcntl
 import json
-import os
-import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from tools.atomic_write import write_text_atomic
 
 VERSION = 1
 
@@ -73,14 +73,5 @@ def merge_into_file(path: Path, recorded_files: Iterable[Path]) -> MergeResult:
             parse(path.read_text(encoding="utf-8"), str(path)) if path.exists() else {"version": VERSION, "entries": {}}
         )
         merged, result = merge(existing, recorded)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump(merged, handle, indent=2, sort_keys=True)
-                handle.write("\n")
-            os.chmod(tmp, 0o644)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_text_atomic(path, json.dumps(merged, indent=2, sort_keys=True) + "\n")
     return result

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from feedback_helpers import GPU_RUN, HIDDEN, TESTLOGS, classification, example_classification, file_entry, test_entry
 
+from tools import atomic_write
 from tools.classify import classification_file as cf
 from tools.classify.cli import main as classify_main
 from tools.feedback.cli import main
@@ -88,9 +89,9 @@ def test_a_crash_while_writing_never_half_writes(tmp_path: Path, monkeypatch: py
                 self.handle.write(text[: len(text) // 2])
                 raise KeyboardInterrupt("killed mid-write")
 
-        monkeypatch.setattr(cf.os, "fdopen", lambda fd, *a, **k: Dying(real_fdopen(fd, *a, **k)))
+        monkeypatch.setattr(atomic_write.os, "fdopen", lambda fd, *a, **k: Dying(real_fdopen(fd, *a, **k)))
     else:
-        monkeypatch.setattr(cf.os, where, crash)
+        monkeypatch.setattr(atomic_write.os, where, crash)
     with pytest.raises(KeyboardInterrupt):
         main(["--from-results", str(TESTLOGS), "--classification", str(path)])
     monkeypatch.undo()
