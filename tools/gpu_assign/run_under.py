@@ -89,4 +89,8 @@ def main(argv: Sequence[str], env: Mapping[str, str] | None = None, smi: SmiRunn
         return EXIT_TIMEOUT
     for fd in held.fds:
         os.set_inheritable(fd, True)  # the exec'd test inherits, and so holds, the locks
-    return run(args.command, child_env(env, held.gpus, held.memory_fraction))
+    child = child_env(env, held.gpus, held.memory_fraction)
+    # One line in the test's log says which GPUs it ran on (what a user looks for first).
+    print(f"gpu_assign: {env.get('TEST_TARGET', 'test')}: CUDA_VISIBLE_DEVICES={child['CUDA_VISIBLE_DEVICES']} "
+          f"({', '.join(g.name for g in held.gpus)}), memory fraction {held.memory_fraction:g}", file=sys.stderr)
+    return run(args.command, child)

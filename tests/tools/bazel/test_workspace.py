@@ -188,3 +188,21 @@ def test_a_lock_line_without_hash_fails_the_fetch(consumer):
     result = bazel("query", "deps(@pip_unhashed//:six_pkg)", cwd=workspace, env=env, check=False)
     assert result.returncode != 0
     assert "Hashes are required in --require-hashes mode" in result.stderr
+
+
+def test_gpu_config_hands_each_test_its_gpus(tmp_path):
+    """--config=gpu end to end with a fake nvidia-smi: the wrapper's choice is in each test's log."""
+    smi = tmp_path / "bin" / "nvidia-smi"
+    smi.parent.mkdir()
+    smi.write_text("#!/bin/sh\nprintf '0, GPU-a, NVIDIA H100, 81559\\n1, GPU-b, NVIDIA H100, 81559\\n'\n")
+    smi.chmod(0o755)
+    result = bazel(
+        "test", "--config=gpu", "--//rules:torch_lock=cpu", "--local_resources=gpu=2",
+        f"--test_env=PATH={smi.parent}:/usr/bin:/bin", "--nocache_test_results",
+        "//tests/torch_gpu:test_two_gpu", "//tests/torch_gpu:test_cuda_ops", check=False,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    two = (ROOT / "bazel-testlogs/tests/torch_gpu/test_two_gpu/test.log").read_text()
+    one = (ROOT / "bazel-testlogs/tests/torch_gpu/test_cuda_ops/test.log").read_text()
+    assert "gpu_assign: //tests/torch_gpu:test_two_gpu: CUDA_VISIBLE_DEVICES=0,1 " in two
+    assert "gpu_assign: //tests/torch_gpu:test_cuda_ops: CUDA_VISIBLE_DEVICES=" in one
