@@ -78,7 +78,9 @@ def idval(value: Value, argname: str, idx: int) -> str:
         last = value.path.rsplit(".", 1)[-1]
         if value.path.startswith("builtins."):
             return last
-        if last in TORCH_DTYPE_NAMES or not last or last.endswith("()") or last.isupper():
+        # torch dtypes are instances without __name__; numpy's (np.float16) are classes named by it
+        torch_dtype = last in TORCH_DTYPE_NAMES and not value.path.startswith(("numpy.", "np."))
+        if torch_dtype or not last or last.endswith("()") or last.isupper():
             return f"{argname}{idx}"
         return last
     return f"{argname}{idx}"

@@ -73,3 +73,11 @@ def test_library_idioms_labels(tests) -> None:
     assert "dynamic dispatch" in tests["BackendTests::test_computed_attribute_call"].reasons[0]
     assert "calls fit()" in tests["BackendTests::test_mixin_super_init_cuda"].reasons[0]
     assert "pytest.skip() reached" in tests["test_string_method_guard[cuda]"].reasons[0]
+
+
+def test_numpy_dtype_ids_use_the_class_name() -> None:
+    from tools.classify.collect import idval
+    from tools.classify.values import Ext
+
+    assert idval(Ext("numpy.float16"), "dtype", 1) == "float16"  # pytest: np.float16.__name__
+    assert idval(Ext("torch.float16"), "dtype", 1) == "dtype1"  # a torch.dtype has no __name__

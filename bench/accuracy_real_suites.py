@@ -1,0 +1,411 @@
+"""Accuracy of the static classifier on real open-source torch test suites (ground truth from a CPU run).
+
+For each chosen project: `pip download` its sdist (which ships the test suite), install the package and
+its test dependencies into a virtual environment that reuses the installed CPU torch (`--no-deps` for
+anything that pins torch), run the suite on this CPU-only machine with a time cap, label every test from
+its outcome, run `python -m tools.classify --format json` on the unpacked sdist, and print a confusion
+matrix per project and overall. Ground-truth rules (docs/classifier-accuracy.md):
+
+* `gpu`: skipped with a reason about CUDA/GPU/accelerators, or failed with a CUDA error
+  (`Torch not compiled with CUDA enabled`, `No CUDA GPUs are available`, ...);
+* `cpu`: passed, xfailed, or failed/skipped for another reason;
+* excluded (listed, not scored): failed/skipped for an unrelated environment reason (missing optional
+  package, no network / offline hub, per-test timeout).
+
+Usage (slow: minutes per project):
+    python bench/accuracy_real_suites.py [--projects accelerate skorch] [--time-cap 600] [--workdir DIR]
+                                         [--reuse] [--show-errors 20]
+
+`--reuse` keeps the venv, sources and ground truth in --workdir and only reruns the classifier.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@dataclass(frozen=True)
+class Project:
+    name: str  # the PyPI name
+    version: str
+    tests: str  # test directory inside the unpacked sdist
+    deps: tuple[str, ...] = ()  # installed normally (must not pull another torch: checked with --dry-run)
+    nodeps: tuple[str, ...] = ()  # installed with --no-deps (they pin torch)
+    pytest_args: tuple[str, ...] = ()
+    env: tuple[tuple[str, str], ...] = ()
+
+
+PROJECTS: dict[str, Project] = {
+    "accelerate": Project(
+        "accelerate", "1.15.0", "tests",
+        deps=("psutil", "pyyaml", "huggingface_hub", "safetensors", "parameterized", "transformers",
+              "pytest-subtests", "pytest-order", "scipy", "scikit-learn", "tqdm"),
+        env=(("RUN_SLOW", "1"),)),
+    "skorch": Project(
+        "skorch", "1.4.0", "skorch/tests",
+        deps=("scikit-learn", "scipy", "tabulate", "tqdm", "pandas", "flaky", "safetensors"),
+        pytest_args=("-o", "addopts=")),  # its addopts need pytest-cov
+    "gpytorch": Project(
+        "gpytorch", "1.15.2", "test",
+        deps=("scikit-learn", "scipy", "mpmath<=1.3", "jaxtyping"), nodeps=("linear_operator",)),
+    "peft": Project(
+        "peft", "0.21.2", "tests",
+        deps=("psutil", "pyyaml", "huggingface_hub", "safetensors", "parameterized", "transformers",
+              "tqdm", "scipy", "accelerate"),
+        pytest_args=("--ignore=tests/regression",)),
+}
+
+COMMON_DEPS = ("pytest", "pytest-timeout", "pytest-xdist")
+
+# What a CPU-only run says when a test needs an accelerator.
+GPU_TEXT = re.compile(
+    r"cuda|\bgpus?\b|accelerator|nccl|cudnn|nvidia|\bxpu\b|\bmps\b|\bnpu\b|\bhpu\b|multi-?device|"
+    r"multiple devices|more than one device|device does not support|bitsandbytes.*(?:gpu|cuda)|triton",
+    re.IGNORECASE)
+CUDA_ERROR = re.compile(
+    r"Torch not compiled with CUDA enabled|No CUDA GPUs are available|Found no NVIDIA driver|"
+    r"CUDA driver initialization failed|invalid device ordinal|CUDA error|"
+    r"Cannot access accelerator device when none is available|nccl|"
+    r"device type at start of device string|Expected one of cpu, cuda|NCCL", re.IGNORECASE)
+# Environment problems that say nothing about devices.
+UNRELATED = re.compile(
+    r"ModuleNotFoundError|No module named|ImportError|not installed|requires? (?:the )?[\w.-]+ (?:library|package)|"
+    r"is not available\b(?!.*(?:cuda|gpu|accelerator))|OfflineModeIsEnabled|LocalEntryNotFoundError|"
+    r"offline mode|ConnectionError|Max retries exceeded|Name or service not known|Temporary failure in name|"
+    r"couldn't connect|huggingface\.co|HF_HUB_OFFLINE|Timeout >|Failed: Timeout|test is slow|"
+    r"requires the internet|network", re.IGNORECASE)
+
+# A skip that names a requirement other than a device is a missing optional dependency ("test requires
+# torchao", "requires the Hugging Face suite"): it says nothing about what the test needs on a CPU.
+MISSING_DEP = re.compile(r"\brequires?\b|\bneeds?\b|unavailable|not available|not found", re.IGNORECASE)
+
+PLUGIN = '''
+import json, os
+
+_OUT = os.environ["ACCURACY_REPORT"]
+
+
+def _text(report):
+    if report.skipped and isinstance(report.longrepr, tuple):
+        path, line, reason = report.longrepr
+        return f"{reason} @{path}:{line}"
+    try:
+        return str(report.longreprtext)[-4000:]
+    except Exception:
+        return ""
+
+
+def pytest_runtest_logreport(report):
+    if report.when == "call" or report.outcome != "passed":
+        xfail = bool(getattr(report, "wasxfail", None))
+        with open(_OUT, "a") as f:
+            f.write(json.dumps({"id": report.nodeid, "when": report.when, "outcome": report.outcome,
+                                "xfail": xfail, "text": _text(report)}) + "\\n")
+
+
+def pytest_collectreport(report):
+    if report.outcome != "passed":
+        with open(_OUT, "a") as f:
+            f.write(json.dumps({"id": report.nodeid, "when": "collect", "outcome": report.outcome,
+                                "xfail": False, "text": _text(report)}) + "\\n")
+'''
+
+
+def sh(cmd: list[str], cwd: Path | None = None, env: dict[str, str] | None = None, timeout: float | None = None,
+       check: bool = True) -> subprocess.CompletedProcess[str]:
+    print("+", " ".join(cmd), file=sys.stderr, flush=True)
+    return subprocess.run(cmd, cwd=cwd, env=env, timeout=timeout, check=check, text=True, capture_output=True)
+
+
+def ensure_venv(work: Path) -> Path:
+    venv = work / "venv"
+    py = venv / "bin" / "python"
+    if not py.exists():
+        sh([sys.executable, "-m", "venv", "--system-site-packages", str(venv)])
+    return py
+
+
+def pip_install(py: Path, pkgs: list[str], nodeps: bool) -> None:
+    if not pkgs:
+        return
+    if not nodeps:
+        dry = sh([str(py), "-m", "pip", "install", "--dry-run", *pkgs], check=False)
+        if re.search(r"Would install .*\btorch-\d", dry.stdout):
+            raise SystemExit(f"refusing: installing {pkgs} would replace torch:\n{dry.stdout[-2000:]}")
+    sh([str(py), "-m", "pip", "install", "-q", *(["--no-deps"] if nodeps else []), *pkgs])
+
+
+def fetch_source(work: Path, proj: Project) -> Path:
+    src = work / "src" / f"{proj.name}-{proj.version}"
+    if src.exists():
+        return src
+    dl = work / "dl"
+    dl.mkdir(parents=True, exist_ok=True)
+    sh([sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:", "-d", str(dl),
+        f"{proj.name}=={proj.version}"])
+    norm = re.sub(r"[-_.]+", "[-_.]", proj.name)
+    archive = next(p for p in sorted(dl.iterdir()) if re.match(rf"(?i){norm}-{re.escape(proj.version)}\.tar\.gz",
+                                                               p.name))
+    (work / "src").mkdir(exist_ok=True)
+    with tarfile.open(archive) as tf:
+        tf.extractall(work / "src", filter="data")
+    for p in (work / "src").iterdir():  # sdists name their folder after the normalised project name
+        if p.is_dir() and p != src and p.name.lower().replace("_", "-") == src.name.lower().replace("_", "-"):
+            p.rename(src)
+    if not (src / proj.tests).is_dir():
+        raise SystemExit(f"{proj.name} {proj.version}: sdist has no {proj.tests}/")
+    return src
+
+
+def ground_truth(work: Path, proj: Project, py: Path, src: Path, time_cap: int, jobs: int) -> Path:
+    out = work / "gt" / f"{proj.name}.jsonl"
+    out.parent.mkdir(exist_ok=True)
+    plugin_dir = work / "plugin"
+    plugin_dir.mkdir(exist_ok=True)
+    (plugin_dir / "accuracy_report_plugin.py").write_text(PLUGIN)
+    out.unlink(missing_ok=True)
+    env = {**os.environ, "ACCURACY_REPORT": str(out), "HF_HUB_OFFLINE": "1", "CUDA_VISIBLE_DEVICES": "",
+           "PYTHONPATH": str(plugin_dir), **dict(proj.env)}
+    cmd = [str(py), "-m", "pytest", "-p", "accuracy_report_plugin", "-p", "no:cacheprovider", "-q", "-rs",
+           "--timeout", "120", f"--rootdir={src}", *(["-n", str(jobs)] if jobs > 1 else []),
+           *proj.pytest_args, proj.tests]
+    print("+", " ".join(cmd), file=sys.stderr, flush=True)
+    t0 = time.monotonic()
+    try:
+        subprocess.run(cmd, cwd=src, env=env, timeout=time_cap, text=True, capture_output=True, check=False)
+    except subprocess.TimeoutExpired:
+        print(f"  {proj.name}: time cap {time_cap}s reached; scoring the tests that ran", file=sys.stderr)
+    print(f"  {proj.name}: ground truth in {time.monotonic() - t0:.0f}s", file=sys.stderr)
+    return out
+
+
+@dataclass
+class Truth:
+    label: str  # cpu | gpu | excluded
+    why: str
+
+
+def _source_near(src: Path, where: str) -> str:
+    """The lines before a reason-less skip (`if device == "cuda" and not torch.cuda.is_available(): skip()`)."""
+    path, _, line = where.rpartition(":")
+    try:
+        lines = (src / path).read_text(errors="replace").splitlines()
+        n = int(line)
+    except (OSError, ValueError):
+        return ""
+    return " ".join(x.strip() for x in lines[max(n - 3, 0):n])
+
+
+def label_of(rows: list[dict[str, object]], src: Path) -> Truth:
+    """One test's ground truth from its setup/call/teardown reports."""
+    bad = [r for r in rows if r["outcome"] != "passed"]
+    if not bad:
+        return Truth("cpu", "passed")
+    r = next((r for r in bad if r["outcome"] == "failed"), bad[0])
+    text = str(r["text"])
+    if r["xfail"]:
+        return Truth("cpu", "xfail")
+    if r["outcome"] == "skipped":
+        text, _, where = text.rpartition(" @")
+        if text.strip() in ("Skipped", "Skipped: ", "") and where:
+            text = f"{text} (no reason; source: {_source_near(src, where)})"
+        if GPU_TEXT.search(text):
+            return Truth("gpu", f"skipped: {text.strip()[:120]}")
+        if UNRELATED.search(text) or MISSING_DEP.search(text):
+            return Truth("excluded", f"skipped: {text.strip()[:120]}")
+        return Truth("cpu", f"skipped: {text.strip()[:120]}")
+    if CUDA_ERROR.search(text):
+        m = CUDA_ERROR.search(text)
+        return Truth("gpu", f"failed: {m.group(0) if m else ''}")
+    if UNRELATED.search(text):
+        m = UNRELATED.search(text)
+        return Truth("excluded", f"failed: {m.group(0) if m else ''}")
+    last = [ln for ln in text.strip().splitlines() if ln.strip()][-1:] or [""]
+    return Truth("cpu", f"failed: {last[0].strip()[:120]}")
+
+
+def read_truth(path: Path, src: Path) -> tuple[dict[str, Truth], dict[str, Truth]]:
+    """(per test id, per file skipped or broken at collection)."""
+    by_id: dict[str, list[dict[str, object]]] = {}
+    files: dict[str, Truth] = {}
+    if not path.exists():
+        return {}, {}
+    for line in path.read_text().splitlines():
+        try:
+            r = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if r["when"] == "collect":
+            text = str(r["text"])
+            kind = "gpu" if GPU_TEXT.search(text) and r["outcome"] == "skipped" else (
+                "gpu" if CUDA_ERROR.search(text) else "excluded")
+            files[str(r["id"]).split("::", 1)[0]] = Truth(kind, f"collection {r['outcome']}: {text.strip()[-160:]}")
+            continue
+        by_id.setdefault(str(r["id"]), []).append(r)
+    return {k: label_of(v, src) for k, v in by_id.items()}, files
+
+
+def classify(src: Path, proj: Project, classifier_root: Path = ROOT) -> dict[str, dict[str, object]]:
+    cmd = [sys.executable, "-m", "tools.classify", "--root", str(src), "--paths", proj.tests, "--format", "json",
+           "--no-cache"]
+    print("+", " ".join(cmd), file=sys.stderr, flush=True)
+    got = subprocess.run(cmd, cwd=classifier_root, text=True, capture_output=True, check=False)
+    if got.returncode not in (0, 1) or not got.stdout.strip():
+        raise SystemExit(f"classifier failed on {proj.name}:\n{got.stderr[-3000:]}")
+    report = json.loads(got.stdout)
+    return {k: v for k, v in report.items() if "::" in k and isinstance(v, dict)}
+
+
+def predicted(cls: dict[str, dict[str, object]], nodeid: str) -> str | None:
+    """The classifier's label for a pytest node id (a key without [...] covers its parametrizations)."""
+    if nodeid in cls:
+        return str(cls[nodeid]["label"])
+    base = nodeid.split("[", 1)[0]
+    if base in cls:
+        return str(cls[base]["label"])
+    parts = base.split("::")
+    while len(parts) > 2:  # a class-level fallback key covers generated method names
+        parts = parts[:-1]
+        if "::".join(parts) in cls:
+            return str(cls["::".join(parts)]["label"])
+    return None
+
+
+@dataclass
+class Score:
+    matrix: dict[tuple[str, str], int] = field(default_factory=dict)
+    excluded: list[tuple[str, str]] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)  # run by pytest, no classifier entry
+    extra: list[str] = field(default_factory=list)  # classified, not run by pytest (collection differs)
+    errors: list[tuple[str, str, str, str]] = field(default_factory=list)  # id, truth, predicted, why
+
+    def add(self, truth: str, pred: str) -> None:
+        self.matrix[(truth, pred)] = self.matrix.get((truth, pred), 0) + 1
+
+    def merge(self, other: Score) -> None:
+        for k, v in other.matrix.items():
+            self.matrix[k] = self.matrix.get(k, 0) + v
+        self.excluded += other.excluded
+        self.missing += other.missing
+        self.extra += other.extra
+        self.errors += other.errors
+
+    def scored(self) -> int:
+        return sum(self.matrix.values())
+
+    def correct(self) -> int:
+        return self.matrix.get(("cpu", "cpu"), 0) + self.matrix.get(("gpu", "gpu"), 0)
+
+
+def score(truth: dict[str, Truth], files: dict[str, Truth], cls: dict[str, dict[str, object]],
+          complete: bool) -> Score:
+    s = Score()
+    for nodeid in sorted(truth):
+        t = truth[nodeid]
+        if t.label == "excluded":
+            s.excluded.append((nodeid, t.why))
+            continue
+        p = predicted(cls, nodeid)
+        if p is None:
+            s.missing.append(nodeid)
+            continue
+        s.add(t.label, p)
+        if p != t.label:
+            s.errors.append((nodeid, t.label, p, t.why))
+    for nodeid in sorted(cls):
+        f = nodeid.split("::", 1)[0]
+        if f in files:
+            t = files[f]
+            if t.label == "excluded":
+                s.excluded.append((nodeid, t.why))
+                continue
+            p = str(cls[nodeid]["label"])
+            s.add(t.label, p)
+            if p != t.label:
+                s.errors.append((nodeid, t.label, p, t.why))
+        elif complete and nodeid not in truth and not any(k.startswith(nodeid + "[") or k.startswith(nodeid + "::")
+                                                          for k in truth):
+            s.extra.append(nodeid)
+    return s
+
+
+def print_score(name: str, s: Score, show: int) -> None:
+    m = s.matrix
+    n = s.scored()
+    print(f"\n## {name}")
+    print(f"scored {n} tests, accuracy {100 * s.correct() / n if n else 0:.1f}%  "
+          f"(excluded {len(s.excluded)}, run but unclassified {len(s.missing)}, classified but not run "
+          f"{len(s.extra)})")
+    print("truth \\ predicted     cpu     gpu unknown")
+    for t in ("cpu", "gpu"):
+        print(f"{t:<18} {m.get((t, 'cpu'), 0):>7} {m.get((t, 'gpu'), 0):>7} {m.get((t, 'unknown'), 0):>7}")
+    unknown = m.get(("cpu", "unknown"), 0) + m.get(("gpu", "unknown"), 0)
+    print(f"unknown rate {100 * unknown / n if n else 0:.1f}%  cpu->gpu {m.get(('cpu', 'gpu'), 0)}  "
+          f"gpu->cpu {m.get(('gpu', 'cpu'), 0)}")
+    if show:
+        for nodeid, t, p, why in s.errors[:show]:
+            print(f"  WRONG {t}->{p}: {nodeid}  ({why})")
+        for nodeid in s.missing[:show]:
+            print(f"  UNCLASSIFIED: {nodeid}")
+        for nodeid in s.extra[:show]:
+            print(f"  NOT RUN: {nodeid}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--projects", nargs="*", default=list(PROJECTS), choices=sorted(PROJECTS))
+    ap.add_argument("--workdir", type=Path, default=None, help="keep downloads, venv and ground truth here")
+    ap.add_argument("--time-cap", type=int, default=600, help="seconds of pytest wall time per project")
+    ap.add_argument("--jobs", type=int, default=2, help="pytest-xdist workers for the ground-truth runs")
+    ap.add_argument("--reuse", action="store_true", help="reuse ground truth already in --workdir")
+    ap.add_argument("--show-errors", type=int, default=10, help="misclassified node ids to print per project")
+    ap.add_argument("--json", type=Path, default=None, help="also write the figures here")
+    ap.add_argument("--classifier-root", type=Path, default=ROOT,
+                    help="checkout whose tools/classify to measure (e.g. an older revision, for before/after)")
+    args = ap.parse_args(argv)
+    work = args.workdir or Path(tempfile.mkdtemp(prefix="accuracy-real-suites-"))
+    work.mkdir(parents=True, exist_ok=True)
+    py = ensure_venv(work)
+    total = Score()
+    figures: dict[str, object] = {}
+    for name in args.projects:
+        proj = PROJECTS[name]
+        src = fetch_source(work, proj)
+        gt = work / "gt" / f"{proj.name}.jsonl"
+        complete_marker = work / "gt" / f"{proj.name}.complete"
+        if not (args.reuse and gt.exists()):
+            pip_install(py, [*COMMON_DEPS, *proj.deps], nodeps=False)
+            pip_install(py, [*proj.nodeps, f"{proj.name}=={proj.version}"], nodeps=True)
+            t0 = time.monotonic()
+            gt = ground_truth(work, proj, py, src, args.time_cap, args.jobs)
+            complete_marker.unlink(missing_ok=True)
+            if time.monotonic() - t0 < args.time_cap - 5:
+                complete_marker.write_text("ok\n")
+        truth, files = read_truth(gt, src)
+        s = score(truth, files, classify(src, proj, args.classifier_root), complete_marker.exists())
+        print_score(f"{proj.name} {proj.version}", s, args.show_errors)
+        figures[name] = {"matrix": {f"{t}->{p}": n for (t, p), n in sorted(s.matrix.items())},
+                         "scored": s.scored(), "correct": s.correct(), "excluded": len(s.excluded),
+                         "unclassified": len(s.missing), "not_run": len(s.extra)}
+        total.merge(s)
+    print_score("all projects", total, 0)
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=2, sort_keys=True) + "\n")
+    print(f"\nwork directory: {work}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
