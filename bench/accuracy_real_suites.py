@@ -40,11 +40,12 @@ ROOT = Path(__file__).resolve().parents[1]
 class Project:
     name: str  # the PyPI name
     version: str
-    tests: str  # test directory inside the unpacked sdist
+    tests: str  # test directory inside the unpacked sdist; several separated by spaces (a capped subset)
     deps: tuple[str, ...] = ()  # installed normally (must not pull another torch: checked with --dry-run)
     nodeps: tuple[str, ...] = ()  # installed with --no-deps (they pin torch)
     pytest_args: tuple[str, ...] = ()
     env: tuple[tuple[str, str], ...] = ()
+    jobs: int | None = None  # pytest-xdist workers (1: the suite's parametrizations differ between workers)
 
 
 PROJECTS: dict[str, Project] = {
@@ -60,6 +61,20 @@ PROJECTS: dict[str, Project] = {
     "gpytorch": Project(
         "gpytorch", "1.15.2", "test",
         deps=("scikit-learn", "scipy", "mpmath<=1.3", "jaxtyping"), nodeps=("linear_operator",)),
+    # Round 2 (docs/classifier-accuracy.md, "Round 2").
+    "pytorch-ignite": Project(
+        "pytorch-ignite", "0.5.5", "tests/ignite/engine tests/ignite/handlers tests/ignite/distributed "
+        "tests/ignite/base tests/ignite/contrib tests/ignite/test_utils.py tests/ignite/metrics/test_accuracy.py "
+        "tests/ignite/metrics/test_metric.py tests/ignite/metrics/test_confusion_matrix.py "
+        "tests/ignite/metrics/test_precision.py tests/ignite/metrics/test_loss.py "
+        "tests/ignite/metrics/test_gpu_info.py",
+        deps=("packaging", "dill", "filelock", "numpy", "scipy", "scikit-learn", "tqdm", "matplotlib", "pandas",
+              "pytest-order"),
+        pytest_args=("-o", "addopts=", "-p", "no:cov")),
+    "e3nn": Project(
+        "e3nn", "0.6.0", "tests", deps=("sympy", "scipy", "opt_einsum"), nodeps=("opt_einsum_fx",), jobs=1),
+    "linear_operator": Project(
+        "linear_operator", "0.6.1", "test", deps=("scipy", "mpmath<=1.3", "jaxtyping")),
     "peft": Project(
         "peft", "0.21.2", "tests",
         deps=("psutil", "pyyaml", "huggingface_hub", "safetensors", "parameterized", "transformers",
@@ -164,8 +179,9 @@ def fetch_source(work: Path, proj: Project) -> Path:
     for p in (work / "src").iterdir():  # sdists name their folder after the normalised project name
         if p.is_dir() and p != src and p.name.lower().replace("_", "-") == src.name.lower().replace("_", "-"):
             p.rename(src)
-    if not (src / proj.tests).is_dir():
-        raise SystemExit(f"{proj.name} {proj.version}: sdist has no {proj.tests}/")
+    missing = [t for t in proj.tests.split() if not (src / t).exists()]
+    if missing:
+        raise SystemExit(f"{proj.name} {proj.version}: sdist has no {', '.join(missing)}")
     return src
 
 
@@ -180,7 +196,7 @@ def ground_truth(work: Path, proj: Project, py: Path, src: Path, time_cap: int, 
            "PYTHONPATH": str(plugin_dir), **dict(proj.env)}
     cmd = [str(py), "-m", "pytest", "-p", "accuracy_report_plugin", "-p", "no:cacheprovider", "-q", "-rs",
            "--timeout", "120", f"--rootdir={src}", *(["-n", str(jobs)] if jobs > 1 else []),
-           *proj.pytest_args, proj.tests]
+           *proj.pytest_args, *proj.tests.split()]
     print("+", " ".join(cmd), file=sys.stderr, flush=True)
     t0 = time.monotonic()
     try:
@@ -226,8 +242,11 @@ def label_of(rows: list[dict[str, object]], src: Path) -> Truth:
         if UNRELATED.search(text) or MISSING_DEP.search(text):
             return Truth("excluded", f"skipped: {text.strip()[:120]}")
         return Truth("cpu", f"skipped: {text.strip()[:120]}")
-    if CUDA_ERROR.search(text):
-        m = CUDA_ERROR.search(text)
+    # the error itself (pytest's `E ` lines), not source quoted in the traceback (`TORCH_NCCL_TRACE_BUFFER_SIZE`
+    # in torch.distributed's code when a gloo setup fails)
+    error = "\n".join(ln for ln in text.splitlines() if ln.startswith("E ")) or text
+    if CUDA_ERROR.search(error):
+        m = CUDA_ERROR.search(error)
         return Truth("gpu", f"failed: {m.group(0) if m else ''}")
     if UNRELATED.search(text):
         m = UNRELATED.search(text)
@@ -258,8 +277,8 @@ def read_truth(path: Path, src: Path) -> tuple[dict[str, Truth], dict[str, Truth
 
 
 def classify(src: Path, proj: Project, classifier_root: Path = ROOT) -> dict[str, dict[str, object]]:
-    cmd = [sys.executable, "-m", "tools.classify", "--root", str(src), "--paths", proj.tests, "--format", "json",
-           "--no-cache"]
+    cmd = [sys.executable, "-m", "tools.classify", "--root", str(src), "--paths", *proj.tests.split(),
+           "--format", "json", "--no-cache"]
     print("+", " ".join(cmd), file=sys.stderr, flush=True)
     got = subprocess.run(cmd, cwd=classifier_root, text=True, capture_output=True, check=False)
     if got.returncode not in (0, 1) or not got.stdout.strip():
@@ -389,7 +408,7 @@ def main(argv: list[str] | None = None) -> int:
             pip_install(py, [*COMMON_DEPS, *proj.deps], nodeps=False)
             pip_install(py, [*proj.nodeps, f"{proj.name}=={proj.version}"], nodeps=True)
             t0 = time.monotonic()
-            gt = ground_truth(work, proj, py, src, args.time_cap, args.jobs)
+            gt = ground_truth(work, proj, py, src, args.time_cap, proj.jobs or args.jobs)
             complete_marker.unlink(missing_ok=True)
             if time.monotonic() - t0 < args.time_cap - 5:
                 complete_marker.write_text("ok\n")

@@ -68,7 +68,7 @@ from tools.classify.values import (
 )
 
 WORLDS = (1, 2, 3, 4, 8)
-MAX_CASES = 256
+MAX_CASES = 1024
 EXCLUDED_ROOTS = frozenset({"torch"})  # never follow into a checkout of torch itself
 
 
@@ -114,6 +114,7 @@ class Analyzer:
         self.marks_memo: dict[tuple[str, TestItem, int], tuple[list[tuple[Value, str]], list[FuncV],
                                                                tuple[Finding, ...]]] = {}
         self.fixture_modules: set[str] = set()
+        self.world_fixtures: dict[tuple[FuncV, int], Fixture] = {}
         self.param_memo: dict[tuple[object, ...], list[
             tuple[str, dict[str, Value], dict[str, ParamCase], list[Value]]] | None] = {}
 
@@ -202,12 +203,12 @@ class Analyzer:
         return False
 
     # -- fixtures ----------------------------------------------------------------------------------
-    def _fixture_from(self, fv: FuncV, node: ast.FunctionDef | ast.AsyncFunctionDef) -> Fixture:
+    def _fixture_from(self, fv: FuncV, node: ast.FunctionDef | ast.AsyncFunctionDef, world: int = 0) -> Fixture:
         name, autouse, scope, params = node.name, False, 4, None
         for d in node.decorator_list:
             if not isinstance(d, ast.Call):
                 continue
-            frame = Frame(fv.rel, 0, {}, self.interp.module_state(fv.rel, 0).env, [])
+            frame = Frame(fv.rel, world, {}, self.interp.module_state(fv.rel, world).env, [])
             kw = {k.arg: self.interp.ev(k.value, frame) for k in d.keywords if k.arg}
             if isinstance(kw.get("name"), Const):
                 name = str(kw["name"].value)  # type: ignore[union-attr]
@@ -221,6 +222,21 @@ class Analyzer:
         rank = PYTEST_TORCH_PARAM_ORDER.index(name) + 1 if (
             fv.rel == PYTEST_TORCH_REL and name in PYTEST_TORCH_PARAM_ORDER) else 0
         return Fixture(name, fv, autouse, scope, params, step(fv.rel, node.lineno, f"fixture {name}"), rank)
+
+    def case_marks_in(self, fx: Fixture, case: ParamCase, world: int) -> tuple[Value, ...]:
+        """The marks of a fixture parameter evaluated in `world` (`skipif(torch.cuda.device_count() < 1)` in
+        `params=[pytest.param("nccl", marks=...)]` is active in world 0 only)."""
+        if not world or not case.marks:
+            return case.marks
+        key = (fx.fv, world)
+        got = self.world_fixtures.get(key)
+        if got is None:
+            node = self.module(fx.fv.rel).defs.get(fx.fv.pos)
+            got = self._fixture_from(fx.fv, node, world) if isinstance(
+                node, (ast.FunctionDef, ast.AsyncFunctionDef)) else fx
+            self.world_fixtures[key] = got
+        same = [c for c in got.params or () if c.id == case.id]
+        return same[0].marks if len(same) == 1 else case.marks
 
     def _fixtures_in(self, env_items: list[tuple[str, Value]]) -> dict[str, Fixture]:
         out: dict[str, Fixture] = {}
@@ -337,7 +353,7 @@ class Analyzer:
             kwargs[a] = v
             findings.extend(f.prefixed(step(fx.fv.rel, fx.fv.pos[0], f"fixture {fx.name} uses {a}")) for f in fs)
         if case is not None:
-            findings.extend(self.mark_findings(list(case.marks), fx.where))
+            findings.extend(self.mark_findings(list(self.case_marks_in(fx, case, world)), fx.where))
         fv = fx.fv
         if fv.cls is not None:
             fv = FuncV(fv.rel, fv.pos, fv.name, bound=Inst(fv.cls), captured=fv.captured, cls=fv.cls)
@@ -568,7 +584,10 @@ class Analyzer:
                     direct_names.update(n for n, _ in c.bindings)
         tables = self.scopes(rel, item)
         autouse = [fx.name for t in reversed(tables) for fx in t.values() if fx.autouse]
-        initial = [*autouse, *(a for a in self.fixture_args(item.func) if a not in direct_names)]
+        # pytest's closure: autouse, then `@pytest.mark.usefixtures(...)` (their params make ids too), then args
+        usefixtures = [str(a.value) for m, _ in marks if isinstance(m, MarkV) and m.name == "usefixtures"
+                       for a in m.args if isinstance(a, Const)]
+        initial = [*autouse, *usefixtures, *(a for a in self.fixture_args(item.func) if a not in direct_names)]
         fx_dims: list[tuple[str, list[ParamCase]]] = []
         closure = self.closure_fixtures(tables, initial)
         if self.pytest_torch:
@@ -637,10 +656,9 @@ class Analyzer:
                 params = self.parametrizations(rel, item)
                 if item.fallback:
                     v = self.classify_case(rel, item, None, extra)
-                    v = Verdict(v.label, v.gpu_count, v.vram_gb, (step(rel, item.line, f"{item.func.name}: generated "
-                                                                       "test names cannot be computed statically; "
-                                                                       "this class-level key covers them"),
-                                                                  *v.reasons))
+                    note = item.note or (f"{item.func.name}: generated test names cannot be computed statically; "
+                                         "this class-level key covers them")
+                    v = Verdict(v.label, v.gpu_count, v.vram_gb, (step(rel, item.line, note), *v.reasons))
                     tests[item.key] = join_verdicts(tests[item.key], v) if item.key in tests else v
                     continue
                 if params is None:

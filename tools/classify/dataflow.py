@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import builtins
 import operator
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -256,6 +257,10 @@ class Interp:
         self.used_modules: set[str] = set()
         self.fixture_hook: Callable[[str, Frame], Value] | None = None
         self.param_classes: set[ClassV] = set()  # instantiate_parametrized_tests(cls)
+        # the `parameterized` package's @parameterized_class: generated class -> the attributes it sets;
+        # the decorated original keeps only inherited tests (the package deletes its own test* methods)
+        self.class_overrides: dict[ClassV, tuple[tuple[str, Value], ...]] = {}
+        self.emptied_classes: set[ClassV] = set()
 
     # -- modules -------------------------------------------------------------------------------
     def module_state(self, rel: str, world: int) -> ModuleState:
@@ -391,6 +396,9 @@ class Interp:
             frame.env[s.name] = cv
             if any(_last_name(d) == "instantiate_parametrized_tests" for d in s.decorator_list):
                 self.param_classes.add(cv)
+            for d in s.decorator_list:
+                if isinstance(d, ast.Call) and _last_name(d) == "parameterized_class":
+                    self._parameterized_class(cv, d, frame)
             return False
         if isinstance(s, ast.Return):
             frame.returns.append(self.ev(s.value, frame) if s.value is not None else Const(None))
@@ -488,6 +496,53 @@ class Interp:
                     frame.env.pop(t.id, None)
             return False
         return False
+
+    def _parameterized_class(self, cv: ClassV, d: ast.Call, frame: Frame) -> None:
+        """`@parameterized_class(attrs, input_values, class_name_func=...)`: binds `<Name>_<i>[_<suffix>]`
+        classes carrying the attributes (names as the package's default_class_name_func makes them)."""
+        args = [self.ev(a, frame) for a in d.args]
+        kwargs = {k.arg: self.ev(k.value, frame) for k in d.keywords if k.arg}
+        attrs = args[0] if args else kwargs.get("attrs", UNK)
+        values = args[1] if len(args) > 1 else kwargs.get("input_values")
+        name_func = kwargs.get("class_name_func") or kwargs.get("classname_func")
+        dicts: list[tuple[tuple[str, Value], ...]] = []
+        if values is None or (isinstance(values, Const) and values.value is None):
+            if not isinstance(attrs, Seq):
+                return
+            for item in attrs.items:
+                if not isinstance(item, DictV) or not all(isinstance(k, Const) and isinstance(k.value, str)
+                                                          for k, _ in item.items):
+                    return
+                dicts.append(tuple((str(k.value), v) for k, v in item.items if isinstance(k, Const)))
+        else:
+            if isinstance(attrs, Const) and isinstance(attrs.value, str):
+                attrs = Seq((attrs,), "tuple")
+            if not isinstance(attrs, Seq) or not isinstance(values, Seq) or not all(
+                    isinstance(a, Const) and isinstance(a.value, str) for a in attrs.items):
+                return
+            names = [str(a.value) for a in attrs.items if isinstance(a, Const)]
+            for item in values.items:
+                if not isinstance(item, Seq):
+                    return
+                dicts.append(tuple(zip(names, item.items, strict=False)))
+        self.emptied_classes.add(cv)
+        for num, params in enumerate(dicts):
+            if name_func is not None and not (isinstance(name_func, Const) and name_func.value is None):
+                got = self.call(name_func, [cv, Const(num), DictV(tuple((Const(k), v) for k, v in params))], {}, d,
+                                frame, "class_name_func")
+                if not (isinstance(got, Const) and isinstance(got.value, str)):
+                    continue
+                name = got.value
+            else:
+                given = dict(params)
+                first = given.get("name") or next((v for _, v in params if isinstance(v, Const) and isinstance(
+                    v.value, str)), Const(""))
+                suffix = _safe_name(str(first.value)) if isinstance(first, Const) and isinstance(first.value, str) \
+                    else ""
+                name = f"{cv.name}_{num}" + (f"_{suffix}" if suffix else "")
+            gen = ClassV(cv.rel, cv.pos, name)
+            self.class_overrides[gen] = params
+            frame.env[name] = gen
 
     def make_function(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, frame: Frame) -> FuncV:
         pos = (node.lineno, node.col_offset)
@@ -751,6 +806,9 @@ class Interp:
         return self.ev(n.value, frame)
 
     def _comprehension(self, n: Any, elts: list[ast.expr], frame: Frame) -> Value:
+        listed = self._listed_comprehension(n, elts, frame)
+        if listed is not None:
+            return listed
         inner = self._branch(frame)
         for gen in n.generators:
             it = self.ev(gen.iter, inner)
@@ -761,7 +819,29 @@ class Interp:
             for cond in gen.ifs:
                 self.ev(cond, inner)
         vals = [self.ev(e, inner) for e in elts]
-        return Seq((vals[0],), "list") if len(vals) == 1 and accel_device(vals[0]) else UNK
+        # `[x.to("cuda") for x in xs]` keeps its device; `next(t.device for t in args)` is an existing tensor's
+        keep = len(vals) == 1 and (accel_device(vals[0]) or isinstance(vals[0], DeviceV) or vals[0] == EXISTING_DEVICE)
+        return Seq((vals[0],), "list") if keep else UNK
+
+    def _listed_comprehension(self, n: Any, elts: list[ast.expr], frame: Frame) -> Value | None:
+        """`[item for item in range(10)]`, `[f"k{i}" for i in (1, 2)]` (fixture params, parametrize values): one
+        generator over known constants whose elements come out constant is evaluated element by element."""
+        if len(elts) != 1 or len(n.generators) != 1 or n.generators[0].ifs or n.generators[0].is_async:
+            return None
+        gen = n.generators[0]
+        it = self.ev(gen.iter, frame)
+        if not isinstance(it, Seq) or not it.items or len(it.items) > 64 or not all(
+                isinstance(i, Const) for i in it.items):
+            return None
+        vals: list[Value] = []
+        for item in it.items:
+            inner = self._branch(frame)
+            self.bind(gen.target, item, inner)
+            v = self.ev(elts[0], inner)
+            if not isinstance(v, Const):
+                return None
+            vals.append(v)
+        return Seq(tuple(vals), "list")
 
     def ev_ListComp(self, n: ast.ListComp, frame: Frame) -> Value:
         return self._comprehension(n, [n.elt], frame)
@@ -809,6 +889,8 @@ class Interp:
             return found if found is not None else UNK
         if isinstance(obj, ClassV):
             found = self.class_lookup(obj, name, frame.world)
+            if found is None and name in ("__name__", "__qualname__"):
+                return Const(obj.name)
             return found if found is not None else UNK
         if isinstance(obj, SuperV):
             mro = self.mro(obj.cls, frame.world)
@@ -872,6 +954,7 @@ class Interp:
                         self.exec_stmt(s, frame)
                     except RecursionError:
                         pass
+        env.update(self.class_overrides.get(cls, ()))
         return env
 
     def bases(self, cls: ClassV, world: int) -> list[Value]:
@@ -1364,6 +1447,8 @@ class Interp:
                 return Ext(DYNAMIC + step(frame.rel, line, f"getattr({_src_arg(n, 0)}, {_src_arg(n, 1)}) with a "
                                                           "computed name: dynamic dispatch"))
             return UNK
+        if name == "next" and args and isinstance(args[0], Seq) and args[0].items:
+            return join_all(list(args[0].items))  # the first element of a known sequence (or generator)
         if name in ("eval", "exec") and args and not isinstance(args[0], Const):
             frame.add(Finding(UNKNOWN, (step(frame.rel, line, f"{name}() of computed code: dynamic dispatch"),)))
             return UNK
@@ -1591,6 +1676,11 @@ def _swallows_device_errors(s: ast.Try) -> bool:
         if not escapes:
             return True
     return False
+
+
+def _safe_name(s: str) -> str:
+    """parameterized.to_safe_name."""
+    return re.sub("[^a-zA-Z0-9_]+", "_", s)
 
 
 def _last_name(e: ast.expr) -> str:

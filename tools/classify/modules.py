@@ -220,8 +220,10 @@ class RepoIndex:
             name = ".".join(parts[start:])
             if name in seen:
                 continue
-            # root-relative, src-layout and base-dir-relative names
-            if start == 0 or start == nbase or parts[start - 1] in ("src", "lib", "python", "tests", "test"):
+            # root-relative, src-layout and base-dir-relative names; a `tests/` that is itself a package is
+            # never on sys.path, so `tests/ignite/distributed/` does not shadow the library's `ignite.distributed`
+            if start == 0 or start == nbase or (parts[start - 1] in ("src", "lib", "python", "tests", "test")
+                                                and "/".join(parts[:start]) not in self._init_dirs):
                 seen.add(name)
                 yield name
 

@@ -92,7 +92,13 @@ def hf_trainer(torch_seed, torch_device, tmp_path):
     return _OnDevice(torch_device)
 '''.encode()
 
-VIRTUAL_SOURCES = {PYTEST_TORCH_REL: PYTEST_TORCH_STUB}
+# What a test inherited from a base class outside the repository is, for the analysis: a method that adds
+# nothing (the class's own marks, setUp and fixtures still apply). Used by the class-level fallback key.
+EXTERNAL_TESTS_REL = "<external-base>/inherited.py"
+EXTERNAL_TEST_POS = (1, 0)
+EXTERNAL_TESTS_STUB = b"def inherited_test(self):\n    pass\n"
+
+VIRTUAL_SOURCES = {PYTEST_TORCH_REL: PYTEST_TORCH_STUB, EXTERNAL_TESTS_REL: EXTERNAL_TESTS_STUB}
 
 
 def dtype_param_name(path_or_name: str) -> str:

@@ -81,3 +81,88 @@ def test_numpy_dtype_ids_use_the_class_name() -> None:
 
     assert idval(Ext("numpy.float16"), "dtype", 1) == "float16"  # pytest: np.float16.__name__
     assert idval(Ext("torch.float16"), "dtype", 1) == "dtype1"  # a torch.dtype has no __name__
+
+
+# -- round 2 (pytorch-ignite, e3nn, linear_operator; gpytorch/accelerate leftovers) ---------------------
+REL2 = "tests/realworld/test_round2_idioms.py"
+MIRROR = "tests/realworld/mirror/tests/mypkg/backends/test_mirror.py"
+
+
+@pytest.fixture(scope="module")
+def round2(tmp_path_factory: pytest.TempPathFactory):
+    dst = tmp_path_factory.mktemp("round2") / "repo"
+    shutil.copytree(CORPUS / "repo", dst)
+    return run(dst, paths=["tests/realworld"], cache_dir=None).files
+
+
+def test_round2_labels_match_expected(round2) -> None:
+    expected = json.loads((CORPUS / "expected.json").read_text())
+    for rel in (REL2, MIRROR):
+        got = {f"{rel}::{k}": [v.label, v.gpu_count, v.vram_gb] for k, v in round2[rel].tests.items()}
+        assert got == {k: v for k, v in expected.items() if k.startswith(rel + "::")}
+
+
+def test_usefixtures_parameters_make_ids_and_their_marks_follow_the_world(round2) -> None:
+    tests = round2[REL2].tests
+    assert sorted(k for k in tests if k.startswith("TestWithBackend::")) == [
+        "TestWithBackend::test_collective[gloo_cpu-1]", "TestWithBackend::test_collective[gloo_cpu-2]",
+        "TestWithBackend::test_collective[nccl-1]", "TestWithBackend::test_collective[nccl-2]"]
+    # skipif(torch.cuda.device_count() < 1) in the nccl parameter's marks is a GPU skip: gone where a GPU exists
+    assert tests["TestWithBackend::test_collective[nccl-1]"].label == "gpu"
+    assert tests["test_backend_argument[nccl]"].label == "gpu"
+    assert tests["test_backend_argument[gloo_cpu]"].label == "cpu"
+
+
+def test_external_base_class_gets_a_class_level_key(round2) -> None:
+    tests = round2[REL2].tests
+    assert tests["TestInheritedOnCpu"].label == "cpu"
+    assert "inherits tests from externallib.testing.ExternalOperatorTestCase" in tests["TestInheritedOnCpu"].reasons[0]
+    assert tests["TestInheritedOnCuda"].label == "gpu"  # its own setUp skips without CUDA
+    assert "TestFrameworkBaseOnly" not in tests  # unittest.TestCase has no tests to inherit
+    from rules.private.pytest_runner import route_label  # the key routes like any class-level key
+
+    labels = {k: v.label for k, v in tests.items()}
+    assert route_label(labels, "TestInheritedOnCuda::test_matmul") == "gpu"
+    assert route_label(labels, "TestInheritedOnCpu::test_own") == "cpu"
+
+
+def test_parameterized_class_names_and_attributes(round2) -> None:
+    tests = round2[REL2].tests
+    assert sorted(k for k in tests if "Test_" in k or k.startswith(("DeviceParamTest", "DefaultNamesTest"))) == [
+        "DefaultNamesTest_0_small_fp32::test_size", "DefaultNamesTest_1_large::test_size",
+        "DeviceParamTest_cpu::test_zeros", "DeviceParamTest_cuda::test_zeros"]
+    assert tests["DeviceParamTest_cuda::test_zeros"].label == "gpu"
+    assert tests["DeviceParamTest_cpu::test_zeros"].label == "cpu"
+
+
+def test_test_package_named_like_the_library_does_not_shadow_it(round2) -> None:
+    # tests/ is a package: tests/mypkg/backends/ is `tests.mypkg.backends`, so `mypkg.backends` is the library
+    assert round2[MIRROR].tests["test_library_device_through_mirror_package"].label == "cpu"
+    from tools.classify.modules import RepoIndex
+
+    index = RepoIndex(["mypkg/__init__.py", "mypkg/backends.py", "t/tests/__init__.py", "t/tests/mypkg/__init__.py",
+                       "t/tests/mypkg/backends/__init__.py", "t/tests/mypkg/backends/test_x.py",
+                       "src/tests/lib/__init__.py"])
+    assert index.resolve_module("mypkg.backends", "t/tests/mypkg/backends/test_x.py") == "mypkg/backends.py"
+    assert index.resolve_module("lib", "src/tests/lib/__init__.py") == "src/tests/lib/__init__.py"  # tests/ no pkg
+
+
+def test_constant_comprehensions_are_listed() -> None:
+    from tools.classify.analyzer import Analyzer
+
+    src = b"import pytest\n\n@pytest.fixture(params=[i for i in range(3)])\ndef data(request):\n    return 1\n\n\n" \
+          b"@pytest.mark.parametrize('s', [f'k{i}' for i in (1, 2)])\ndef test_x(data, s):\n    pass\n"
+    a = Analyzer(Path("/nonexistent"), ["tests/test_c.py"], sources={"tests/test_c.py": src})
+    assert sorted(a.classify_file("tests/test_c.py").tests) == ["test_x[0-k1]", "test_x[0-k2]", "test_x[1-k1]",
+                                                                 "test_x[1-k2]", "test_x[2-k1]", "test_x[2-k2]"]
+
+
+def test_device_of_the_first_tensor_argument_is_existing() -> None:
+    from tools.classify.analyzer import Analyzer
+
+    # e3nn's assert_equivariant: `device = next(t.device for t in args_in if isinstance(t, torch.Tensor))`
+    src = b"import torch\n\ndef helper(*args_in):\n    device = next(t.device for t in args_in if isinstance(" \
+          b"t, torch.Tensor))\n    return torch.full((1,), 0.0, device=device)\n\n\ndef test_x():\n" \
+          b"    helper(torch.zeros(1))\n"
+    a = Analyzer(Path("/nonexistent"), ["tests/test_n.py"], sources={"tests/test_n.py": src})
+    assert a.classify_file("tests/test_n.py").tests["test_x"].label == "cpu"
