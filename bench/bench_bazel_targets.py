@@ -47,7 +47,7 @@ load("@rules_python//python:defs.bzl", "py_test")
 
 py_test(
     name = "test_new_{n}",
-    srcs = ["test_new_{n}.py", "//rules/private:pytest_runner.py"],
+    srcs = ["test_new_{n}.py", "//rules/private:pytest_runner.py", "//rules/private:pytest_torch_glue.py"],
     main = "//rules/private:pytest_runner.py",
     args = ["bench/_generated/{kind}_{n}/test_new_{n}.py"],
     legacy_create_init = False,
