@@ -141,8 +141,9 @@ def exit_code(code: int, plugin: BazelPytestPlugin) -> int:
     if code == NO_TESTS_COLLECTED:
         what = f"its '{plugin.part}' part" if plugin.part else "it"
         print(
-            f"torch_py_test: no test selected for {what} ({plugin.collected} collected). "
-            "Is the classification file stale? Run `bazel run //tools:classify -- --update`.",
+            f"torch_py_test: no test selected for {what} ({plugin.collected} collected). Either the "
+            "classification file is stale (run `bazel run //tools:classify -- --update`) or this machine lacks "
+            "the device the tests are parametrized for (a GPU part run without CUDA).",
             file=sys.stderr,
         )
     return code
@@ -173,7 +174,7 @@ def main(argv: list[str]) -> int:
         total_shards=int(environ.get("TEST_TOTAL_SHARDS", "1")),
         shard_index=int(environ.get("TEST_SHARD_INDEX", "0")),
     )
-    import pytest  # after the thread variables: plugins may import torch
+    import pytest  # only now: the thread variables must be set before any plugin imports torch
 
     args = pytest_arguments(options, environ, root) + glue.pytest_torch_args(environ, root, user_set_threads)
     code = pytest.main(args + pytest_args, plugins=[plugin, *glue.plugins(environ)])
