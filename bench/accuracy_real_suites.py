@@ -75,6 +75,13 @@ PROJECTS: dict[str, Project] = {
         "e3nn", "0.6.0", "tests", deps=("sympy", "scipy", "opt_einsum"), nodeps=("opt_einsum_fx",), jobs=1),
     "linear_operator": Project(
         "linear_operator", "0.6.1", "test", deps=("scipy", "mpmath<=1.3", "jaxtyping")),
+    # Round 3 (docs/classifier-accuracy.md, "Round 3").
+    "stable-baselines3": Project(
+        "stable-baselines3", "2.9.2", "tests",
+        deps=("gymnasium", "cloudpickle", "pandas", "matplotlib", "tqdm", "rich", "psutil"),
+        pytest_args=("-o", "addopts=", "-p", "no:cov")),
+    "torchsde": Project("torchsde", "0.2.6", "tests", deps=("scipy", "trampoline", "boltons")),
+    "torch-optimizer": Project("torch-optimizer", "0.3.0", "tests", nodeps=("pytorch_ranger",)),
     "peft": Project(
         "peft", "0.21.2", "tests",
         deps=("psutil", "pyyaml", "huggingface_hub", "safetensors", "parameterized", "transformers",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -53,6 +54,7 @@ from tools.classify.values import (
 from tools.classify.values import (
     ClassV,
     Const,
+    EnumV,
     Ext,
     FuncV,
     Inst,
@@ -217,24 +219,42 @@ class Analyzer:
             if isinstance(sc, Const) and isinstance(sc.value, str):
                 scope = SCOPES.get(sc.value, 4)
             if "params" in kw:
-                cases = parametrize_cases(Const(name), kw["params"], kw.get("ids"))
+                cases = parametrize_cases(Const(name), kw["params"], kw.get("ids"), self._idfn(kw.get("ids"), world))
                 params = tuple(cases) if cases is not None else ()
         rank = PYTEST_TORCH_PARAM_ORDER.index(name) + 1 if (
             fv.rel == PYTEST_TORCH_REL and name in PYTEST_TORCH_PARAM_ORDER) else 0
         return Fixture(name, fv, autouse, scope, params, step(fv.rel, node.lineno, f"fixture {name}"), rank)
 
-    def case_marks_in(self, fx: Fixture, case: ParamCase, world: int) -> tuple[Value, ...]:
-        """The marks of a fixture parameter evaluated in `world` (`skipif(torch.cuda.device_count() < 1)` in
-        `params=[pytest.param("nccl", marks=...)]` is active in world 0 only)."""
-        if not world or not case.marks:
-            return case.marks
+    def fixture_in(self, fx: Fixture, world: int) -> Fixture:
+        """The fixture's declaration evaluated in `world` (its params may differ: `params=DEVICES`)."""
+        if not world or fx.plugin_rank:
+            return fx
         key = (fx.fv, world)
         got = self.world_fixtures.get(key)
         if got is None:
             node = self.module(fx.fv.rel).defs.get(fx.fv.pos)
             got = self._fixture_from(fx.fv, node, world) if isinstance(
                 node, (ast.FunctionDef, ast.AsyncFunctionDef)) else fx
+            if got.name != fx.name:
+                got = fx
             self.world_fixtures[key] = got
+        return got
+
+    def _idfn(self, ids: Value | None, world: int) -> Callable[[Value], Value] | None:
+        """An `ids=` callable defined in the repository (or `str`), evaluated on one parameter value."""
+        if isinstance(ids, FuncV):
+            return lambda v: self.interp.call_function(ids, [v], {}, world, 1).value
+        if isinstance(ids, Ext) and ids.path == "builtins.str":
+            return lambda v: Const(str(v.value)) if isinstance(v, Const) else (
+                Const(v.text) if isinstance(v, EnumV) else UNK)
+        return None
+
+    def case_marks_in(self, fx: Fixture, case: ParamCase, world: int) -> tuple[Value, ...]:
+        """The marks of a fixture parameter evaluated in `world` (`skipif(torch.cuda.device_count() < 1)` in
+        `params=[pytest.param("nccl", marks=...)]` is active in world 0 only)."""
+        if not world or not case.marks:
+            return case.marks
+        got = self.fixture_in(fx, world)
         same = [c for c in got.params or () if c.id == case.id]
         return same[0].marks if len(same) == 1 else case.marks
 
@@ -530,17 +550,25 @@ class Analyzer:
             findings.extend(f.prefixed(step(w.rel, w.pos[0], "decorator wrapper")) for f in wr.findings)
         return findings
 
-    def classify_case(self, rel: str, item: TestItem, index: int | None, extra: list[Finding]) -> Verdict:
-        """Label one parametrization (`index` into parametrizations(), None: the bare test)."""
+    def classify_case(self, rel: str, item: TestItem, suffix: str | None, extra: list[Finding],
+                      first_world: int = 0) -> Verdict:
+        """Label one parametrization (its id suffix in parametrizations(), None: the bare test). A case that
+        exists only from world `first_world` on (`DEVICES.append("cuda")` under `torch.cuda.is_available()`)
+        is analysed with that world's values and needs its GPUs."""
 
         def case(world: int) -> tuple[dict[str, Value], dict[str, ParamCase], list[Value]]:
-            params = self.parametrizations(rel, item, world) if index is not None else None
-            if params is None or index is None or index >= len(params):
+            if suffix is None:
                 return {}, {}, []
-            _, direct, choice, marks = params[index]
-            return direct, choice, marks
+            for w in dict.fromkeys((max(world, first_world), first_world)):
+                for sfx, direct, choice, marks in self.parametrizations(rel, item, w) or ():
+                    if sfx == suffix:
+                        return direct, choice, marks
+            return {}, {}, []
 
         direct, choice, case_marks = case(0)
+        if first_world:
+            case_marks = [*case_marks, ReqV(first_world, 0, step(rel, item.line, f"parametrization {suffix} exists "
+                                                                 "only where CUDA is available"))]
         findings = self.analyse_case(rel, item, direct, choice, case_marks, 0) + extra
         skips = {f.key for f in findings if f.kind == SKIP}
         gpu_skips: dict[str, int] = {}
@@ -555,6 +583,43 @@ class Analyzer:
                 if not remaining:
                     break
         return decide(findings, gpu_skips, step(rel, item.line, "no GPU use found"))
+
+    def suffixes_in_all_worlds(self, rel: str, item: TestItem, params: list[
+            tuple[str, dict[str, Value], dict[str, ParamCase], list[Value]]]) -> list[tuple[str, int]]:
+        """(id suffix, first world that collects it): world 0's, then those only a machine with GPUs collects
+        (`DEVICES = ["cpu"]; if torch.cuda.is_available(): DEVICES.append("cuda")` gives `[cuda]` there).
+        Worlds beyond the first are looked at only when the first one adds a case."""
+        out = {sfx: 0 for sfx, *_ in params}
+        if not self.world_dependent(rel, item):
+            return list(out.items())
+        for w in WORLDS:
+            added = False
+            for sfx, *_ in self.parametrizations(rel, item, w) or ():
+                if sfx not in out:
+                    out[sfx] = w
+                    added = True
+            if not added and w == WORLDS[0]:
+                break
+        return list(out.items())
+
+    def world_dependent(self, rel: str, item: TestItem) -> bool:
+        """Whether the parametrization values may differ between worlds: a parametrize mark or parametrized
+        fixture whose values are names (not literals) — literal lists are the same everywhere."""
+        if item.unittest:
+            return False
+        decos = list(getattr(self.module(item.func.rel).defs.get(item.func.pos), "decorator_list", []))
+        for c in item.classes:
+            decos += getattr(self.module(c.rel).defs.get(c.pos), "decorator_list", [])
+        if any(not _literal_only(d) for d in decos):
+            return True
+        tables = self.scopes(rel, item)
+        for t in tables:
+            for fx in t.values():
+                if fx.params and not fx.plugin_rank:
+                    fnode = self.module(fx.fv.rel).defs.get(fx.fv.pos)
+                    if any(not _literal_only(d) for d in getattr(fnode, "decorator_list", [])):
+                        return True
+        return False
 
     def parametrizations(self, rel: str, item: TestItem, world: int = 0) -> list[
             tuple[str, dict[str, Value], dict[str, ParamCase], list[Value]]] | None:
@@ -576,7 +641,7 @@ class Analyzer:
                 argnames = m.args[0] if m.args else m.kw("argnames")
                 argvalues = m.args[1] if len(m.args) > 1 else m.kw("argvalues")
                 ids = m.args[2] if len(m.args) > 2 else m.kw("ids")
-                cases = parametrize_cases(argnames or UNK, argvalues or UNK, ids)
+                cases = parametrize_cases(argnames or UNK, argvalues or UNK, ids, self._idfn(ids, world))
                 if cases is None:
                     return None
                 dims.append(cases)
@@ -589,7 +654,7 @@ class Analyzer:
                        for a in m.args if isinstance(a, Const)]
         initial = [*autouse, *usefixtures, *(a for a in self.fixture_args(item.func) if a not in direct_names)]
         fx_dims: list[tuple[str, list[ParamCase]]] = []
-        closure = self.closure_fixtures(tables, initial)
+        closure = [self.fixture_in(fx, world) if fx.params else fx for fx in self.closure_fixtures(tables, initial)]
         if self.pytest_torch:
             plugin = self.module_fixtures(PYTEST_TORCH_REL)
             closure = [Fixture(fx.name, fx.fv, fx.autouse, fx.scope_rank, plugin[fx.name].params, fx.where,
@@ -664,8 +729,8 @@ class Analyzer:
                 if params is None:
                     tests[item.key] = self.classify_case(rel, item, None, extra)
                     continue
-                for i, (suffix, _direct, _choice, _marks) in enumerate(params):
-                    tests[item.key + suffix] = self.classify_case(rel, item, i, extra)
+                for suffix, first_world in self.suffixes_in_all_worlds(rel, item, params):
+                    tests[item.key + suffix] = self.classify_case(rel, item, suffix, extra, first_world)
         except RecursionError:
             return FileResult(rel, True, {}, "expression nesting too deep to analyse", deps)
         torch = self.imports_torch(rel) or any(self.imports_torch(u) for u in sorted(self.fixture_modules))
@@ -673,3 +738,13 @@ class Analyzer:
             tests = {k: Verdict("cpu", 0, 0, (step(rel, 1, "does not import torch"),)) if v.label != "gpu" else v
                      for k, v in tests.items()}
         return FileResult(rel, torch, tests, None, deps)
+
+
+def _literal_only(node: ast.AST) -> bool:
+    """A decorator whose parameter values are all literals (no names, calls or attributes in them); a bare
+    `@pytest.mark.slow` too. An alias (`@on_devices`) may stand for a parametrize mark: not literal."""
+    if not isinstance(node, ast.Call):
+        return isinstance(node, ast.Attribute)
+    return not any(isinstance(n, (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.Starred))
+                   for a in (*getattr(node, "args", ()), *(k.value for k in getattr(node, "keywords", ())))
+                   for n in ast.walk(a))

@@ -10,20 +10,31 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from tools.classify import torch_testing
-from tools.classify.dataflow import PARAMETERIZED_EXPAND, Frame, Interp, is_fixture_def
+from tools.classify.dataflow import (
+    PARAMETERIZED_EXPAND,
+    REGEX_PREFIX,
+    TORCH_DTYPE_NAMES,
+    Frame,
+    Interp,
+    is_fixture_def,
+)
 from tools.classify.plugins import EXTERNAL_TEST_POS, EXTERNAL_TESTS_REL
 from tools.classify.values import (
     ClassV,
     Const,
     DictV,
+    EnumV,
     Ext,
     FuncV,
     GenClassV,
     Inst,
     MarkV,
+    ModV,
+    OneOf,
     ParamV,
     Seq,
     TestFnV,
@@ -32,13 +43,6 @@ from tools.classify.values import (
 
 UNITTEST_BASES = ("TestCase", "IsolatedAsyncioTestCase", "TestCasePlus", "DistributedTestBase", "MultiProcessTestCase",
                   "MultiProcContinousTest", "DTensorTestBase", "FSDPTest", "TestCaseBase")
-TORCH_DTYPE_NAMES = frozenset({
-    "float", "float16", "float32", "float64", "bfloat16", "half", "double", "int", "int8", "int16", "int32",
-    "int64", "uint8", "bool", "long", "short", "complex64", "complex128", "cfloat", "cdouble", "float8_e4m3fn",
-    "float8_e5m2", "uint16", "uint32", "uint64", "qint8", "quint8", "chalf",
-})
-
-
 @dataclass(frozen=True)
 class TestItem:
     """One collected test function or method (before parametrization)."""
@@ -59,33 +63,60 @@ class TestItem:
     note: str = ""  # why a fallback key exists (default: generated names that cannot be computed)
 
 
-def ascii_escaped(s: str) -> str:
-    """pytest's ascii_escaped for str ids."""
-    return s.encode("unicode_escape").decode("ascii")
+_NON_PRINTABLE = {i: f"\\x{i:02x}" for i in range(128) if i not in range(32, 127)}
+_NON_PRINTABLE.update({ord("\t"): "\\t", ord("\r"): "\\r", ord("\n"): "\\n"})
 
 
-def idval(value: Value, argname: str, idx: int) -> str:
-    """The id pytest derives for one parameter value."""
+def ascii_escaped(s: str | bytes) -> str:
+    """pytest's ascii_escaped (`_pytest.compat`) for str and bytes ids."""
+    ret = s.decode("ascii", "backslashreplace") if isinstance(s, bytes) else s.encode("unicode_escape").decode("ascii")
+    return ret.translate(_NON_PRINTABLE)
+
+
+def idval_from_value(value: Value) -> str | None:
+    """pytest's `_idval_from_value`: str/bytes escaped, None/bool/int/float/complex by str(), an Enum member by
+    str(member), a regex by its pattern, anything with a `__name__` by it; None: no id from the value."""
     if isinstance(value, Const):
         v = value.value
-        if isinstance(v, str):
+        if isinstance(v, (str, bytes)):
             return ascii_escaped(v)
-        if isinstance(v, bytes):
-            return ascii_escaped(v.decode("latin-1")) if v.isascii() else repr(v)[2:-1]
         if v is None or isinstance(v, (bool, int, float, complex)):
             return str(v)
+        return None
+    if isinstance(value, EnumV):
+        return ascii_escaped(value.id) if value.id != value.text else value.text
     if isinstance(value, (FuncV, ClassV)):
         return value.name
+    if isinstance(value, ModV):
+        return value.dotted
     if isinstance(value, Ext):
+        if value.path.startswith(REGEX_PREFIX):
+            return ascii_escaped(value.path[len(REGEX_PREFIX):])
         last = value.path.rsplit(".", 1)[-1]
         if value.path.startswith("builtins."):
             return last
         # torch dtypes are instances without __name__; numpy's (np.float16) are classes named by it
         torch_dtype = last in TORCH_DTYPE_NAMES and not value.path.startswith(("numpy.", "np."))
-        if torch_dtype or not last or last.endswith("()") or last.isupper():
-            return f"{argname}{idx}"
+        if torch_dtype or not last or last.endswith("()") or last.isupper() or value.path.startswith("<"):
+            return None
         return last
-    return f"{argname}{idx}"
+    if isinstance(value, OneOf):
+        ids = {idval_from_value(a) for a in value.alts}
+        return ids.pop() if len(ids) == 1 else None
+    return None
+
+
+def idval(value: Value, argname: str, idx: int, idfn: Callable[[Value], Value] | None = None) -> str:
+    """The id pytest derives for one parameter value (`_idval`): the `ids=` callable's result unless it returns
+    None (or cannot be evaluated), else from the value, else `<argname><index>`."""
+    if idfn is not None:
+        got = idfn(value)
+        if not (isinstance(got, Const) and got.value is None):
+            from_fn = idval_from_value(got)
+            if from_fn is not None:
+                return from_fn
+    from_value = idval_from_value(value)
+    return from_value if from_value is not None else f"{argname}{idx}"
 
 
 def dedupe_ids(ids: list[str]) -> list[str]:
@@ -121,8 +152,10 @@ class ParamCase:
     marks: tuple[Value, ...]
 
 
-def parametrize_cases(argnames: Value, argvalues: Value, ids: Value | None) -> list[ParamCase] | None:
-    """The cases of `@pytest.mark.parametrize(argnames, argvalues, ids=...)`; None when not enumerable."""
+def parametrize_cases(argnames: Value, argvalues: Value, ids: Value | None,
+                      idfn: Callable[[Value], Value] | None = None) -> list[ParamCase] | None:
+    """The cases of `@pytest.mark.parametrize(argnames, argvalues, ids=...)`; None when not enumerable. `idfn`
+    evaluates an `ids=` callable on one value (its result is used unless it is None)."""
     if isinstance(argnames, Const) and isinstance(argnames.value, str):
         names = [a.strip() for a in argnames.value.split(",") if a.strip()]
     elif isinstance(argnames, Seq) and all(isinstance(i, Const) and isinstance(i.value, str) for i in argnames.items):
@@ -158,7 +191,7 @@ def parametrize_cases(argnames: Value, argvalues: Value, ids: Value | None) -> l
         if explicit is not None and idx < len(explicit) and explicit[idx] is not None and pid is None:
             pid = explicit[idx]
         if pid is None:
-            pid = "-".join(idval(v, n, idx) for v, n in zip(values, names, strict=True))
+            pid = "-".join(idval(v, n, idx, idfn) for v, n in zip(values, names, strict=True))
         raw_ids.append(pid)
         cases.append(ParamCase(pid, tuple(zip(names, values, strict=True)), marks))
     final = dedupe_ids(raw_ids)

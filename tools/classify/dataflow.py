@@ -25,6 +25,7 @@ from tools.classify.values import (
     Const,
     DeviceV,
     DictV,
+    EnumV,
     Ext,
     FuncV,
     GenClassV,
@@ -55,6 +56,19 @@ from tools.classify.values import (
 MAX_DEPTH = 24
 PROPERTY_DECORATORS = frozenset({"property", "cached_property", "abstractproperty", "lazy_property",
                                  "lazyproperty", "cache_readonly"})
+TORCH_DTYPE_NAMES = frozenset({
+    "float", "float16", "float32", "float64", "bfloat16", "half", "double", "int", "int8", "int16", "int32",
+    "int64", "uint8", "bool", "long", "short", "complex64", "complex128", "cfloat", "cdouble", "float8_e4m3fn",
+    "float8_e5m2", "uint16", "uint32", "uint64", "qint8", "quint8", "chalf",
+})
+# Types whose instances the analysis recognises; `type(x) is torch.device`, `isinstance(x, torch.Tensor)` on
+# one of them is decided (no instance is of two of these).
+KNOWN_TYPES = frozenset({"torch.dtype", "torch.device", "torch.Tensor", "builtins.str", "builtins.int",
+                         "builtins.float", "builtins.bool", "builtins.NoneType", "builtins.bytes",
+                         "builtins.complex", "builtins.list", "builtins.tuple", "builtins.dict", "builtins.set"})
+TYPE_PREFIX = "<type>"  # Ext(TYPE_PREFIX + path): type(x) of a value whose type is known
+UNKNOWN_KWARGS = "**"  # a keyword no call can spell: the call passed `**x` with an unknown x
+REGEX_PREFIX = "<regex>"  # Ext(REGEX_PREFIX + pattern): re.compile(pattern)
 EXISTING_DEVICE = Ext("<existing tensor>.device")  # `x.device` of a tensor the analysis does not track
 STR_METHODS = frozenset({"startswith", "endswith", "lower", "upper", "strip", "lstrip", "rstrip", "split",
                          "rsplit", "partition", "replace", "casefold", "find", "count", "isdigit"})
@@ -133,6 +147,8 @@ def device_of(v: Value) -> str | None:
         return None
     if isinstance(v, (DeviceV, TensorV)):
         return v.device
+    if isinstance(v, EnumV) and v.mixin:
+        return device_of(v.value)
     return None
 
 
@@ -170,6 +186,8 @@ def truth(v: Value) -> bool | None:
         return ts.pop() if len(ts) == 1 else None
     if isinstance(v, (DeviceV, TensorV, FuncV, ClassV, ModV, MarkV, SkipV, ReqV, TestFnV)):
         return True
+    if isinstance(v, EnumV):
+        return truth(v.value) if v.mixin else True
     return None
 
 
@@ -208,12 +226,14 @@ def _compare(op: ast.cmpop, a: Value, b: Value) -> Value:
     if isinstance(a, OneOf) or isinstance(b, OneOf):
         outs = {_compare(op, x, y) for x in alternatives(a) for y in alternatives(b)}
         return outs.pop() if len(outs) == 1 else UNK
+    if isinstance(a, EnumV) or isinstance(b, EnumV):
+        return _compare_enum(op, a, b)
     if isinstance(op, (ast.In, ast.NotIn)):
         if isinstance(b, Ext) and b.path == "os.environ":
             return Const(isinstance(op, ast.NotIn))
-        if isinstance(b, Seq):
+        if isinstance(b, (Seq, DictV)):
             ka, va = _const_of(a)
-            consts = [_const_of(i) for i in b.items]
+            consts = [_const_of(i) for i in (b.items if isinstance(b, Seq) else (k for k, _ in b.items))]
             if ka and all(k for k, _ in consts):
                 hit = any(va == c for _, c in consts)
                 return Const(hit if isinstance(op, ast.In) else not hit)
@@ -222,9 +242,14 @@ def _compare(op: ast.cmpop, a: Value, b: Value) -> Value:
         if ka and kb and isinstance(va, str) and isinstance(vb, str):
             return Const((va in vb) if isinstance(op, ast.In) else (va not in vb))
         return UNK
-    other = _other_accelerator_test(op, a, b)
+    other = _other_accelerator_test(op, a, b) or _compare_types(op, a, b)
     if other is not None:
         return other
+    if isinstance(op, (ast.Eq, ast.NotEq)) and EXISTING_DEVICE in (a, b):
+        s = b if a == EXISTING_DEVICE else a
+        if isinstance(s, Const) and isinstance(s.value, str) and device_of(s) is None:
+            # `if device == "auto":` with an existing tensor's device: a torch.device never equals such a string
+            return Const(isinstance(op, ast.NotEq))
     ka, va = _const_of(a)
     kb, vb = _const_of(b)
     if isinstance(a, DeviceV) and isinstance(b, Const) and isinstance(b.value, str):
@@ -244,6 +269,73 @@ def _compare(op: ast.cmpop, a: Value, b: Value) -> Value:
     return UNK
 
 
+def type_path(v: Value) -> str | None:
+    """The dotted type of a value the analysis recognises (`torch.float64` -> torch.dtype), else None."""
+    if isinstance(v, Const):
+        return f"builtins.{type(v.value).__name__}"
+    if isinstance(v, DeviceV):
+        return "torch.device"
+    if isinstance(v, Seq) and v.kind in ("list", "tuple", "set"):
+        return f"builtins.{v.kind}"
+    if isinstance(v, DictV):
+        return "builtins.dict"
+    if isinstance(v, Ext) and v.path.count(".") == 1 and v.path.startswith("torch.") and (
+            v.path[6:] in TORCH_DTYPE_NAMES):
+        return "torch.dtype"
+    return None
+
+
+def _class_path(v: Value) -> str | None:
+    if isinstance(v, Ext):
+        path = v.path[len(TYPE_PREFIX):] if v.path.startswith(TYPE_PREFIX) else v.path
+        return path if path in KNOWN_TYPES else None
+    return None
+
+
+def isinstance_of(v: Value, classes: Value) -> Value:
+    """`isinstance(x, torch.Tensor)` for an x of a known type and classes among KNOWN_TYPES."""
+    t = type_path(v)
+    wanted = [_class_path(c) for c in (classes.items if isinstance(classes, Seq) else (classes,))]
+    if t is None or any(w is None for w in wanted):
+        return UNK
+    hit = t in wanted or (t == "builtins.bool" and "builtins.int" in wanted)
+    return Const(hit)
+
+
+def _compare_types(op: ast.cmpop, a: Value, b: Value) -> Value | None:
+    """`type(arg) is torch.device` where type(arg) is known."""
+    if not isinstance(op, (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)):
+        return None
+    if not (isinstance(a, Ext) and a.path.startswith(TYPE_PREFIX) or isinstance(b, Ext) and b.path.startswith(
+            TYPE_PREFIX)):
+        return None
+    pa, pb = _class_path(a), _class_path(b)
+    if pa is None or pb is None:
+        return None
+    return Const((pa == pb) == isinstance(op, (ast.Is, ast.Eq)))
+
+
+def _compare_enum(op: ast.cmpop, a: Value, b: Value) -> Value:
+    """Enum members are singletons; a str/int mixin member also equals its value."""
+    if isinstance(a, EnumV) and isinstance(b, EnumV):
+        if isinstance(op, (ast.Eq, ast.Is)):
+            return Const(a == b)
+        if isinstance(op, (ast.NotEq, ast.IsNot)):
+            return Const(a != b)
+        return UNK
+    if isinstance(a, EnumV) and a.mixin and not isinstance(op, (ast.Is, ast.IsNot)):
+        return _compare(op, a.value, b)
+    if isinstance(b, EnumV) and b.mixin and not isinstance(op, (ast.Is, ast.IsNot)):
+        return _compare(op, a, b.value)
+    other = b if isinstance(a, EnumV) else a
+    if isinstance(other, Const) and isinstance(op, (ast.Eq, ast.Is, ast.NotEq, ast.IsNot)):
+        return Const(isinstance(op, (ast.NotEq, ast.IsNot)))
+    return UNK
+
+
+ENUM_BASES = {"Enum": "", "IntEnum": "int", "StrEnum": "str", "Flag": "", "IntFlag": "int", "ReprEnum": "value"}
+
+
 class Interp:
     """The interpreter. One per analysis run; all memo tables live here (no module-level state)."""
 
@@ -261,6 +353,7 @@ class Interp:
         # the decorated original keeps only inherited tests (the package deletes its own test* methods)
         self.class_overrides: dict[ClassV, tuple[tuple[str, Value], ...]] = {}
         self.emptied_classes: set[ClassV] = set()
+        self.enum_kinds: dict[tuple[ClassV, int], str | None] = {}
 
     # -- modules -------------------------------------------------------------------------------
     def module_state(self, rel: str, world: int) -> ModuleState:
@@ -375,7 +468,7 @@ class Interp:
                 self.bind(s.target, self.ev(s.value, frame), frame)
             return False
         if isinstance(s, ast.AugAssign):
-            cur = self.ev(s.target, frame) if isinstance(s.target, ast.Name) else UNK
+            cur = self.ev(s.target, frame) if _mutable_target(s.target) else UNK
             rhs = self.ev(s.value, frame)
             self.bind(s.target, self._binop(s.op, cur, rhs), frame)
             return False
@@ -415,8 +508,20 @@ class Interp:
             return self._merge(frame, [(a, ea), (b, eb)])
         if isinstance(s, (ast.For, ast.AsyncFor)):
             it = self.ev(s.iter, frame)
-            if isinstance(it, Seq) and it.kind == "range" and not it.items:
-                # `for i in range(torch.cuda.device_count()):` runs no iteration on a CPU-only machine
+            if isinstance(it, ClassV):
+                it = self.enum_members(it, frame.world) or it
+            if isinstance(it, Seq) and it.kind in ("range", "tuple") and not it.items:
+                # `for i in range(torch.cuda.device_count()):` runs no iteration on a CPU-only machine; nor does
+                # `for a in args:` with no positional arguments (a list may have been filled by a callee)
+                return self.exec_block(s.orelse, frame)
+            if isinstance(it, Seq) and 0 < len(it.items) <= MAX_UNROLL and _grows_containers(s):
+                # `for d in ("cpu", "cuda"): if ...: devices.append(d)`: each iteration in turn, so that the
+                # container ends up with exactly the elements appended
+                for item in it.items:
+                    self.bind(s.target, item.values[0] if isinstance(item, ParamV) and len(item.values) == 1
+                              else item, frame)
+                    if self.exec_block(s.body, frame):
+                        return True
                 return self.exec_block(s.orelse, frame)
             elem: Value = UNK
             if isinstance(it, Seq) and it.items:
@@ -863,6 +968,9 @@ class Interp:
         return self.getattr_v(obj, n.attr, frame, n)
 
     def getattr_v(self, obj: Value, name: str, frame: Frame, node: ast.AST) -> Value:
+        if isinstance(obj, OneOf) and all(isinstance(a, Inst) for a in obj.alts):
+            # `if ...: self.buffer_class = A else: self.buffer_class = B` leaves two objects: read from each
+            return join_all([self.getattr_v(a, name, frame, node) for a in alternatives(obj)])
         if isinstance(obj, Ext):
             if obj.path.startswith("<devices>"):
                 return UNK
@@ -887,7 +995,16 @@ class Interp:
                     return self.call_function_from(bound, [], {}, getattr(node, "lineno", 0), frame)
                 return bound
             return found if found is not None else UNK
+        if isinstance(obj, EnumV):
+            if name == "value":
+                return obj.value
+            if name == "name":
+                return Const(obj.name)
+            return UNK
         if isinstance(obj, ClassV):
+            member = self.enum_member(obj, name, frame.world)
+            if member is not None:
+                return member
             found = self.class_lookup(obj, name, frame.world)
             if found is None and name in ("__name__", "__qualname__"):
                 return Const(obj.name)
@@ -927,6 +1044,63 @@ class Interp:
         return UNK
 
     # -- classes -----------------------------------------------------------------------------------
+    def enum_kind(self, cls: ClassV, world: int) -> str | None:
+        """None: not an Enum; else "" (plain), "int"/"str" (IntEnum/StrEnum: str() is the value's), or
+        "builtins.str"/"builtins.int"/... (`class E(str, Enum)`: compares like its value, str() is `E.NAME`)."""
+        if (cls, world) in self.enum_kinds:
+            return self.enum_kinds[(cls, world)]
+        self.enum_kinds[(cls, world)] = None  # a cycle through the MRO: not an Enum
+        kind: str | None = None
+        mixin = ""
+        for c in self.mro(cls, world):
+            if isinstance(c, Ext):
+                last = c.path.rsplit(".", 1)[-1]
+                if c.path.startswith("enum.") and last in ENUM_BASES and kind is None:
+                    kind = ENUM_BASES[last]
+                elif c.path in ("builtins.str", "builtins.int", "builtins.float"):
+                    mixin = mixin or c.path
+        got = None if kind is None else mixin if mixin and not kind else kind
+        self.enum_kinds[(cls, world)] = got
+        return got
+
+    def enum_member(self, cls: ClassV, name: str, world: int) -> EnumV | None:
+        if name.startswith("_"):
+            return None
+        node = self.class_node(cls)
+        if node is None or not any(isinstance(s, (ast.Assign, ast.AnnAssign)) for s in node.body):
+            return None
+        body = self.class_body(cls, world)
+        if name not in body or isinstance(body[name], (FuncV, ClassV)):
+            return None
+        kind = self.enum_kind(cls, world)
+        if kind is None:
+            return None
+        value = body[name]
+        text = f"{cls.name}.{name}"
+        if kind in ("int", "str", "value") and isinstance(value, Const):
+            text = str(value.value)
+        custom = self.class_lookup(cls, "__str__", world)
+        member = EnumV(cls, name, value, text, kind != "")
+        if isinstance(custom, FuncV):
+            got = self.call_function(FuncV(custom.rel, custom.pos, custom.name, bound=member, cls=custom.cls), [],
+                                     {}, world, 1).value
+            text = str(got.value) if isinstance(got, Const) and isinstance(got.value, str) else text
+        # pytest tests `isinstance(val, str)` before Enum: a str-mixin member is id'd by its (escaped) value
+        pid = text
+        if kind in ("str", "builtins.str") and isinstance(value, Const) and isinstance(value.value, str):
+            pid = value.value
+        return EnumV(cls, name, value, text, kind != "", pid)
+
+    def enum_members(self, cls: ClassV, world: int) -> Seq | None:
+        """`list(Color)`, `for c in Color`: the members in definition order."""
+        node = self.class_node(cls)
+        if node is None or self.enum_kind(cls, world) is None:
+            return None
+        names = [t.id for s in node.body if isinstance(s, (ast.Assign, ast.AnnAssign))
+                 for t in (s.targets if isinstance(s, ast.Assign) else [s.target]) if isinstance(t, ast.Name)]
+        members = [m for m in (self.enum_member(cls, n, world) for n in dict.fromkeys(names)) if m is not None]
+        return Seq(tuple(members), "list")
+
     def class_node(self, cls: ClassV) -> ast.ClassDef | None:
         node = self.source.module(cls.rel).defs.get(cls.pos)
         return node if isinstance(node, ast.ClassDef) else None
@@ -1035,8 +1209,17 @@ class Interp:
             elif isinstance(v, DictV):  # `f(**kwargs)` forwarding keyword arguments the analysis knows
                 kwargs.update((str(kk.value), vv) for kk, vv in v.items
                               if isinstance(kk, Const) and isinstance(kk.value, str))
+            else:
+                kwargs[UNKNOWN_KWARGS] = UNK  # the callee's `**kwargs` is not known to be complete
         if isinstance(f, ast.Attribute):
             recv = self.ev(f.value, frame)
+            if f.attr in MUTATORS and not kwargs and _mutable_target(f.value):
+                got = _mutated(recv, f.attr, args)
+                if got is not None:
+                    # `DEVICES.append("cuda")`, `device_args.add(d)`: values are immutable, so the name (or
+                    # `self.attr`) is rebound to the grown/shrunk container
+                    self.bind(f.value, got[0], frame)
+                    return got[1]
             return self.method_call(recv, f.attr, args, kwargs, n, frame)
         callee = self.ev(f, frame)
         name = f.id if isinstance(f, ast.Name) else ""
@@ -1264,7 +1447,8 @@ class Interp:
                 frame.env[p.arg] = self.ev(d, Frame(fv.rel, world, {}, mod_env, [])) if d is not None else UNK
         if a.kwarg:
             known = set(params) | {p.arg for p in a.kwonlyargs}
-            frame.env[a.kwarg.arg] = DictV(tuple((Const(k), v) for k, v in sorted(kwargs.items()) if k not in known))
+            frame.env[a.kwarg.arg] = UNK if UNKNOWN_KWARGS in kwargs else DictV(
+                tuple((Const(k), v) for k, v in sorted(kwargs.items()) if k not in known))
         if isinstance(node, ast.Lambda):
             value = self.ev(node.body, frame)
             return CallResult(value, tuple(frame.findings))
@@ -1296,6 +1480,8 @@ class Interp:
         if path.startswith(DYNAMIC):
             frame.add(Finding(UNKNOWN, (step(frame.rel, line, "calls") + f" {path[len(DYNAMIC):]}",)))
             return args[0] if len(args) == 1 and not kwargs and isinstance(args[0], TestFnV) else UNK
+        if path == "re.compile" and args and isinstance(args[0], Const) and isinstance(args[0].value, str):
+            return Ext(REGEX_PREFIX + args[0].value)  # a parametrize value: pytest ids it by its pattern
         world = frame.world
         last = path.rsplit(".", 1)[-1]
         here = step(frame.rel, line, "")
@@ -1460,6 +1646,13 @@ class Interp:
             if cls is not None and obj is not None:
                 return SuperV(cls, obj)
             return UNK
+        if name == "type" and len(args) == 1:
+            t = type_path(args[0])
+            return Ext(TYPE_PREFIX + t) if t else UNK
+        if name == "isinstance" and len(args) == 2:
+            return isinstance_of(args[0], args[1])
+        if name == "str" and len(args) == 1 and isinstance(args[0], EnumV):
+            return Const(args[0].text)
         if name in ("str", "int", "float", "bool") and len(args) == 1 and isinstance(args[0], Const):
             try:
                 return Const({"str": str, "int": int, "float": float, "bool": bool}[name](args[0].value))
@@ -1472,8 +1665,16 @@ class Interp:
                 len(args) == 3 and args[2] == Const(0)) else UNK
         if name == "len" and args and isinstance(args[0], Seq):
             return Const(len(args[0].items))
+        if name in ("list", "tuple") and len(args) == 1 and isinstance(args[0], ClassV):
+            members = self.enum_members(args[0], frame.world)
+            if members is not None:
+                return Seq(members.items, name)
         if name in ("list", "tuple") and args and isinstance(args[0], Seq):
             return Seq(args[0].items, name)
+        if name in ("list", "tuple", "set") and not args and not kwargs:
+            return Seq((), name)
+        if name == "set" and len(args) == 1 and isinstance(args[0], Seq):
+            return Seq(tuple(dict.fromkeys(args[0].items)), "set")
         if name in ("min", "max") and args and all(isinstance(a, Const) for a in args):
             try:
                 return Const((min if name == "min" else max)(a.value for a in args))  # type: ignore[union-attr]
@@ -1495,8 +1696,11 @@ class Interp:
                     d = f"{d}:{args[1].value}"
                 if d:
                     return DeviceV(d)
+                if args[0] == EXISTING_DEVICE:
+                    return EXISTING_DEVICE  # torch.device(p.device) of an existing tensor: still that device
                 if isinstance(args[0], OneOf):
-                    alts = [DeviceV(device_of(a)) if device_of(a) else UNK for a in alternatives(args[0])]
+                    alts = [DeviceV(device_of(a)) if device_of(a) else a if a == EXISTING_DEVICE else UNK
+                            for a in alternatives(args[0])]
                     return join_all(alts)
             t = kwargs.get("type")
             return DeviceV(t.value) if isinstance(t, Const) and isinstance(t.value, str) else UNK
@@ -1566,6 +1770,96 @@ class Interp:
         if path.startswith(("torch.xpu.", "torch.mps.")) and api is None:
             frame.add(Finding(GPU, (step(frame.rel, line, f"{_short(path)}() needs that accelerator"),)))
         return UNK
+
+
+MUTATORS = frozenset({"append", "extend", "insert", "add", "update", "remove", "discard", "pop", "clear"})
+MAX_UNROLL = 16
+MAX_CONTAINER = 64
+
+
+def _mutable_target(e: ast.expr) -> bool:
+    """A container the analysis can rebind after mutating it: a name or `self.attr`/`obj.attr`."""
+    return isinstance(e, ast.Name) or (isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name))
+
+
+def _mutate_seq(seq: Seq, name: str, args: list[Value]) -> tuple[Seq, Value] | None:
+    items = list(seq.items)
+    is_set = seq.kind == "set"
+    if name in ("append", "add") and len(args) == 1:
+        if not (is_set and args[0] in items):
+            items.append(args[0])
+        return Seq(tuple(items[:MAX_CONTAINER]), seq.kind), Const(None)
+    if name in ("extend", "update") and len(args) == 1 and isinstance(args[0], Seq):
+        for a in args[0].items:
+            if not (is_set and a in items):
+                items.append(a)
+        return Seq(tuple(items[:MAX_CONTAINER]), seq.kind), Const(None)
+    if name == "insert" and len(args) == 2 and isinstance(args[0], Const) and type(args[0].value) is int:
+        items.insert(args[0].value, args[1])
+        return Seq(tuple(items[:MAX_CONTAINER]), seq.kind), Const(None)
+    if name in ("remove", "discard") and len(args) == 1:
+        if args[0] in items:
+            items.remove(args[0])
+        elif any(not isinstance(i, Const) for i in items) or not isinstance(args[0], Const):
+            return None  # may or may not be there
+        return Seq(tuple(items), seq.kind), Const(None)
+    if name == "pop" and not args and items:
+        if is_set:  # an arbitrary element: exact only when there is one
+            return Seq((), "set") if len(items) == 1 else seq, items[0] if len(items) == 1 else join_all(items)
+        return Seq(tuple(items[:-1]), seq.kind), items[-1]
+    if name == "pop" and len(args) == 1 and isinstance(args[0], Const) and type(args[0].value) is int and not is_set:
+        try:
+            got = items.pop(args[0].value)
+        except IndexError:
+            return None
+        return Seq(tuple(items), seq.kind), got
+    if name == "clear" and not args:
+        return Seq((), seq.kind), Const(None)
+    return None
+
+
+def _mutated(recv: Value, name: str, args: list[Value]) -> tuple[Value, Value] | None:
+    """(container after, call result) of a list/set mutation on a known container (or a join of them)."""
+    if isinstance(recv, Seq) and recv.kind in ("list", "set"):
+        return _mutate_seq(recv, name, args)
+    if isinstance(recv, OneOf) and all(isinstance(a, Seq) and a.kind in ("list", "set") for a in recv.alts):
+        afters: list[Value] = []
+        results: list[Value] = []
+        for a in alternatives(recv):
+            if name == "pop" and isinstance(a, Seq) and not a.items:
+                continue  # IndexError/KeyError on this path
+            got = _mutate_seq(a, name, args) if isinstance(a, Seq) else None
+            if got is None:
+                return None
+            afters.append(got[0])
+            results.append(got[1])
+        if not afters:
+            return None
+        return join_all(afters), join_all(results)
+    return None
+
+
+def _grows_containers(loop: ast.For | ast.AsyncFor) -> bool:
+    """A loop body that mutates a container (`xs.append(...)`, `xs += [...]`) and has no break/continue of its
+    own: worth unrolling so that the container's elements come out exact."""
+    mutates = False
+    todo: list[ast.AST] = list(loop.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.Break, ast.Continue)):
+            return False
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.For,
+                             ast.AsyncFor, ast.While)):
+            if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+                mutates = mutates or any(isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute)
+                                         and c.func.attr in MUTATORS for c in ast.walk(node))
+            continue  # their own break/continue are theirs
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in MUTATORS:
+            mutates = True
+        elif isinstance(node, ast.AugAssign):
+            mutates = True
+        todo.extend(ast.iter_child_nodes(node))
+    return mutates
 
 
 def _accel_name(device: str) -> str:

@@ -193,6 +193,18 @@ class GenClassV:
 
 
 @dataclass(frozen=True)
+class EnumV:
+    """A member of an in-repo Enum class. pytest ids it as `str(member)` (`Events.EPOCH_COMPLETED`)."""
+
+    cls: ClassV
+    name: str
+    value: Value
+    text: str  # str(member)
+    mixin: bool = False  # a str/int mixin (`class E(str, Enum)`, IntEnum): compares like its value
+    id: str = ""  # pytest's id: a str mixin is a str (its value, escaped), anything else str(member)
+
+
+@dataclass(frozen=True)
 class RequestV:
     """pytest's `request` fixture; `request.param` is the current fixture parameter."""
 
@@ -201,7 +213,7 @@ class RequestV:
 
 Value = (
     Unknown | NoReturn | Const | Seq | DictV | OneOf | Ext | ModV | FuncV | ClassV | Inst | SuperV | DeviceV
-    | TensorV | MarkV | SkipV | ReqV | MockV | ParamV | TestFnV | RequestV | GenClassV
+    | TensorV | MarkV | SkipV | ReqV | MockV | ParamV | TestFnV | RequestV | GenClassV | EnumV
 )
 
 
@@ -219,9 +231,29 @@ def join(a: Value, b: Value) -> Value:
             alts |= v.alts
         else:
             alts.add(v)
-    if len(alts) > MAX_ALTERNATIVES or any(isinstance(v, Unknown) for v in alts):
+    if any(isinstance(v, Unknown) for v in alts):
         return UNKNOWN
+    if len(alts) > MAX_ALTERNATIVES:
+        alts = _merge_instances(alts)
+        if len(alts) > MAX_ALTERNATIVES:
+            return UNKNOWN
+        if len(alts) == 1:
+            return alts.pop()
     return OneOf(frozenset(alts))
+
+
+def _merge_instances(alts: set[Value]) -> set[Value]:
+    """Too many alternatives (an object whose attributes were set differently on many paths, stable-baselines3's
+    `self.*_class = A if ... else B`): the objects of one class become one, each attribute the join of its
+    values (an attribute set on some paths only keeps their values)."""
+    out: set[Value] = {v for v in alts if not isinstance(v, Inst)}
+    by_cls: dict[ClassV, dict[str, Value]] = {}
+    for v in sorted((v for v in alts if isinstance(v, Inst)), key=repr):
+        attrs = by_cls.setdefault(v.cls, {})
+        for k, x in v.attrs:
+            attrs[k] = join(attrs[k], x) if k in attrs else x
+    out.update(Inst(c, tuple(sorted(a.items(), key=lambda kv: kv[0]))) for c, a in by_cls.items())
+    return out
 
 
 def join_all(values: list[Value]) -> Value:

@@ -166,3 +166,62 @@ def test_device_of_the_first_tensor_argument_is_existing() -> None:
           b"    helper(torch.zeros(1))\n"
     a = Analyzer(Path("/nonexistent"), ["tests/test_n.py"], sources={"tests/test_n.py": src})
     assert a.classify_file("tests/test_n.py").tests["test_x"].label == "cpu"
+
+
+REL3 = "tests/realworld/test_round3_idioms.py"
+
+
+@pytest.fixture(scope="module")
+def round3(tmp_path_factory: pytest.TempPathFactory):
+    dst = tmp_path_factory.mktemp("round3") / "repo"
+    shutil.copytree(CORPUS / "repo", dst)
+    return run(dst, paths=["tests/realworld"], cache_dir=None).files[REL3].tests
+
+
+def test_round3_labels_match_expected(round3) -> None:
+    expected = json.loads((CORPUS / "expected.json").read_text())
+    want = {k: v for k, v in expected.items() if k.startswith(REL3 + "::")}
+    got = {f"{REL3}::{k}": [v.label, v.gpu_count, v.vram_gb] for k, v in round3.items()}
+    assert got == want
+
+
+def test_device_lists_grown_by_mutation_get_a_gpu_only_case(round3) -> None:
+    # DEVICES = ["cpu"]; if torch.cuda.is_available(): DEVICES.append("cuda") -> [cpu] here, [cuda] on a GPU
+    for name in ("test_appended_devices", "test_loop_devices", "test_fixture_devices"):
+        assert round3[f"{name}[cpu]"].label == "cpu"
+        assert round3[f"{name}[cuda]"].label == "gpu"
+        assert round3[f"{name}[cuda]"].gpu_count == 1
+        assert name not in round3
+
+
+def test_set_add_pop_carries_the_device(round3) -> None:
+    assert round3["test_set_helper_dtype_only"].label == "cpu"
+    assert round3["test_set_helper_cuda_keyword"].label == "gpu"
+
+
+def test_parametrize_ids_follow_pytest_idval(round3) -> None:
+    ids = {k.split("[", 1)[1][:-1] for k in round3 if "[" in k}
+    for want in ("Events.STARTED", "Events.EPOCH_COMPLETED", "1", "2", "None", "1.5", "ab\\x00", "a.b", "_helper",
+                 "Events", "3j", "n1"):
+        assert want in ids, want
+    assert round3["test_str_enum_device[cuda]"].label == "gpu"  # a str-mixin member is id'd and used as its value
+
+
+def test_existing_device_is_never_a_non_device_string(round3) -> None:
+    # stable-baselines3: get_device(param.device) compares it with "auto" before torch.device(...)
+    assert round3["test_algo_auto_device"].label == "cpu"
+
+
+def test_container_mutation_rules() -> None:
+    from tools.classify.dataflow import _mutated
+    from tools.classify.values import Const, OneOf, Seq
+
+    lst = Seq((Const("cpu"),), "list")
+    assert _mutated(lst, "append", [Const("cuda")]) == (Seq((Const("cpu"), Const("cuda")), "list"), Const(None))
+    assert _mutated(lst, "insert", [Const(0), Const("x")])[0] == Seq((Const("x"), Const("cpu")), "list")
+    st = Seq((Const("cpu"),), "set")
+    assert _mutated(st, "add", [Const("cpu")])[0] == st
+    assert _mutated(st, "pop", []) == (Seq((), "set"), Const("cpu"))
+    either = OneOf(frozenset({Seq((), "set"), st}))
+    assert _mutated(either, "pop", [])[1] == Const("cpu")  # the empty path raises
+    assert _mutated(Seq((), "tuple"), "append", [Const(1)]) is None  # tuples do not mutate
