@@ -15,7 +15,16 @@ from pathlib import Path
 
 from tools.classify import conventions
 from tools.classify.collect import ParamCase, TestItem, collect_items, parametrize_cases
-from tools.classify.dataflow import Frame, Interp, is_fixture_def
+from tools.classify.dataflow import (
+    CASE_BUDGET,
+    FILE_BUDGET,
+    OVER_BUDGET_CHARGE,
+    UNIT_BUDGET,
+    BudgetExceeded,
+    Frame,
+    Interp,
+    is_fixture_def,
+)
 from tools.classify.evidence import (
     ERROR,
     GPU,
@@ -111,6 +120,7 @@ class Analyzer:
         self.interp = Interp(self)
         self.fixture_tables: dict[str, dict[str, Fixture]] = {}
         self.fixture_memo: dict[tuple[object, ...], tuple[Value, tuple[Finding, ...]]] = {}
+        self.fixture_costs: dict[tuple[object, ...], int] = {}  # steps each memoised fixture value took
         self.closures: dict[str, frozenset[str]] = {}
         self.scope_memo: dict[tuple[str, tuple[ClassV, ...]], list[dict[str, Fixture]]] = {}
         self.marks_memo: dict[tuple[str, TestItem, int], tuple[list[tuple[Value, str]], list[FuncV],
@@ -233,7 +243,7 @@ class Analyzer:
         got = self.world_fixtures.get(key)
         if got is None:
             node = self.module(fx.fv.rel).defs.get(fx.fv.pos)
-            got = self._fixture_from(fx.fv, node, world) if isinstance(
+            got = self.interp.budgeted(UNIT_BUDGET, self._fixture_from, fx.fv, node, world)[0] if isinstance(
                 node, (ast.FunctionDef, ast.AsyncFunctionDef)) else fx
             if got.name != fx.name:
                 got = fx
@@ -271,7 +281,9 @@ class Analyzer:
     def module_fixtures(self, rel: str) -> dict[str, Fixture]:
         got = self.fixture_tables.get(rel)
         if got is None:
-            got = self._fixtures_in(sorted(self.interp.module_state(rel, 0).env.items(), key=lambda kv: kv[0]))
+            # memoised across files: its work counts toward no test's budget (so none depends on the order)
+            got = self.interp.budgeted(UNIT_BUDGET, self._fixtures_in, sorted(
+                self.interp.module_state(rel, 0).env.items(), key=lambda kv: kv[0]))[0]
             self.fixture_tables[rel] = got
         return got
 
@@ -356,9 +368,11 @@ class Analyzer:
         key = (fx, case, world, tuple(sorted((k, v) for k, v in choice.items())))
         got = self.fixture_memo.get(key)
         if got is not None:
+            self.interp.charge(self.fixture_costs[key])  # what it cost when first computed
             return got
         if fx.name in stack:
             return UNK, ()
+        start = self.interp.steps
         findings: list[Finding] = []
         kwargs: dict[str, Value] = {}
         for a in self.fixture_args(fx.fv):
@@ -382,6 +396,7 @@ class Analyzer:
         self.interp.used_modules.add(fx.fv.rel)
         result = (res.value, tuple(findings))
         self.fixture_memo[key] = result
+        self.fixture_costs[key] = self.interp.steps - start
         return result
 
     # -- marks -------------------------------------------------------------------------------------
@@ -550,6 +565,23 @@ class Analyzer:
             findings.extend(f.prefixed(step(w.rel, w.pos[0], "decorator wrapper")) for f in wr.findings)
         return findings
 
+    @staticmethod
+    def _over_budget(rel: str, item: TestItem, limit: int, where: str) -> Verdict:
+        return Verdict("unknown", 0, 0, (step(rel, item.line, f"analysis budget exceeded ({limit} steps) in "
+                                                              f"{where}"),))
+
+    def budgeted_case(self, rel: str, item: TestItem, suffix: str | None, extra: list[Finding],
+                      first_world: int = 0) -> Verdict:
+        """classify_case within CASE_BUDGET steps, charged to the file's budget; past either, `unknown`."""
+        if self.interp.steps >= self.interp.limit:
+            return self._over_budget(rel, item, FILE_BUDGET, rel)
+        try:
+            v, cost = self.interp.budgeted(CASE_BUDGET, self.classify_case, rel, item, suffix, extra, first_world)
+        except BudgetExceeded:
+            v, cost = self._over_budget(rel, item, CASE_BUDGET, item.func.name), OVER_BUDGET_CHARGE
+        self.interp.steps += cost
+        return v
+
     def classify_case(self, rel: str, item: TestItem, suffix: str | None, extra: list[Finding],
                       first_world: int = 0) -> Verdict:
         """Label one parametrization (its id suffix in parametrizations(), None: the bare test). A case that
@@ -714,25 +746,37 @@ class Analyzer:
         broken = sorted(d for d in deps if d != rel and self.module(d).tree is None)
         extra = [Finding(ERROR, (step(d, 1, self.module(d).error or "cannot analyse"),)) for d in broken]
         self.fixture_modules = set()
+        # The file's budget: collection and parametrizations are charged as they run, each case what it took.
+        self.interp.steps, self.interp.limit = 0, FILE_BUDGET
         try:
             items = collect_items(self.interp, rel)
             tests: dict[str, Verdict] = {}
             for item in items:
-                params = self.parametrizations(rel, item)
+                try:
+                    params = self.parametrizations(rel, item)
+                except BudgetExceeded:
+                    tests[item.key] = self._over_budget(rel, item, FILE_BUDGET, rel)
+                    continue
                 if item.fallback:
-                    v = self.classify_case(rel, item, None, extra)
+                    v = self.budgeted_case(rel, item, None, extra)
                     note = item.note or (f"{item.func.name}: generated test names cannot be computed statically; "
                                          "this class-level key covers them")
                     v = Verdict(v.label, v.gpu_count, v.vram_gb, (step(rel, item.line, note), *v.reasons))
                     tests[item.key] = join_verdicts(tests[item.key], v) if item.key in tests else v
                     continue
                 if params is None:
-                    tests[item.key] = self.classify_case(rel, item, None, extra)
+                    tests[item.key] = self.budgeted_case(rel, item, None, extra)
                     continue
-                for suffix, first_world in self.suffixes_in_all_worlds(rel, item, params):
-                    tests[item.key + suffix] = self.classify_case(rel, item, suffix, extra, first_world)
+                try:
+                    suffixes = self.suffixes_in_all_worlds(rel, item, params)
+                except BudgetExceeded:
+                    suffixes = [(sfx, 0) for sfx, *_ in params]
+                for suffix, first_world in suffixes:
+                    tests[item.key + suffix] = self.budgeted_case(rel, item, suffix, extra, first_world)
         except RecursionError:
             return FileResult(rel, True, {}, "expression nesting too deep to analyse", deps)
+        except BudgetExceeded as exc:
+            return FileResult(rel, True, {}, f"{exc} collecting the tests", deps)
         torch = self.imports_torch(rel) or any(self.imports_torch(u) for u in sorted(self.fixture_modules))
         if not torch:
             tests = {k: Verdict("cpu", 0, 0, (step(rel, 1, "does not import torch"),)) if v.label != "gpu" else v

@@ -46,6 +46,7 @@ from tools.classify.values import (
     Unknown,
     Value,
     alternatives,
+    bounded,
     join,
     join_all,
 )
@@ -54,6 +55,17 @@ from tools.classify.values import (
 )
 
 MAX_DEPTH = 24
+# Deterministic work budgets, in interpreter steps (statements and expressions evaluated; a memoised call
+# counts what it cost when it was analysed, so a budget is spent the same whatever was analysed before).
+# CASE_BUDGET bounds one test case (all its worlds), FILE_BUDGET one test file (collection and all its
+# cases); a case that runs out is charged OVER_BUDGET_CHARGE (its pathology is usually shared by its
+# neighbours: a file gives up after three). UNIT_BUDGET bounds a module's top level, a class body or a
+# base-class list, which are memoised apart and count toward no test. Largest legitimate figures measured
+# (fixture corpus, tests/, ten real suites): 3.3 million steps for a case, 52 million for a file.
+CASE_BUDGET = 10_000_000
+FILE_BUDGET = 100_000_000
+OVER_BUDGET_CHARGE = 4 * CASE_BUDGET
+UNIT_BUDGET = 20_000_000
 PROPERTY_DECORATORS = frozenset({"property", "cached_property", "abstractproperty", "lazy_property",
                                  "lazyproperty", "cache_readonly"})
 TORCH_DTYPE_NAMES = frozenset({
@@ -79,6 +91,14 @@ DEVICE_NAME_HINTS = ("device", "dev", "device_map")
 BUILTIN_NAMES = frozenset(dir(builtins))
 
 
+class BudgetExceeded(Exception):  # noqa: N818 - a condition, not an error in the analysed code
+    """The work budget of the current test case, file or unit is spent."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"analysis budget exceeded ({limit} steps)")
+        self.limit = limit
+
+
 class ModuleSource(Protocol):
     def module(self, rel: str) -> ParsedModule: ...
     def resolve_import(self, dotted: str, importer: str, level: int, module: str) -> str | None: ...
@@ -90,6 +110,7 @@ class CallResult:
     value: Value
     findings: tuple[Finding, ...]
     self_after: Value | None = None
+    cost: int = 0  # interpreter steps the call took, its callees' included
 
 
 @dataclass
@@ -354,6 +375,25 @@ class Interp:
         self.class_overrides: dict[ClassV, tuple[tuple[str, Value], ...]] = {}
         self.emptied_classes: set[ClassV] = set()
         self.enum_kinds: dict[tuple[ClassV, int], str | None] = {}
+        self.steps = 0  # spent in the current budget (see CASE_BUDGET)
+        self.limit = FILE_BUDGET
+
+    # -- budgets -----------------------------------------------------------------------------------
+    def charge(self, n: int) -> None:
+        self.steps += n
+        if self.steps > self.limit:
+            raise BudgetExceeded(self.limit)
+
+    def budgeted(self, limit: int, fn: Callable[..., Any], *args: Any) -> tuple[Any, int]:
+        """fn(*args) under a fresh budget of `limit` steps: (its result, the steps it took). The enclosing
+        budget is not charged; BudgetExceeded propagates."""
+        saved = self.steps, self.limit
+        self.steps, self.limit = 0, limit
+        try:
+            out = fn(*args)
+            return out, self.steps
+        finally:
+            self.steps, self.limit = saved
 
     # -- modules -------------------------------------------------------------------------------
     def module_state(self, rel: str, world: int) -> ModuleState:
@@ -368,9 +408,11 @@ class Interp:
         if parsed.tree is not None:
             frame = Frame(rel, world, st.env, None, st.findings)
             try:
-                self.exec_block(parsed.tree.body, frame)
+                self.budgeted(UNIT_BUDGET, self.exec_block, parsed.tree.body, frame)
             except RecursionError:
                 st.findings.append(Finding(UNKNOWN, (step(rel, 1, "module too deeply nested to analyse"),)))
+            except BudgetExceeded as exc:
+                st.findings.append(Finding(UNKNOWN, (step(rel, 1, f"module top level: {exc}"),)))
         st.done = True
         return st
 
@@ -455,6 +497,9 @@ class Interp:
         return False
 
     def exec_stmt(self, s: ast.stmt, frame: Frame) -> bool:
+        self.steps += 1
+        if self.steps > self.limit:
+            raise BudgetExceeded(self.limit)
         if isinstance(s, ast.Expr):
             v = self.ev(s.value, frame)
             return isinstance(v, NoReturn)
@@ -731,12 +776,15 @@ class Interp:
             owner = target.value.id
             cur = frame.env.get(owner)
             if isinstance(cur, Inst) and _hashable(v):
-                frame.env[owner] = cur.with_attr(target.attr, v)
+                frame.env[owner] = bounded(cur.with_attr(target.attr, bounded(v)))
 
     # -- expressions -------------------------------------------------------------------------------
     def ev(self, node: ast.expr | None, frame: Frame) -> Value:
         if node is None:
             return Const(None)
+        self.steps += 1
+        if self.steps > self.limit:
+            raise BudgetExceeded(self.limit)
         m = getattr(self, "ev_" + type(node).__name__, None)
         if m is None:
             for child in ast.iter_child_nodes(node):
@@ -777,7 +825,7 @@ class Interp:
                     exact = False
             else:
                 items.append(self.ev(e, frame))
-        return Seq(tuple(items), kind) if exact else UNK
+        return bounded(Seq(tuple(items), kind)) if exact else UNK
 
     def ev_Dict(self, n: ast.Dict, frame: Frame) -> Value:
         items = []
@@ -786,7 +834,7 @@ class Interp:
             if k is None:
                 return UNK
             items.append((self.ev(k, frame), vv))
-        return DictV(tuple(items))
+        return bounded(DictV(tuple(items)))
 
     def ev_JoinedStr(self, n: ast.JoinedStr, frame: Frame) -> Value:
         parts: list[str] = []
@@ -869,7 +917,7 @@ class Interp:
                 if isinstance(r, (str, int, float, bool, bytes)) and (not isinstance(r, str) or len(r) < 200):
                     return Const(r)
         if isinstance(a, Seq) and isinstance(b, Seq) and isinstance(op, ast.Add):
-            return Seq(a.items + b.items, a.kind)
+            return bounded(Seq(a.items + b.items, a.kind))
         if isinstance(a, Const) and isinstance(a.value, str) and isinstance(op, ast.Add):
             kind = a.value.split(":", 1)[0].lower()
             if kind in torch_api.ACCELERATORS:
@@ -1125,8 +1173,8 @@ class Interp:
                     env[s.name] = ClassV(cls.rel, (s.lineno, s.col_offset), s.name)
                 else:
                     try:
-                        self.exec_stmt(s, frame)
-                    except RecursionError:
+                        self.budgeted(UNIT_BUDGET, self.exec_stmt, s, frame)
+                    except (RecursionError, BudgetExceeded):
                         pass
         env.update(self.class_overrides.get(cls, ()))
         return env
@@ -1155,7 +1203,10 @@ class Interp:
             return got
         self.mros[key] = (cls,)  # cycle guard
         seqs: list[list[Value]] = []
-        bases = self.bases(cls, world)
+        try:
+            bases = self.budgeted(UNIT_BUDGET, self.bases, cls, world)[0]
+        except BudgetExceeded:
+            bases = []
         for b in bases:
             seqs.append(list(self.mro(b, world)) if isinstance(b, ClassV) else [b])
         seqs.append(list(bases))
@@ -1390,7 +1441,13 @@ class Interp:
 
     def call_function(self, fv: FuncV, args: list[Value], kwargs: dict[str, Value], world: int,
                       depth: int) -> CallResult:
-        """Analyse a call of an in-repo function with these argument values (memoised, cycle-safe)."""
+        """Analyse a call of an in-repo function with these argument values (memoised, cycle-safe). Argument
+        values past the size bounds are widened first (values.bounded), so the key hashes in bounded time."""
+        fv = bounded(fv)  # type: ignore[assignment]
+        if not isinstance(fv, FuncV):  # a bound receiver too large to track
+            return CallResult(UNK, ())
+        args = [bounded(a) for a in args]
+        kwargs = {k: bounded(v) for k, v in kwargs.items()}
         try:
             key: tuple[Any, ...] = (fv, tuple(args), tuple(sorted(kwargs.items(), key=lambda kv: kv[0])), world)
             hash(key)
@@ -1398,6 +1455,7 @@ class Interp:
             key = (fv, "unhashable", world)
         got = self.calls.get(key)
         if got is not None:
+            self.charge(got.cost)
             return got
         if key in self.active:
             return CallResult(UNK, ())
@@ -1408,12 +1466,18 @@ class Interp:
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             return CallResult(UNK, ())
         self.active.add(key)
+        start = self.steps
         try:
             result = self._run_function(fv, node, args, kwargs, world, depth)
         except RecursionError:
             result = CallResult(UNK, (Finding(UNKNOWN, (step(fv.rel, fv.pos[0], "too deeply nested to analyse"),)),))
         finally:
             self.active.discard(key)
+        result.value = bounded(result.value)
+        if result.self_after is not None:
+            after = bounded(result.self_after)
+            result.self_after = after if isinstance(after, Inst) else None
+        result.cost = self.steps - start
         self.calls[key] = result
         return result
 

@@ -8,6 +8,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 MAX_ALTERNATIVES = 8
+# Bounds on the size of one abstract value (nodes counted as a tree, shared parts once per use) and on its
+# nesting depth. Values are memo keys: hashing and comparing them must cost a bounded amount, however the
+# analysed code builds them (torchsde's Brownian trees nest objects in objects, sharing subtrees, so their
+# tree size doubles per level). A value past a bound is widened to UNKNOWN (see `bounded`).
+MAX_VALUE_NODES = 20_000
+MAX_VALUE_DEPTH = 32
 
 
 @dataclass(frozen=True)
@@ -215,6 +221,79 @@ Value = (
     Unknown | NoReturn | Const | Seq | DictV | OneOf | Ext | ModV | FuncV | ClassV | Inst | SuperV | DeviceV
     | TensorV | MarkV | SkipV | ReqV | MockV | ParamV | TestFnV | RequestV | GenClassV | EnumV
 )
+
+
+def _children(v: object) -> tuple[object, ...]:
+    if isinstance(v, Seq):
+        return v.items
+    if isinstance(v, DictV):
+        return tuple(x for kv in v.items for x in kv)
+    if isinstance(v, OneOf):
+        return tuple(v.alts)
+    if isinstance(v, Inst):
+        return tuple(x for _, x in v.attrs)
+    if isinstance(v, FuncV):
+        return (v.bound, *(x for _, x in v.captured)) if v.bound is not None else tuple(x for _, x in v.captured)
+    if isinstance(v, SuperV):
+        return (v.obj,)
+    if isinstance(v, MarkV):
+        return (*v.args, *(x for _, x in v.kwargs))
+    if isinstance(v, ParamV):
+        return (*v.values, *v.marks)
+    if isinstance(v, TestFnV):
+        return v.marks
+    if isinstance(v, EnumV):
+        return (v.value,)
+    if isinstance(v, RequestV):
+        return (v.param,)
+    return ()
+
+
+def size_of(v: object) -> tuple[int, int]:
+    """(tree size, depth) of a value, cached on each node: linear in the distinct nodes even when subtrees
+    are shared. Sizes saturate just past the bounds."""
+    d = getattr(v, "__dict__", None)
+    if d is None:
+        return 1, 1
+    got = d.get("_size")
+    if got is not None:
+        return got
+    nodes, depth = 1, 1
+    for c in _children(v):
+        cn, cd = size_of(c)
+        nodes = min(nodes + cn, MAX_VALUE_NODES + 1)
+        depth = max(depth, min(cd + 1, MAX_VALUE_DEPTH + 1))
+    got = (nodes, depth)
+    object.__setattr__(v, "_size", got)
+    return got
+
+
+def bounded(v: Value) -> Value:
+    """v, or UNKNOWN when it is larger or deeper than the bounds."""
+    if isinstance(v, (Const, Unknown, Ext)):
+        return v
+    nodes, depth = size_of(v)
+    return UNKNOWN if nodes > MAX_VALUE_NODES or depth > MAX_VALUE_DEPTH else v
+
+
+def _cached_hash(cls: type) -> type:
+    """A container's hash is computed once (the generated one walks the whole value)."""
+    gen = cls.__hash__
+
+    def __hash__(self: object) -> int:
+        d = self.__dict__
+        h = d.get("_hash")
+        if h is None:
+            h = gen(self)  # type: ignore[misc]
+            object.__setattr__(self, "_hash", h)
+        return h
+
+    cls.__hash__ = __hash__  # type: ignore[method-assign,assignment]
+    return cls
+
+
+for _cls in (Seq, DictV, OneOf, FuncV, Inst, SuperV, MarkV, ParamV, TestFnV, EnumV, RequestV):
+    _cached_hash(_cls)
 
 
 def join(a: Value, b: Value) -> Value:
