@@ -9,6 +9,7 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
+from tools import bazel_paths
 from tools.classify import classification_file as cf
 from tools.classify import report
 from tools.classify.merge import merge
@@ -16,11 +17,8 @@ from tools.classify.runner import run
 
 
 def workspace_root(args: argparse.Namespace) -> Path:
-    """$BUILD_WORKSPACE_DIRECTORY (bazel run), else --root, else the current directory."""
-    if args.root:
-        return Path(args.root).resolve()
-    env = os.environ.get("BUILD_WORKSPACE_DIRECTORY")
-    return Path(env).resolve() if env else Path.cwd().resolve()
+    """--root, else $BUILD_WORKSPACE_DIRECTORY (bazel run), else the current directory."""
+    return bazel_paths.workspace_root(args.root)
 
 
 def _progress(items: Iterable[str], total: int) -> Iterable[str]:

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from tools.bazel_paths import workspace_root
 from tools.classify import classification_file as cf
 
 FLAGS = ("--from-results", "--vram-from", "--write-markers")
@@ -31,10 +32,7 @@ def wants_feedback(argv: Sequence[str]) -> bool:
 
 def _root(value: str | None) -> Path:
     """--root, else $BUILD_WORKSPACE_DIRECTORY (bazel run), else the current directory."""
-    if value:
-        return Path(value).resolve()
-    env = os.environ.get("BUILD_WORKSPACE_DIRECTORY")
-    return Path(env).resolve() if env else Path.cwd().resolve()
+    return workspace_root(value)
 
 
 def _user_path(value: str) -> Path:

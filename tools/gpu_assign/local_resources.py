@@ -12,6 +12,8 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from tools.atomic_write import write_text_atomic
+from tools.bazel_paths import in_workspace
 from tools.gpu_assign.probe import ProbeError, SmiRunner, probe
 
 
@@ -46,12 +48,7 @@ def main(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None
     text = render(count, args.bazelrc)
     if args.write:
         # Under `bazel run` the working directory is the runfiles tree: write into the workspace.
-        workspace = (os.environ if env is None else env).get("BUILD_WORKSPACE_DIRECTORY")
-        if workspace and not args.write.is_absolute():
-            args.write = Path(workspace) / args.write
-        tmp = args.write.with_name(f".{args.write.name}.{os.getpid()}")
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, args.write)
+        write_text_atomic(in_workspace(args.write, os.environ if env is None else env), text)
     else:
         sys.stdout.write(text)
     return 0

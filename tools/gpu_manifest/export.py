@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from tools.bazel_paths import workspace_root
 from tools.gpu_manifest import history
 from tools.gpu_manifest.query import QueryTarget
 from tools.gpu_manifest.schema import Manifest, ManifestTest, command_for
@@ -69,7 +70,7 @@ def subprocess_runner(argv: Sequence[str], cwd: Path) -> str:
 
 def workspace_dir(env: dict[str, str] | os._Environ[str]) -> Path:
     """`bazel run` starts tools in the runfiles tree; the user's workspace is this variable."""
-    return Path(env.get("BUILD_WORKSPACE_DIRECTORY") or os.getcwd())
+    return workspace_root(None, env)
 
 
 def run_query(pattern: str, runner: Runner, cwd: Path, bazel: str = "bazel") -> str:

@@ -11,6 +11,8 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
 
+from tools.bazel_paths import testlogs_dir
+
 # Bazel's default timeout per size (seconds) and per explicit timeout name.
 SIZE_TIMEOUT_S = {"small": 60, "medium": 300, "large": 900, "enormous": 3600}
 TIMEOUT_S = {"short": 60, "moderate": 300, "long": 900, "eternal": 3600}
@@ -36,16 +38,7 @@ def timeout_seconds(size: str, timeout: str | None) -> int:
     return SIZE_TIMEOUT_S[size]
 
 
-def label_dir(testlogs: Path, label: str) -> Path:
-    """Where Bazel writes a target's logs: bazel-testlogs/[external/REPO/]PKG/NAME."""
-    repo, _, rest = label.partition("//")
-    package, _, name = rest.partition(":")
-    base = testlogs
-    repo = repo.lstrip("@")
-    if repo:
-        base = base / "external" / repo
-    return base / package / name if package else base / name
-
+label_dir = testlogs_dir  # bazel-testlogs/[external/REPO/]PKG/NAME
 
 def junit_seconds(path: Path) -> float | None:
     """Total time of one JUnit XML file, or None if unreadable (history is advisory).

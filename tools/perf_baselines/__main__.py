@@ -11,12 +11,12 @@ plain pytest, so the file serves both.
 from __future__ import annotations
 
 import argparse
-import os
 import subprocess
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from tools.bazel_paths import testlogs_dir, workspace_root
 from tools.perf_baselines.merge import BaselinesError, merge_into_file
 
 RECORD_FILE = "torch-perf-baselines.json"
@@ -25,12 +25,6 @@ Runner = Callable[[Sequence[str], Path], subprocess.CompletedProcess[str]]
 
 def run(argv: Sequence[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(list(argv), cwd=cwd, text=True, stdout=subprocess.PIPE)
-
-
-def testlogs_dir(testlogs: Path, label: str) -> Path:
-    """`//pkg/sub:name` -> <testlogs>/pkg/sub/name (Bazel's layout for the main repository)."""
-    package, _, name = label.lstrip("@").removeprefix("//").partition(":")
-    return testlogs / package / name
 
 
 def recorded_files(testlogs: Path, labels: Sequence[str]) -> list[Path]:
@@ -52,7 +46,7 @@ def main(argv: Sequence[str] | None = None, runner: Runner = run) -> int:
     parser.add_argument("--baselines", default=".torch-perf-baselines.json", help="workspace-relative file")
     parser.add_argument("--bazel", default="bazel")
     args = parser.parse_args(args_list)
-    workspace = Path(os.environ.get("BUILD_WORKSPACE_DIRECTORY") or os.getcwd())
+    workspace = workspace_root()
 
     query = runner([args.bazel, "query", f"tests({' + '.join(args.targets)})", "--output=label"], workspace)
     if query.returncode != 0:

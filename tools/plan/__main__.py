@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from tools.bazel_paths import in_workspace
 from tools.gpu_manifest import schema
 from tools.plan import fleet as fleet_mod
 from tools.plan import gantt, render_gha, render_k8s, render_slurm
@@ -61,8 +61,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 
 def _resolve(path: Path) -> Path:
-    base = Path(os.environ.get("BUILD_WORKSPACE_DIRECTORY") or os.getcwd())
-    return path if path.is_absolute() else base / path
+    return in_workspace(path)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
