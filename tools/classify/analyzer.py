@@ -40,6 +40,7 @@ from tools.classify.evidence import (
     join_verdicts,
     step,
 )
+from tools.classify.inert import InertProver
 from tools.classify.modules import (
     ImportSpec,
     ParsedModule,
@@ -103,6 +104,19 @@ class FileResult:
     deps: list[str] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class CaseContext:
+    """What a case sees before its body runs (see Analyzer.case_context); fixture findings are prefixed
+    with the test's own line by the caller."""
+
+    findings: tuple[Finding, ...]
+    fixture_findings: tuple[tuple[str, str, tuple[Finding, ...]], ...]  # (fixture, where, findings)
+    kwargs: dict[str, Value] = field(hash=False, compare=False)
+    fixture_modules: frozenset[str] = frozenset()
+    wrappers: tuple[FuncV, ...] = ()
+    cost: int = 0  # steps it took to compute
+
+
 SCOPES = {"session": 0, "package": 1, "module": 2, "class": 3, "function": 4}
 
 
@@ -110,7 +124,9 @@ class Analyzer:
     """Analyses test files of one root; implements the ModuleSource the interpreter reads from."""
 
     def __init__(self, root: Path, files: list[str] | RepoIndex, sources: dict[str, bytes] | None = None,
-                 pytest_torch: bool | None = None) -> None:
+                 pytest_torch: bool | None = None, prove_inert: bool = True) -> None:
+        """prove_inert=False interprets every test body, even those inert.py proves yield nothing (the
+        equivalence test compares both)."""
         self.root = root
         # pytest-torch declared: its pytest_generate_tests also parametrizes a repo-defined torch_device
         self.pytest_torch = declares_pytest_torch(root) if pytest_torch is None else pytest_torch
@@ -123,12 +139,18 @@ class Analyzer:
         self.fixture_costs: dict[tuple[object, ...], int] = {}  # steps each memoised fixture value took
         self.closures: dict[str, frozenset[str]] = {}
         self.scope_memo: dict[tuple[str, tuple[ClassV, ...]], list[dict[str, Fixture]]] = {}
-        self.marks_memo: dict[tuple[str, TestItem, int], tuple[list[tuple[Value, str]], list[FuncV],
+        self.marks_memo: dict[tuple[object, ...], tuple[list[tuple[Value, str]], list[FuncV],
                                                                tuple[Finding, ...]]] = {}
         self.fixture_modules: set[str] = set()
         self.world_fixtures: dict[tuple[FuncV, int], Fixture] = {}
         self.param_memo: dict[tuple[object, ...], list[
             tuple[str, dict[str, Value], dict[str, ParamCase], list[Value]]] | None] = {}
+        self.context_memo: dict[tuple[object, ...], CaseContext] = {}
+        self.fixture_args_memo: dict[tuple[str, tuple[int, int], bool], list[str]] = {}
+        self.fixture_world_memo: dict[tuple[str, tuple[ClassV, ...]], bool] = {}
+        self.prove_inert = prove_inert
+        self.source_lines: dict[str, list[bytes] | None] = {}
+        self.inert = InertProver(self.lines_of, lambda rel, pos: self.module(rel).defs.get(pos), self._env_of)
 
     # -- ModuleSource ------------------------------------------------------------------------------
     def module(self, rel: str) -> ParsedModule:
@@ -153,6 +175,16 @@ class Analyzer:
                     pm = ParsedModule(rel, digest_of(data), None, "expression nesting too deep to analyse")
         self.parsed[rel] = pm
         return pm
+
+    def lines_of(self, rel: str) -> list[bytes] | None:
+        if rel not in self.source_lines:
+            data = self.sources.get(rel) or VIRTUAL_SOURCES.get(rel) or read_source(self.root, rel)[0]
+            self.source_lines[rel] = data.splitlines(keepends=True) if data is not None else None
+        return self.source_lines[rel]
+
+    def _env_of(self, rel: str, world: int) -> tuple[dict[str, Value], bool]:
+        st = self.interp.module_state(rel, world)
+        return st.env, bool(st.stars)
 
     def resolve_import(self, dotted: str, importer: str, level: int, module: str) -> str | None:
         if level:
@@ -320,10 +352,13 @@ class Analyzer:
         return None
 
     def fixture_args(self, fv: FuncV) -> list[str]:
-        node = self.module(fv.rel).defs.get(fv.pos)
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            return []
-        return self._arg_names(fv, node, with_defaults=False)
+        key = (fv.rel, fv.pos, fv.cls is not None)
+        got = self.fixture_args_memo.get(key)
+        if got is None:
+            node = self.module(fv.rel).defs.get(fv.pos)
+            got = self.fixture_args_memo[key] = self._arg_names(fv, node, with_defaults=False) if isinstance(
+                node, (ast.FunctionDef, ast.AsyncFunctionDef)) else []
+        return list(got)
 
     @staticmethod
     def _arg_names(fv: FuncV, node: ast.FunctionDef | ast.AsyncFunctionDef, with_defaults: bool) -> list[str]:
@@ -462,7 +497,7 @@ class Analyzer:
     def item_marks(self, rel: str, item: TestItem, world: int, findings: list[Finding]) -> tuple[
             list[tuple[Value, str]], list[FuncV]]:
         """All marks of a test, closest first (function, classes inner to outer, module); memoised."""
-        key = (rel, item, world)
+        key = (self.shape(rel, item), world)
         got = self.marks_memo.get(key)
         if got is None:
             produced: list[Finding] = []
@@ -493,17 +528,39 @@ class Analyzer:
         return out, wrappers
 
     # -- classification ----------------------------------------------------------------------------
-    def analyse_case(self, rel: str, item: TestItem, direct: dict[str, Value], choice: dict[str, ParamCase],
-                     case_marks: list[Value], world: int) -> list[Finding]:
+    def shape(self, rel: str, item: TestItem) -> tuple[object, ...]:
+        """What a test's marks, parametrizations and fixtures depend on: for a test without decorators its
+        file, classes, kind and fixture arguments (most tests of a file share one shape), else the test."""
+        node = self.module(item.func.rel).defs.get(item.func.pos)
+        if getattr(node, "decorator_list", None):
+            return (rel, item)
+        return (rel, item.classes, item.unittest, tuple(self.fixture_args(item.func)))
+
+    def case_context(self, rel: str, item: TestItem, direct: dict[str, Value], choice: dict[str, ParamCase],
+                     world: int) -> CaseContext:
+        """Everything a case's analysis needs before its body runs, memoised per shape and parameter values
+        (its cost is charged again on every use, so budgets do not depend on the order of analysis)."""
+        try:
+            key: tuple[object, ...] = (self.shape(rel, item), world, tuple(sorted(direct.items())),
+                                       tuple(sorted(choice.items())))
+            hash(key)
+        except TypeError:  # an unhashable parameter value: not memoised
+            return self._case_context(rel, item, direct, choice, world)
+        got = self.context_memo.get(key)
+        if got is not None:
+            self.interp.charge(got.cost)
+            return got
+        start = self.interp.steps
+        got = self._case_context(rel, item, direct, choice, world)
+        got = CaseContext(got.findings, got.fixture_findings, got.kwargs, got.fixture_modules, got.wrappers,
+                          self.interp.steps - start)
+        self.context_memo[key] = got
+        return got
+
+    def _case_context(self, rel: str, item: TestItem, direct: dict[str, Value], choice: dict[str, ParamCase],
+                      world: int) -> CaseContext:
         findings: list[Finding] = []
         tables = self.scopes(rel, item)
-        if item.bindings:
-            direct = {**dict(item.bindings), **direct}
-        if item.requirement:
-            findings.append(Finding(GPU, (step(rel, item.line, item.key.split("::")[-1]), item.requirement),
-                                    key="requirement"))
-        if item.marks:
-            findings.extend(self.mark_findings(list(item.marks), step(rel, item.line, "generated case")))
         for f in self.interp.module_state(rel, world).findings:
             findings.append(f)
         for c in self.index.conftests_for(rel):
@@ -516,10 +573,11 @@ class Analyzer:
             findings.extend(self.mark_findings([m], where))
             if isinstance(m, MarkV) and m.name == "usefixtures":
                 usefixtures.extend(str(a.value) for a in m.args if isinstance(a, Const))
-        findings.extend(self.mark_findings(case_marks, step(rel, item.line, "parameter marks")))
         args = self.fixture_args(item.func)
         autouse = [fx.name for t in reversed(tables) for fx in t.values() if fx.autouse]
         kwargs: dict[str, Value] = {}
+        fixture_findings: list[tuple[str, str, tuple[Finding, ...]]] = []
+        fixture_modules: set[str] = set()
         for name in list(dict.fromkeys([*autouse, *usefixtures, *([] if item.unittest else args)])):
             if name in direct:
                 kwargs[name] = direct[name]
@@ -533,10 +591,31 @@ class Analyzer:
                 continue
             v, fs = self.fixture_value(fx, tables, choice, world, ())
             if name not in autouse:
-                self.fixture_modules.add(fx.fv.rel)
+                fixture_modules.add(fx.fv.rel)
             kwargs[name] = v
-            findings.extend(f.prefixed(step(rel, item.line, f"uses fixture {name} ({fx.where.split(': ')[0]})"))
-                            for f in fs)
+            if fs:
+                fixture_findings.append((name, fx.where.split(": ")[0], fs))
+        return CaseContext(tuple(findings), tuple(fixture_findings), kwargs, frozenset(fixture_modules),
+                           tuple(wrappers))
+
+    def analyse_case(self, rel: str, item: TestItem, direct: dict[str, Value], choice: dict[str, ParamCase],
+                     case_marks: list[Value], world: int) -> list[Finding]:
+        findings: list[Finding] = []
+        if item.bindings:
+            direct = {**dict(item.bindings), **direct}
+        if item.requirement:
+            findings.append(Finding(GPU, (step(rel, item.line, item.key.split("::")[-1]), item.requirement),
+                                    key="requirement"))
+        if item.marks:
+            findings.extend(self.mark_findings(list(item.marks), step(rel, item.line, "generated case")))
+        ctx = self.case_context(rel, item, direct, choice, world)
+        findings.extend(ctx.findings)
+        findings.extend(self.mark_findings(case_marks, step(rel, item.line, "parameter marks")))
+        for name, where, fs in ctx.fixture_findings:
+            findings.extend(f.prefixed(step(rel, item.line, f"uses fixture {name} ({where})")) for f in fs)
+        self.fixture_modules.update(ctx.fixture_modules)
+        kwargs, wrappers = ctx.kwargs, ctx.wrappers
+        args = self.fixture_args(item.func)
         self_v: Value | None = None
         if item.classes:
             cls = item.classes[-1]
@@ -558,12 +637,27 @@ class Analyzer:
         for k, v in direct.items():
             if k in params:
                 call_kwargs[k] = v
-        res = self.interp.call_function(fv, [], call_kwargs, world, 1)
-        findings.extend(res.findings)
+        if not self.body_inert(item, call_kwargs, self_v, world):
+            findings.extend(self.interp.call_function(fv, [], call_kwargs, world, 1).findings)
         for w in wrappers:
             wr = self.interp.call_function(w, [UNK] if self_v is None else [self_v], {}, world, 1)
             findings.extend(f.prefixed(step(w.rel, w.pos[0], "decorator wrapper")) for f in wr.findings)
         return findings
+
+    def body_inert(self, item: TestItem, call_kwargs: dict[str, Value], self_v: Value | None, world: int) -> bool:
+        """Whether running the test body with these arguments provably yields no finding (inert.py): then it
+        is not interpreted. A method needs its whole class (and the instance's class) inert."""
+        if not self.prove_inert or item.func.captured:
+            return False
+        p = self.inert
+        if not all(p.value_plain(v, world) for v in call_kwargs.values()):
+            return False
+        if self_v is None:
+            return item.func.cls is None and p.callable_inert(item.func, world)
+        if not isinstance(self_v, Inst) or not all(p.value_plain(v, world) for _, v in self_v.attrs):
+            return False
+        classes = {*item.classes, self_v.cls, *([item.func.cls] if item.func.cls is not None else [])}
+        return all(p.callable_inert(c, world) for c in sorted(classes, key=lambda c: (c.rel, c.pos)))
 
     @staticmethod
     def _over_budget(rel: str, item: TestItem, limit: int, where: str) -> Verdict:
@@ -644,19 +738,19 @@ class Analyzer:
             decos += getattr(self.module(c.rel).defs.get(c.pos), "decorator_list", [])
         if any(not _literal_only(d) for d in decos):
             return True
-        tables = self.scopes(rel, item)
-        for t in tables:
-            for fx in t.values():
-                if fx.params and not fx.plugin_rank:
-                    fnode = self.module(fx.fv.rel).defs.get(fx.fv.pos)
-                    if any(not _literal_only(d) for d in getattr(fnode, "decorator_list", [])):
-                        return True
-        return False
+        key = (rel, item.classes)
+        got = self.fixture_world_memo.get(key)
+        if got is None:
+            got = self.fixture_world_memo[key] = any(
+                fx.params and not fx.plugin_rank and any(not _literal_only(d) for d in getattr(
+                    self.module(fx.fv.rel).defs.get(fx.fv.pos), "decorator_list", []))
+                for t in self.scopes(rel, item) for fx in t.values())
+        return got
 
     def parametrizations(self, rel: str, item: TestItem, world: int = 0) -> list[
             tuple[str, dict[str, Value], dict[str, ParamCase], list[Value]]] | None:
         """(id suffix, direct bindings, fixture param choice, marks) per parametrization; None: one bare key."""
-        key = (rel, item, world)
+        key = (self.shape(rel, item), world)
         if key not in self.param_memo:
             self.param_memo[key] = self._parametrizations(rel, item, world)
         return self.param_memo[key]

@@ -138,6 +138,12 @@ MARKS: dict[str, Requirement] = {
 }
 
 
+LARGE_GPU = frozenset({"require_torch_large_gpu", "require_torch_large_accelerator"})
+GPU_COUNT_AT_LEAST = frozenset({"deviceCountAtLeast", "skip_if_lt_x_gpu", "require_n_gpus", "requires_n_gpus",
+                                "skip_if_lt_n_gpu"})
+ARGUMENT_DECORATORS = frozenset({"largeTensorTest", "torch_max_memory", "RunIf"})
+
+
 def decorator_requirement(name: str, args: list[object], kwargs: Mapping[str, object]) -> Requirement | None:
     """The requirement of decorator `name` applied as `@name` (no args) or `@name(*args, **kwargs)`."""
     if name in SIMPLE:
@@ -145,10 +151,10 @@ def decorator_requirement(name: str, args: list[object], kwargs: Mapping[str, ob
         if name in ("require_big_accelerator", "require_big_gpu_with_torch_cuda"):
             vram = _num(_arg([], kwargs, 0, "memory"), vram)
         return Requirement(count, _clean(vram), note)
-    if name in ("require_torch_large_gpu", "require_torch_large_accelerator"):
+    if name in LARGE_GPU:
         gib = _num(_arg(args, kwargs, 1, "memory") if len(args) > 1 else kwargs.get("memory", UNSET), 20)
         return Requirement(1, _clean(gib), f"Hugging Face: needs a GPU with more than {_clean(gib)} GiB")
-    if name in ("deviceCountAtLeast", "skip_if_lt_x_gpu", "require_n_gpus", "requires_n_gpus", "skip_if_lt_n_gpu"):
+    if name in GPU_COUNT_AT_LEAST:
         n = int(_num(_arg(args, kwargs, 0, "num_required_devices"), 2))
         return Requirement(max(n, 1), 0, f"{name}({n}) skips with fewer GPUs")
     if name == "largeTensorTest":
@@ -196,30 +202,44 @@ def mark_requirement(name: str, args: list[object], kwargs: Mapping[str, object]
 
 
 # Names of well-known constants whose value depends on the machine. world = number of CUDA devices.
+DEVICE_NAME_CONSTANTS = frozenset({"torch_device", "TORCH_DEVICE", "DEVICE", "device_type", "default_device"})
+CUDA_FLAG_CONSTANTS = frozenset({
+    "TEST_CUDA", "HAS_CUDA", "HAS_GPU", "RUN_CUDA", "TEST_CUDNN", "CUDA_AVAILABLE", "GPU_AVAILABLE",
+    "IS_CUDA_AVAILABLE", "TEST_GPU", "RUN_GPU", "HAS_CUDA_AND_TRITON", "TEST_ACCELERATOR"})
+MULTI_GPU_CONSTANTS = frozenset({"TEST_MULTIGPU", "HAS_MULTIGPU", "RUN_CUDA_MULTI_GPU", "TEST_MULTI_GPU", "MULTI_GPU"})
+OTHER_ACCELERATOR_CONSTANTS = frozenset({"TEST_WITH_ROCM", "TEST_XPU", "TEST_MPS", "HAS_XPU", "HAS_MPS"})
+GPU_COUNT_CONSTANTS = frozenset({"NUM_GPUS"})
+
+
 def known_value(name: str, world: int) -> object:
     """Value of a well-known testing constant (transformers' torch_device, PyTorch's TEST_CUDA...)."""
-    if name in ("torch_device", "TORCH_DEVICE", "DEVICE", "device_type", "default_device"):
+    if name in DEVICE_NAME_CONSTANTS:
         return "cuda" if world else "cpu"
-    if name in ("TEST_CUDA", "HAS_CUDA", "HAS_GPU", "RUN_CUDA", "TEST_CUDNN", "CUDA_AVAILABLE", "GPU_AVAILABLE",
-                "IS_CUDA_AVAILABLE", "TEST_GPU", "RUN_GPU", "HAS_CUDA_AND_TRITON", "TEST_ACCELERATOR"):
+    if name in CUDA_FLAG_CONSTANTS:
         return world > 0
-    if name in ("TEST_MULTIGPU", "HAS_MULTIGPU", "RUN_CUDA_MULTI_GPU", "TEST_MULTI_GPU", "MULTI_GPU"):
+    if name in MULTI_GPU_CONSTANTS:
         return world >= 2
-    if name in ("TEST_WITH_ROCM", "TEST_XPU", "TEST_MPS", "HAS_XPU", "HAS_MPS"):
+    if name in OTHER_ACCELERATOR_CONSTANTS:
         return False
-    if name == "NUM_GPUS":
+    if name in GPU_COUNT_CONSTANTS:
         return world
     return NotImplemented
 
 
+ALWAYS_TRUE_CALLS = frozenset({"is_torch_available", "is_torch_greater_or_equal_than_1_13"})
+CUDA_AVAILABLE_CALLS = frozenset({"is_torch_cuda_available", "is_cuda_available", "is_torch_gpu_available",
+                                  "has_cuda", "is_torch_accelerator_available", "cuda_is_available"})
+GPU_COUNT_CALLS = frozenset({"num_gpus_available", "get_gpu_count", "backend_device_count", "num_cuda_devices",
+                             "get_device_count"})
+
+
 def known_call(name: str, world: int) -> object:
     """Result of calling a well-known availability helper (transformers' is_torch_available...)."""
-    if name in ("is_torch_available", "is_torch_greater_or_equal_than_1_13"):
+    if name in ALWAYS_TRUE_CALLS:
         return True
-    if name in ("is_torch_cuda_available", "is_cuda_available", "is_torch_gpu_available", "has_cuda",
-                "is_torch_accelerator_available", "cuda_is_available", "num_gpus_available"):
-        return world > 0 if name != "num_gpus_available" else world
-    if name in ("get_gpu_count", "backend_device_count", "num_cuda_devices", "get_device_count"):
+    if name in CUDA_AVAILABLE_CALLS:
+        return world > 0
+    if name in GPU_COUNT_CALLS:
         return world
     if OTHER_ACCELERATOR_CHECK.fullmatch(name):
         return False
@@ -240,3 +260,11 @@ CUDA_CHECK = re.compile(r"is_(?:torch_)?(?:cuda|gpu)(?:_device)?_available")
 # torchvision's cpu_and_cuda(): ("cpu", pytest.param("cuda", marks=pytest.mark.needs_cuda))
 DEVICE_LIST_HELPERS = {"cpu_and_cuda": ("cpu", "cuda"), "cpu_and_cuda_and_mps": ("cpu", "cuda", "mps"),
                        "cpu_and_gpu": ("cpu", "cuda")}
+
+
+def reacting_names() -> frozenset[str]:
+    """Every name some convention here gives a meaning to (decorators, marks, constants, helper calls): code
+    that mentions none of them, nor a name the regexes above match, meets no convention (see inert.py)."""
+    return frozenset({*SIMPLE, *MARKS, *LARGE_GPU, *GPU_COUNT_AT_LEAST, *ARGUMENT_DECORATORS, *DEVICE_NAME_CONSTANTS,
+                      *CUDA_FLAG_CONSTANTS, *MULTI_GPU_CONSTANTS, *OTHER_ACCELERATOR_CONSTANTS, *GPU_COUNT_CONSTANTS,
+                      *ALWAYS_TRUE_CALLS, *CUDA_AVAILABLE_CALLS, *GPU_COUNT_CALLS, *DEVICE_LIST_HELPERS})

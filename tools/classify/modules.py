@@ -138,7 +138,8 @@ def index_defs(tree: ast.Module) -> dict[tuple[int, int], ast.AST]:
 
 _FUNC_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef)
 _DEF_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-_STMT_TYPES = (ast.stmt, ast.excepthandler, ast.match_case)
+# Fields holding statement lists (module, def, class, if/for/while/with/try bodies, except handlers, match cases)
+_BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
 
 
 def scan_module(tree: ast.Module) -> tuple[tuple[ImportSpec, ...], dict[tuple[int, int], ast.AST]]:
@@ -164,9 +165,10 @@ def scan_module(tree: ast.Module) -> tuple[tuple[ImportSpec, ...], dict[tuple[in
                 if isinstance(c, ast.Constant) and isinstance(c.value, str):
                     out.append(ImportSpec(c.value, 0, (), node.lineno, top))
         inner = top and not isinstance(node, _FUNC_TYPES)
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, _STMT_TYPES):  # expressions hold no imports and no def statements
-                todo.append((child, inner))
+        for name in _BLOCK_FIELDS:  # expressions hold no imports and no def statements
+            block = getattr(node, name, None)
+            if block:
+                todo.extend((child, inner) for child in block)
     out.sort(key=lambda sp: (sp.line, sp.module, sp.level))
     return tuple(out), defs
 

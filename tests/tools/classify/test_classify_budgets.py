@@ -57,10 +57,10 @@ FANOUT = '''
 import torch
 
 
-def fan(n, path):
+def fan(n, path, device="cpu"):  # a device parameter: not provably inert, so it is interpreted
     if n == 0:
         return path
-    return (fan(n - 1, path + "a"), fan(n - 1, path + "b"), fan(n - 1, path + "c"))
+    return (fan(n - 1, path + "a", device), fan(n - 1, path + "b", device), fan(n - 1, path + "c", device))
 
 
 def test_fanout():

@@ -1,0 +1,154 @@
+"""Which test bodies can be left uninterpreted: those that provably yield no evidence.
+
+Most tests in a torch suite do CPU tensor arithmetic: no device, no skip, no mock, and nothing in the
+repository that does any of these. Interpreting such a body costs more than half of a cold run and always
+ends in "no GPU use found". A function is *inert* when
+
+- its source text mentions none of the words an evidence rule reacts to (`TRIGGER_SUBSTRINGS`, `EXACT_NAMES`: device and
+  accelerator words, skips, mocks, dynamic lookups, imports; the exact names of the torch API table and of
+  the ecosystem conventions), and
+- every module-level name it mentions is a plain value (constants, external objects that are not
+  themselves trigger words, sequences of those) or an in-repo function or class that is itself inert;
+  a module with a star import, a nested closure or a method is never proven inert.
+
+Evidence comes only from calls, attributes and names the rules know; an inert body reaches none of them, so
+interpreting it yields no findings. The proof is textual and deliberately coarse (a word inside a string
+counts too): whatever it cannot prove is interpreted as before. tests/tools/classify/test_classify_inert.py
+classifies the fixture corpus with and without the shortcut and requires byte-identical results.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable
+
+from tools.classify import conventions, torch_api
+from tools.classify.values import (
+    ClassV,
+    Const,
+    DictV,
+    Ext,
+    FuncV,
+    OneOf,
+    Seq,
+    TensorV,
+    Unknown,
+    Value,
+)
+
+# Words (any case) that some rule may react to: device kinds and words, skips and failures, mocks, dynamic
+# lookups, imports, scope tricks, streams/events/graphs, distributed backends, memory and precision needs.
+TRIGGER_SUBSTRINGS = (
+    b"cuda", b"gpu", b"device", b"accelerat", b"gaudi", b"habana", b"ascend", b"nccl", b"gloo", b"distributed",
+    b"process_group", b"world_size", b"skip", b"xfail", b"fail", b"exit", b"mock", b"patch", b"fake", b"getattr",
+    b"setattr", b"delattr", b"eval", b"exec", b"import", b"compile", b"global", b"nonlocal", b"super", b"vars",
+    b"__dict__", b"__class__", b"nvtx", b"stream", b"event", b"graph", b"pin_memory", b"register_buffer",
+    b"to_empty", b"generator", b"set_default", b"tensor_type", b"version", b"memory", b"triton", b"fp8", b"fp16",
+    b"tf32", b"flash", b"instantiate",
+)
+# Short accelerator names count only as words of their own (`is_tpu_available`, not `output`, `dumps`).
+SHORT_WORD = re.compile(rb"(?<![a-z])(?:xpu|mps|npu|hpu|mlu|musa|sdaa|neuron|xla|tpu|ipu|rocm|hip|mpi|rank)(?![a-z])")
+# Every word of a text, strings and comments included: a trigger word inside a string counts too.
+WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+
+
+TRIGGER_SUBSTRING = re.compile(b"|".join(re.escape(w) for w in TRIGGER_SUBSTRINGS))
+
+
+def word_triggers(word: bytes) -> bool:
+    """Whether one word (an identifier, a dotted path's part) is or contains a trigger word."""
+    low = word.lower()
+    return word.decode() in EXACT_NAMES or bool(TRIGGER_SUBSTRING.search(low)) or bool(SHORT_WORD.search(low))
+
+
+def _exact_names() -> frozenset[str]:
+    """Names the rules match exactly, from the tables the rules themselves use; `to` is the `.to(` method."""
+    # an API under a trigger-word namespace (torch.cuda.*) is reached only through text or a value that shows it
+    api = {a.path.rsplit(".", 1)[-1] for a in torch_api.TABLE if a.need != torch_api.CPU and not any(
+        w in a.path.rsplit(".", 1)[0].lower().encode() for w in TRIGGER_SUBSTRINGS)}
+    api -= {p.rsplit(".", 1)[-1] for p in torch_api.DEVICE_ARG_APIS}  # these act only on a device argument
+    # `cpu` is a manual mark's name, but in a body (`x.cpu()`, `pytest.mark.cpu`) it yields no finding
+    return frozenset({*api, *conventions.reacting_names(), "cuda", "to"} - {"cpu"})
+
+
+EXACT_NAMES = _exact_names()
+PLAIN_TYPES = (Const, Unknown, TensorV)
+
+
+class InertProver:
+    """Memoised inertness of in-repo functions and classes, per world (module constants may differ)."""
+
+    def __init__(self, lines_of: Callable[[str], list[bytes] | None],
+                 node_of: Callable[[str, tuple[int, int]], ast.AST | None],
+                 module_env: Callable[[str, int], tuple[dict[str, Value], bool]]) -> None:
+        """lines_of(rel): the module's source lines (None: unavailable); node_of(rel, pos): a def node;
+        module_env(rel, world): (the module's top-level names, whether it has a star import)."""
+        self.lines_of = lines_of
+        self.node_of = node_of
+        self.module_env = module_env
+        self.memo: dict[tuple[Value, int], bool] = {}
+        self.words: dict[bytes, bool] = {}  # word -> triggers (words repeat across a suite: each is tested once)
+
+    def triggers(self, word: bytes) -> bool:
+        got = self.words.get(word)
+        if got is None:
+            got = self.words[word] = word_triggers(word)
+        return got
+
+    def callable_inert(self, v: FuncV | ClassV, world: int) -> bool:
+        """Calling v (a function) or instantiating it (a class) can yield no findings."""
+        key = (v, world)
+        got = self.memo.get(key)
+        if got is not None:
+            return got
+        self.memo[key] = False  # a cycle is not proven inert
+        ok = (not isinstance(v, FuncV) or (v.bound is None and v.cls is None and not v.captured)) \
+            and self._text_inert(v.rel, v.pos, world)
+        self.memo[key] = ok
+        return ok
+
+    def value_plain(self, v: Value, world: int, depth: int = 0) -> bool:
+        """A value no rule reacts to, wherever it flows."""
+        if isinstance(v, PLAIN_TYPES):
+            return not isinstance(v, TensorV) or v.device == "cpu"
+        if depth > 8:
+            return False
+        if isinstance(v, Ext):
+            return not v.path.startswith("<") and not any(self.triggers(w) for w in WORD.findall(v.path.encode()))
+        if isinstance(v, Seq):
+            return all(self.value_plain(i, world, depth + 1) for i in v.items)
+        if isinstance(v, DictV):
+            return all(self.value_plain(k, world, depth + 1) and self.value_plain(i, world, depth + 1)
+                       for k, i in v.items)
+        if isinstance(v, OneOf):
+            return all(self.value_plain(i, world, depth + 1) for i in v.alts)
+        if isinstance(v, (FuncV, ClassV)):
+            return self.callable_inert(v, world)
+        return False
+
+    def _text_inert(self, rel: str, pos: tuple[int, int], world: int) -> bool:
+        node = self.node_of(rel, pos)
+        lines = self.lines_of(rel)
+        end = getattr(node, "end_lineno", None)
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) or lines is None \
+                or end is None:
+            return False
+        text = b"".join(lines[node.lineno - 1:end])  # the signature (defaults) and the body; decorators apart
+        if not text.isascii():
+            return False  # a non-ASCII identifier would slip past WORD
+        words = set(WORD.findall(text))
+        if any(self.triggers(w) for w in words):
+            return False
+        env, has_star = self.module_env(rel, world)
+        for w in words:
+            v = env.get(w.decode())
+            if v is None:
+                if has_star:
+                    return False  # may come from the star import
+                continue  # a local, a builtin (the dangerous ones are trigger words) or undefined
+            if isinstance(v, (FuncV, ClassV)) and v.rel == rel and v.pos == pos:
+                continue  # its own name (recursion, the def line): inert exactly when the rest is
+            if not self.value_plain(v, world):
+                return False
+        return True
