@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from tools.classify import analyzer, dataflow
+from tools.classify import analyzer
 from tools.classify.runner import run
-from tools.classify.values import MAX_VALUE_DEPTH, MAX_VALUE_NODES, UNKNOWN, Const, Inst, Seq, bounded, size_of
+from tools.classify.values import MAX_VALUE_DEPTH, MAX_VALUE_NODES, UNKNOWN, ClassV, Const, Inst, Seq, bounded, size_of
 
 TREE = '''
 import torch
@@ -173,6 +173,6 @@ def test_value_bounds() -> None:
         shared = Seq((shared, shared), "tuple")
     assert size_of(shared)[0] == MAX_VALUE_NODES + 1
     assert bounded(shared) == UNKNOWN  # type: ignore[arg-type]
-    small = Inst(dataflow.ClassV("m.py", (1, 0), "C"), (("a", Seq((Const(1), Const(2)))),))
+    small = Inst(ClassV("m.py", (1, 0), "C"), (("a", Seq((Const(1), Const(2)))),))
     assert bounded(small) is small
     assert hash(shared) == hash(shared)  # cached: no walk over 2**40 nodes

@@ -11,7 +11,7 @@ import pytest
 
 from tools.classify import conventions
 from tools.classify.collect import to_safe_name
-from tools.classify.dataflow import _swallows_device_errors
+from tools.classify.interp_statements import _swallows_device_errors
 from tools.classify.runner import run
 
 CORPUS = Path(__file__).resolve().parents[2] / "fixtures" / "classify"
@@ -213,7 +213,7 @@ def test_existing_device_is_never_a_non_device_string(round3) -> None:
 
 
 def test_container_mutation_rules() -> None:
-    from tools.classify.dataflow import _mutated
+    from tools.classify.interp_calls import _mutated
     from tools.classify.values import Const, OneOf, Seq
 
     lst = Seq((Const("cpu"),), "list")

@@ -1,0 +1,260 @@
+"""Pure functions on abstract values about devices and types: the device a value names, truthiness, how
+comparisons come out (`==`, `in`, `is`, `type(x) is torch.device`, `isinstance`, enum members), and how a
+device is named in evidence. They hold no interpreter state; every part of the interpreter uses them.
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+from collections.abc import Callable
+from typing import Any
+
+from tools.classify import torch_api
+from tools.classify.values import UNKNOWN as UNK
+from tools.classify.values import (
+    ClassV,
+    Const,
+    DeviceV,
+    DictV,
+    EnumV,
+    Ext,
+    FuncV,
+    MarkV,
+    ModV,
+    OneOf,
+    ReqV,
+    Seq,
+    SkipV,
+    TensorV,
+    TestFnV,
+    Unknown,
+    Value,
+    alternatives,
+)
+
+TORCH_DTYPE_NAMES = frozenset({
+    "float", "float16", "float32", "float64", "bfloat16", "half", "double", "int", "int8", "int16", "int32",
+    "int64", "uint8", "bool", "long", "short", "complex64", "complex128", "cfloat", "cdouble", "float8_e4m3fn",
+    "float8_e5m2", "uint16", "uint32", "uint64", "qint8", "quint8", "chalf",
+})
+# Types whose instances the analysis recognises; `type(x) is torch.device`, `isinstance(x, torch.Tensor)` on
+# one of them is decided (no instance is of two of these).
+KNOWN_TYPES = frozenset({"torch.dtype", "torch.device", "torch.Tensor", "builtins.str", "builtins.int",
+                         "builtins.float", "builtins.bool", "builtins.NoneType", "builtins.bytes",
+                         "builtins.complex", "builtins.list", "builtins.tuple", "builtins.dict", "builtins.set"})
+TYPE_PREFIX = "<type>"  # Ext(TYPE_PREFIX + path): type(x) of a value whose type is known
+EXISTING_DEVICE = Ext("<existing tensor>.device")  # `x.device` of a tensor the analysis does not track
+
+
+def device_of(v: Value) -> str | None:
+    """The device string a value names ('cuda:1', 'cpu'), or None when it names none / is unknown."""
+    if isinstance(v, Const):
+        if isinstance(v.value, str):
+            s = v.value.strip().lower()
+            kind = s.split(":", 1)[0]
+            if kind in torch_api.ACCELERATORS or kind in ("cpu", "meta", "gpu"):
+                return "cuda" + s[3:] if kind == "gpu" else s
+            return None
+        if isinstance(v.value, int) and not isinstance(v.value, bool):
+            return f"cuda:{v.value}"
+        return None
+    if isinstance(v, (DeviceV, TensorV)):
+        return v.device
+    if isinstance(v, EnumV) and v.mixin:
+        return device_of(v.value)
+    return None
+
+
+def accel_device(v: Value) -> str | None:
+    """The accelerator device among the alternatives of v (may-analysis), else None."""
+    for alt in alternatives(v):
+        d = device_of(alt)
+        if d and torch_api.accelerator_of(d):
+            return d
+    return None
+
+
+def gpu_count_of(device: str) -> int:
+    return torch_api.device_index(device) + 1
+
+
+_CMP: dict[type, Callable[[Any, Any], Any]] = {
+    ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+    ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: operator.is_, ast.IsNot: operator.is_not,
+}
+
+
+def truth(v: Value) -> bool | None:
+    """Truthiness of an abstract value: True, False or None (undecided)."""
+    if isinstance(v, Const):
+        return bool(v.value)
+    if isinstance(v, Seq):
+        return bool(v.items)
+    if isinstance(v, OneOf):
+        ts = {truth(a) for a in v.alts}
+        return ts.pop() if len(ts) == 1 else None
+    if isinstance(v, (DeviceV, TensorV, FuncV, ClassV, ModV, MarkV, SkipV, ReqV, TestFnV)):
+        return True
+    if isinstance(v, EnumV):
+        return truth(v.value) if v.mixin else True
+    return None
+
+
+def _const_of(v: Value) -> tuple[bool, object]:
+    if isinstance(v, Const):
+        return True, v.value
+    if isinstance(v, DeviceV):
+        return True, v.device
+    return False, None
+
+
+# Device kinds other than CUDA: no analysis world has them (a CPU-only machine has none either).
+OTHER_DEVICE_KINDS = frozenset({"xpu", "mps", "npu", "hpu", "mlu", "musa", "sdaa", "neuron", "xla", "tpu", "ipu"})
+
+
+def _other_accelerator_test(op: ast.cmpop, a: Value, b: Value) -> Value | None:
+    """`dev.type == "xpu"`, `"npu" in str(device)`, `backend != "mps"` with an unresolved left side: the
+    analysed machines have no such device, so a value the analysis cannot see is not one of them."""
+    if isinstance(op, (ast.In, ast.NotIn)):
+        const, opaque = a, b
+    else:
+        const, opaque = (b, a) if isinstance(b, Const) else (a, b)
+    if not (isinstance(const, Const) and isinstance(const.value, str)
+            and const.value.lower() in OTHER_DEVICE_KINDS and isinstance(opaque, (Unknown, Ext))):
+        return None
+    if isinstance(opaque, Ext) and not opaque.path.startswith(("<", "torch.")) and "device" not in opaque.path:
+        return None
+    if isinstance(op, (ast.Eq, ast.Is, ast.In)):
+        return Const(False)
+    if isinstance(op, (ast.NotEq, ast.IsNot, ast.NotIn)):
+        return Const(True)
+    return None
+
+
+def _compare(op: ast.cmpop, a: Value, b: Value) -> Value:
+    if isinstance(a, OneOf) or isinstance(b, OneOf):
+        outs = {_compare(op, x, y) for x in alternatives(a) for y in alternatives(b)}
+        return outs.pop() if len(outs) == 1 else UNK
+    if isinstance(a, EnumV) or isinstance(b, EnumV):
+        return _compare_enum(op, a, b)
+    if isinstance(op, (ast.In, ast.NotIn)):
+        if isinstance(b, Ext) and b.path == "os.environ":
+            return Const(isinstance(op, ast.NotIn))
+        if isinstance(b, (Seq, DictV)):
+            ka, va = _const_of(a)
+            consts = [_const_of(i) for i in (b.items if isinstance(b, Seq) else (k for k, _ in b.items))]
+            if ka and all(k for k, _ in consts):
+                hit = any(va == c for _, c in consts)
+                return Const(hit if isinstance(op, ast.In) else not hit)
+        ka, va = _const_of(a)
+        kb, vb = _const_of(b)
+        if ka and kb and isinstance(va, str) and isinstance(vb, str):
+            return Const((va in vb) if isinstance(op, ast.In) else (va not in vb))
+        return UNK
+    other = _other_accelerator_test(op, a, b) or _compare_types(op, a, b)
+    if other is not None:
+        return other
+    if isinstance(op, (ast.Eq, ast.NotEq)) and EXISTING_DEVICE in (a, b):
+        s = b if a == EXISTING_DEVICE else a
+        if isinstance(s, Const) and isinstance(s.value, str) and device_of(s) is None:
+            # `if device == "auto":` with an existing tensor's device: a torch.device never equals such a string
+            return Const(isinstance(op, ast.NotEq))
+    ka, va = _const_of(a)
+    kb, vb = _const_of(b)
+    if isinstance(a, DeviceV) and isinstance(b, Const) and isinstance(b.value, str):
+        va = a.device
+    if ka and kb:
+        fn = _CMP.get(type(op))
+        if fn is None:
+            return UNK
+        if isinstance(op, (ast.Is, ast.IsNot)):
+            if va is None or vb is None or isinstance(va, bool) or isinstance(vb, bool):
+                return Const(fn(va, vb))
+            return Const(va == vb if isinstance(op, ast.Is) else va != vb)
+        try:
+            return Const(bool(fn(va, vb)))
+        except TypeError:
+            return UNK
+    return UNK
+
+
+def type_path(v: Value) -> str | None:
+    """The dotted type of a value the analysis recognises (`torch.float64` -> torch.dtype), else None."""
+    if isinstance(v, Const):
+        return f"builtins.{type(v.value).__name__}"
+    if isinstance(v, DeviceV):
+        return "torch.device"
+    if isinstance(v, Seq) and v.kind in ("list", "tuple", "set"):
+        return f"builtins.{v.kind}"
+    if isinstance(v, DictV):
+        return "builtins.dict"
+    if isinstance(v, Ext) and v.path.count(".") == 1 and v.path.startswith("torch.") and (
+            v.path[6:] in TORCH_DTYPE_NAMES):
+        return "torch.dtype"
+    return None
+
+
+def _class_path(v: Value) -> str | None:
+    if isinstance(v, Ext):
+        path = v.path[len(TYPE_PREFIX):] if v.path.startswith(TYPE_PREFIX) else v.path
+        return path if path in KNOWN_TYPES else None
+    return None
+
+
+def isinstance_of(v: Value, classes: Value) -> Value:
+    """`isinstance(x, torch.Tensor)` for an x of a known type and classes among KNOWN_TYPES."""
+    t = type_path(v)
+    wanted = [_class_path(c) for c in (classes.items if isinstance(classes, Seq) else (classes,))]
+    if t is None or any(w is None for w in wanted):
+        return UNK
+    hit = t in wanted or (t == "builtins.bool" and "builtins.int" in wanted)
+    return Const(hit)
+
+
+def _compare_types(op: ast.cmpop, a: Value, b: Value) -> Value | None:
+    """`type(arg) is torch.device` where type(arg) is known."""
+    if not isinstance(op, (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)):
+        return None
+    if not (isinstance(a, Ext) and a.path.startswith(TYPE_PREFIX) or isinstance(b, Ext) and b.path.startswith(
+            TYPE_PREFIX)):
+        return None
+    pa, pb = _class_path(a), _class_path(b)
+    if pa is None or pb is None:
+        return None
+    return Const((pa == pb) == isinstance(op, (ast.Is, ast.Eq)))
+
+
+def _compare_enum(op: ast.cmpop, a: Value, b: Value) -> Value:
+    """Enum members are singletons; a str/int mixin member also equals its value."""
+    if isinstance(a, EnumV) and isinstance(b, EnumV):
+        if isinstance(op, (ast.Eq, ast.Is)):
+            return Const(a == b)
+        if isinstance(op, (ast.NotEq, ast.IsNot)):
+            return Const(a != b)
+        return UNK
+    if isinstance(a, EnumV) and a.mixin and not isinstance(op, (ast.Is, ast.IsNot)):
+        return _compare(op, a.value, b)
+    if isinstance(b, EnumV) and b.mixin and not isinstance(op, (ast.Is, ast.IsNot)):
+        return _compare(op, a, b.value)
+    other = b if isinstance(a, EnumV) else a
+    if isinstance(other, Const) and isinstance(op, (ast.Eq, ast.Is, ast.NotEq, ast.IsNot)):
+        return Const(isinstance(op, (ast.NotEq, ast.IsNot)))
+    return UNK
+
+
+def _accel_name(device: str) -> str:
+    kind = torch_api.accelerator_of(device) or device
+    return {"cuda": "CUDA", "xpu": "XPU", "mps": "MPS"}.get(kind, kind.upper())
+
+
+def _device_of_existing(e: ast.expr) -> bool:
+    """`x.device` of an object other than `self` or a configuration: the device of a tensor that already
+    exists. Following it moves nothing to a new device (creating `x` on an accelerator is where a need
+    would be found)."""
+    return isinstance(e, ast.Attribute) and e.attr == "device" and not (
+        isinstance(e.value, ast.Name) and e.value.id in CONFIG_NAMES)
+
+
+CONFIG_NAMES = frozenset({"self", "cls", "args", "config", "cfg", "conf", "opt", "opts", "options", "hparams",
+                          "settings", "params", "kwargs"})

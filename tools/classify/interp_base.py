@@ -1,0 +1,215 @@
+"""What the parts of the interpreter share: work budgets, the frame and call-result records, the
+interface the parts call on each other, and small helpers used by more than one part.
+
+The interpreter (dataflow.Interp) is composed of mixins, one module per concern (interp_statements,
+interp_expressions, interp_classes, interp_calls, interp_external, interp_torch). They import this module
+and devices.py, never each other or dataflow.py, and reach each other's methods only through `self`.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+from tools.classify import conventions
+from tools.classify.evidence import SKIP, Finding
+from tools.classify.modules import ParsedModule
+from tools.classify.values import ClassV, Const, EnumV, Ext, FuncV, Seq, Value
+
+# Deterministic work budgets, in interpreter steps (statements and expressions evaluated; a memoised call
+# counts what it cost when it was analysed, so a budget is spent the same whatever was analysed before).
+# CASE_BUDGET bounds one test case (all its worlds), FILE_BUDGET one test file (collection and all its
+# cases); a case that runs out is charged OVER_BUDGET_CHARGE (its pathology is usually shared by its
+# neighbours: a file gives up after three). UNIT_BUDGET bounds a module's top level, a class body or a
+# base-class list, which are memoised apart and count toward no test. Largest legitimate figures measured
+# (fixture corpus, tests/, ten real suites): 3.3 million steps for a case, 52 million for a file.
+CASE_BUDGET = 10_000_000
+FILE_BUDGET = 100_000_000
+OVER_BUDGET_CHARGE = 4 * CASE_BUDGET
+UNIT_BUDGET = 20_000_000
+
+DYNAMIC = "<dynamic>"  # Ext path prefix of a value looked up by a computed name; the rest is the evidence step
+MAX_FINDINGS_PER_KIND = 4
+MUTATORS = frozenset({"append", "extend", "insert", "add", "update", "remove", "discard", "pop", "clear"})
+
+
+class BudgetExceeded(Exception):  # noqa: N818 - a condition, not an error in the analysed code
+    """The work budget of the current test case, file or unit is spent."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"analysis budget exceeded ({limit} steps)")
+        self.limit = limit
+
+
+class ModuleSource(Protocol):
+    def module(self, rel: str) -> ParsedModule: ...
+    def resolve_import(self, dotted: str, importer: str, level: int, module: str) -> str | None: ...
+    def is_package_dir(self, dotted: str) -> bool: ...
+
+
+@dataclass
+class CallResult:
+    value: Value
+    findings: tuple[Finding, ...]
+    self_after: Value | None = None
+    cost: int = 0  # interpreter steps the call took, its callees' included
+
+
+@dataclass
+class ModuleState:
+    env: dict[str, Value]
+    findings: list[Finding]
+    stars: list[Value]
+    done: bool = False
+
+
+@dataclass
+class Frame:
+    rel: str
+    world: int
+    env: dict[str, Value]
+    module_env: dict[str, Value] | None  # None: this frame runs module top level
+    findings: list[Finding]
+    depth: int = 0
+    returns: list[Value] = field(default_factory=list)
+    self_name: str | None = None
+    cls: ClassV | None = None
+    captured: dict[str, Value] = field(default_factory=dict)
+
+    def add(self, finding: Finding) -> None:
+        same = [f for f in self.findings if f.kind == finding.kind]
+        if finding.kind == SKIP or len(same) < MAX_FINDINGS_PER_KIND:
+            if finding not in self.findings:
+                self.findings.append(finding)
+
+
+def is_fixture_def(node: ast.AST) -> bool:
+    """Syntactic: decorated with `fixture`, `pytest.fixture(...)`, `pytest_asyncio.fixture`..."""
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    for d in node.decorator_list:
+        target = d.func if isinstance(d, ast.Call) else d
+        if isinstance(target, ast.Attribute) and target.attr in ("fixture", "yield_fixture"):
+            return True
+        if isinstance(target, ast.Name) and target.id in ("fixture", "yield_fixture"):
+            return True
+    return False
+
+
+def _mutable_target(e: ast.expr) -> bool:
+    """A container the analysis can rebind after mutating it: a name or `self.attr`/`obj.attr`."""
+    return isinstance(e, ast.Name) or (isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name))
+
+
+def _short(path: str) -> str:
+    return path
+
+
+def _py(v: Value) -> object:
+    """A Python literal for convention arguments (UNSET when unknown)."""
+    if isinstance(v, Const):
+        return v.value
+    return conventions.UNSET
+
+
+def _last_name(e: ast.expr) -> str:
+    e = e.func if isinstance(e, ast.Call) else e
+    return e.attr if isinstance(e, ast.Attribute) else e.id if isinstance(e, ast.Name) else ""
+
+
+def _mocks_cuda(target: Value, attr: Value | None) -> bool:
+    if isinstance(target, Const) and isinstance(target.value, str):
+        return target.value.startswith(("torch.cuda", "torch.backends.cuda", "torch.backends.cudnn"))
+    if isinstance(target, Ext):
+        return target.path.startswith("torch.cuda") or target.path in ("torch.backends.cudnn",)
+    return False
+
+
+def _mock_target(args: list[Value]) -> str:
+    t = args[0]
+    base = t.value if isinstance(t, Const) else t.path if isinstance(t, Ext) else "?"
+    if len(args) > 1 and isinstance(args[1], Const) and isinstance(args[1].value, str) and isinstance(t, Ext):
+        return f"{base}.{args[1].value}"
+    return str(base)
+
+
+class InterpBase:
+    """The interpreter's state (memo tables and budget counters, one set per Interp) and, for the type checker
+    only, the methods one part of the interpreter calls on another (each is defined once: in dataflow.Interp
+    or in one mixin)."""
+
+    def __init__(self, source: ModuleSource) -> None:
+        self.source = source
+        self.modules: dict[tuple[str, int], ModuleState] = {}
+        self.calls: dict[tuple[Any, ...], CallResult] = {}
+        self.active: set[tuple[Any, ...]] = set()
+        self.class_bodies: dict[tuple[ClassV, int], dict[str, Value]] = {}
+        self.mros: dict[tuple[ClassV, int], tuple[Value, ...]] = {}
+        self.used_modules: set[str] = set()
+        self.fixture_hook: Callable[[str, Frame], Value] | None = None
+        self.param_classes: set[ClassV] = set()  # instantiate_parametrized_tests(cls)
+        # the `parameterized` package's @parameterized_class: generated class -> the attributes it sets;
+        # the decorated original keeps only inherited tests (the package deletes its own test* methods)
+        self.class_overrides: dict[ClassV, tuple[tuple[str, Value], ...]] = {}
+        self.emptied_classes: set[ClassV] = set()
+        self.enum_kinds: dict[tuple[ClassV, int], str | None] = {}
+        self.steps = 0  # spent in the current budget (see CASE_BUDGET)
+        self.limit = FILE_BUDGET
+
+    if TYPE_CHECKING:
+        # dataflow.Interp
+        def charge(self, n: int) -> None: ...
+        def budgeted(self, limit: int, fn: Callable[..., Any], *args: Any) -> tuple[Any, int]: ...
+        def module_state(self, rel: str, world: int) -> ModuleState: ...
+        def module_attr(self, rel: str, name: str, world: int, dotted: str = "") -> Value: ...
+        def ext_value(self, path: str, world: int) -> Value: ...
+        def lookup(self, name: str, frame: Frame) -> Value: ...
+
+        # interp_statements.StatementsMixin
+        def exec_block(self, body: list[ast.stmt], frame: Frame) -> bool: ...
+        def exec_stmt(self, s: ast.stmt, frame: Frame) -> bool: ...
+        def _branch(self, frame: Frame) -> Frame: ...
+        def make_function(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda,
+                          frame: Frame) -> FuncV: ...
+        def bind(self, target: ast.expr, v: Value, frame: Frame) -> None: ...
+
+        # interp_expressions.ExpressionsMixin
+        def ev(self, node: ast.expr | None, frame: Frame) -> Value: ...
+        def _binop(self, op: ast.operator, a: Value, b: Value) -> Value: ...
+        def getattr_v(self, obj: Value, name: str, frame: Frame, node: ast.AST) -> Value: ...
+
+        # interp_classes.ClassesMixin
+        def enum_member(self, cls: ClassV, name: str, world: int) -> EnumV | None: ...
+        def enum_members(self, cls: ClassV, world: int) -> Seq | None: ...
+        def class_body(self, cls: ClassV, world: int) -> dict[str, Value]: ...
+        def mro(self, cls: ClassV, world: int) -> tuple[Value, ...]: ...
+        def class_lookup(self, cls: ClassV, name: str, world: int) -> Value | None: ...
+        def _is_property(self, fv: FuncV) -> bool: ...
+        def _is_classmethod(self, fv: FuncV) -> bool: ...
+
+        # interp_calls.CallsMixin
+        def call(self, callee: Value, args: list[Value], kwargs: dict[str, Value], n: ast.AST, frame: Frame,
+                 name: str) -> Value: ...
+        def _apply_mark(self, mark: Value, target: Value) -> Value: ...
+        def call_function_from(self, fv: FuncV, args: list[Value], kwargs: dict[str, Value], line: int,
+                               frame: Frame) -> Value: ...
+        def call_function(self, fv: FuncV, args: list[Value], kwargs: dict[str, Value], world: int,
+                          depth: int) -> CallResult: ...
+
+        # interp_external.ExternalMixin
+        def make_mark(self, name: str, args: list[Value], kwargs: dict[str, Value], n: ast.AST,
+                      frame: Frame) -> Value: ...
+        def call_ext(self, path: str, args: list[Value], kwargs: dict[str, Value], n: ast.AST,
+                     frame: Frame) -> Value: ...
+        def _ext_args_check(self, path: str, args: list[Value], kwargs: dict[str, Value], n: ast.AST,
+                            frame: Frame) -> None: ...
+
+        # interp_torch.TorchMixin
+        def tensor_method(self, recv: Value, name: str, args: list[Value], kwargs: dict[str, Value], n: ast.Call,
+                          frame: Frame) -> Value: ...
+        def call_torch(self, path: str, args: list[Value], kwargs: dict[str, Value], n: ast.AST,
+                       frame: Frame) -> Value: ...
+        def call_torch_testing(self, path: str, last: str, args: list[Value], kwargs: dict[str, Value],
+                               n: ast.AST, frame: Frame) -> Value | None: ...

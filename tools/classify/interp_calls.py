@@ -1,0 +1,308 @@
+"""The interpreter's calls: call sites (arguments, method calls, in-place mutation of known containers),
+dispatch on the callee, and following in-repo functions with their argument values, memoised on
+(function, arguments, world) and cut at cycles and at MAX_DEPTH. Calls leaving the repository go to
+interp_external and interp_torch.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from tools.classify import conventions
+from tools.classify.evidence import UNKNOWN, Finding, step
+from tools.classify.interp_base import MUTATORS, CallResult, Frame, InterpBase, _mutable_target, _py
+from tools.classify.values import UNKNOWN as UNK
+from tools.classify.values import (
+    ClassV,
+    Const,
+    DictV,
+    Ext,
+    FuncV,
+    Inst,
+    MarkV,
+    MockV,
+    ModV,
+    NoReturn,
+    OneOf,
+    ReqV,
+    Seq,
+    SkipV,
+    SuperV,
+    TestFnV,
+    Value,
+    alternatives,
+    bounded,
+    join_all,
+)
+
+MAX_DEPTH = 24
+UNKNOWN_KWARGS = "**"  # a keyword no call can spell: the call passed `**x` with an unknown x
+MAX_CONTAINER = 64
+
+
+class CallsMixin(InterpBase):
+    """Call sites and in-repo calls; a part of dataflow.Interp."""
+
+    def ev_Call(self, n: ast.Call, frame: Frame) -> Value:
+        f = n.func
+        args: list[Value] = []
+        for a in n.args:
+            v = self.ev(a, frame)
+            if isinstance(a, ast.Starred):
+                if isinstance(v, Seq):
+                    args.extend(v.items)
+                else:
+                    args.append(UNK)
+            else:
+                args.append(v)
+        kwargs: dict[str, Value] = {}
+        for k in n.keywords:
+            v = self.ev(k.value, frame)
+            if k.arg is not None:
+                kwargs[k.arg] = v
+            elif isinstance(v, DictV):  # `f(**kwargs)` forwarding keyword arguments the analysis knows
+                kwargs.update((str(kk.value), vv) for kk, vv in v.items
+                              if isinstance(kk, Const) and isinstance(kk.value, str))
+            else:
+                kwargs[UNKNOWN_KWARGS] = UNK  # the callee's `**kwargs` is not known to be complete
+        if isinstance(f, ast.Attribute):
+            recv = self.ev(f.value, frame)
+            if f.attr in MUTATORS and not kwargs and _mutable_target(f.value):
+                got = _mutated(recv, f.attr, args)
+                if got is not None:
+                    # `DEVICES.append("cuda")`, `device_args.add(d)`: values are immutable, so the name (or
+                    # `self.attr`) is rebound to the grown/shrunk container
+                    self.bind(f.value, got[0], frame)
+                    return got[1]
+            return self.method_call(recv, f.attr, args, kwargs, n, frame)
+        callee = self.ev(f, frame)
+        name = f.id if isinstance(f, ast.Name) else ""
+        return self.call(callee, args, kwargs, n, frame, name)
+
+    def method_call(self, recv: Value, name: str, args: list[Value], kwargs: dict[str, Value], n: ast.Call,
+                    frame: Frame) -> Value:
+        if isinstance(recv, (Ext, ModV, ClassV, SuperV)) or (
+                isinstance(recv, Inst) and (recv.attr(name) is not None
+                                            or self.class_lookup(recv.cls, name, frame.world) is not None)):
+            callee = self.getattr_v(recv, name, frame, n)
+            if isinstance(recv, ClassV) and isinstance(callee, FuncV) and self._is_classmethod(callee):
+                callee = FuncV(callee.rel, callee.pos, callee.name, bound=recv, captured=callee.captured,
+                               cls=callee.cls)
+            return self.call(callee, args, kwargs, n, frame, name)
+        return self.tensor_method(recv, name, args, kwargs, n, frame)
+
+    def call(self, callee: Value, args: list[Value], kwargs: dict[str, Value], n: ast.AST, frame: Frame,
+             name: str) -> Value:
+        line = getattr(n, "lineno", 0)
+        if isinstance(callee, OneOf):
+            return join_all([self.call(c, args, kwargs, n, frame, name) for c in alternatives(callee)])
+        if isinstance(callee, Ext):
+            return self.call_ext(callee.path, args, kwargs, n, frame)
+        if isinstance(callee, (FuncV, ClassV)):
+            kc = conventions.known_call(callee.name, frame.world)
+            if kc is not NotImplemented:
+                return Const(kc)
+            fn_arg = len(args) == 1 and not kwargs and isinstance(args[0], (TestFnV, FuncV, ClassV))
+            req = conventions.decorator_requirement(callee.name, [] if fn_arg else [_py(a) for a in args],
+                                                    {} if fn_arg else {k: _py(v) for k, v in kwargs.items()})
+            if req is not None:
+                rv = ReqV(req.gpu_count, req.vram_gb, step(frame.rel, line, f"@{callee.name}: {req.note}"),
+                          req.manual, req.cpu, req.hint_only)
+                if not fn_arg:
+                    return rv
+                followed = self.call_function_from(callee, args, kwargs, line, frame) if isinstance(
+                    callee, FuncV) else args[0]
+                target = followed if isinstance(followed, TestFnV) else args[0]
+                return self._apply_mark(rv, target)
+        if isinstance(callee, FuncV):
+            return self.call_function_from(callee, args, kwargs, line, frame)
+        if isinstance(callee, ClassV):
+            inst: Value = Inst(callee)
+            init = self.class_lookup(callee, "__init__", frame.world)
+            if isinstance(init, FuncV):
+                res = self.invoke(FuncV(init.rel, init.pos, init.name, bound=inst, captured=init.captured,
+                                        cls=init.cls), args, kwargs, frame)
+                self._absorb(res, frame, line, f"{callee.name}.__init__")
+                if res.self_after is not None:
+                    inst = res.self_after
+            else:
+                self._ext_args_check(f"{callee.name}()", args, kwargs, n, frame)
+            return inst
+        if isinstance(callee, Inst):
+            for meth in ("__call__", "forward"):
+                m = self.class_lookup(callee.cls, meth, frame.world)
+                if isinstance(m, FuncV):
+                    bound = FuncV(m.rel, m.pos, m.name, bound=callee, captured=m.captured, cls=m.cls)
+                    return self.call_function_from(bound, args, kwargs, line, frame)
+            return UNK
+        if isinstance(callee, (MarkV, SkipV, ReqV, MockV)):
+            if len(args) == 1 and not kwargs and isinstance(args[0], (TestFnV, FuncV, ClassV)):
+                return self._apply_mark(callee, args[0])
+            if isinstance(callee, MarkV) and not callee.args and not callee.kwargs:
+                return self.make_mark(callee.name, args, kwargs, n, frame)
+            return callee
+        if isinstance(callee, TestFnV):
+            return UNK
+        return UNK
+
+    def _apply_mark(self, mark: Value, target: Value) -> Value:
+        if isinstance(target, TestFnV):
+            return TestFnV(target.key, (*target.marks, mark))
+        return target
+
+    def _absorb(self, res: CallResult, frame: Frame, line: int, what: str) -> None:
+        for f in res.findings:
+            frame.add(f.prefixed(step(frame.rel, line, f"calls {what}()")))
+
+    def call_function_from(self, fv: FuncV, args: list[Value], kwargs: dict[str, Value], line: int,
+                           frame: Frame) -> Value:
+        res = self.invoke(fv, args, kwargs, frame)
+        self._absorb(res, frame, line, fv.name)
+        if res.self_after is not None and frame.self_name and fv.bound == frame.env.get(frame.self_name):
+            frame.env[frame.self_name] = res.self_after
+        return res.value
+
+    def invoke(self, fv: FuncV, args: list[Value], kwargs: dict[str, Value], frame: Frame) -> CallResult:
+        return self.call_function(fv, args, kwargs, frame.world, frame.depth + 1)
+
+    def call_function(self, fv: FuncV, args: list[Value], kwargs: dict[str, Value], world: int,
+                      depth: int) -> CallResult:
+        """Analyse a call of an in-repo function with these argument values (memoised, cycle-safe). Argument
+        values past the size bounds are widened first (values.bounded), so the key hashes in bounded time."""
+        fv = bounded(fv)  # type: ignore[assignment]
+        if not isinstance(fv, FuncV):  # a bound receiver too large to track
+            return CallResult(UNK, ())
+        args = [bounded(a) for a in args]
+        kwargs = {k: bounded(v) for k, v in kwargs.items()}
+        try:
+            key: tuple[Any, ...] = (fv, tuple(args), tuple(sorted(kwargs.items(), key=lambda kv: kv[0])), world)
+            hash(key)
+        except TypeError:
+            key = (fv, "unhashable", world)
+        got = self.calls.get(key)
+        if got is not None:
+            self.charge(got.cost)
+            return got
+        if key in self.active:
+            return CallResult(UNK, ())
+        if depth > MAX_DEPTH:
+            return CallResult(UNK, (Finding(UNKNOWN, (step(fv.rel, fv.pos[0], f"call chain deeper than {MAX_DEPTH} "
+                                                                              f"at {fv.name}()"),)),))
+        node = self.source.module(fv.rel).defs.get(fv.pos)
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            return CallResult(UNK, ())
+        self.active.add(key)
+        start = self.steps
+        try:
+            result = self._run_function(fv, node, args, kwargs, world, depth)
+        except RecursionError:
+            result = CallResult(UNK, (Finding(UNKNOWN, (step(fv.rel, fv.pos[0], "too deeply nested to analyse"),)),))
+        finally:
+            self.active.discard(key)
+        result.value = bounded(result.value)
+        if result.self_after is not None:
+            after = bounded(result.self_after)
+            result.self_after = after if isinstance(after, Inst) else None
+        result.cost = self.steps - start
+        self.calls[key] = result
+        return result
+
+    def _run_function(self, fv: FuncV, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda,
+                      args: list[Value], kwargs: dict[str, Value], world: int, depth: int) -> CallResult:
+        mod_env = self.module_state(fv.rel, world).env
+        frame = Frame(fv.rel, world, {}, mod_env, [], depth, [], None, fv.cls, dict(fv.captured))
+        a = node.args
+        params = [p.arg for p in (*a.posonlyargs, *a.args)]
+        defaults = list(a.defaults)
+        default_for = dict(zip(params[len(params) - len(defaults):], defaults, strict=False))
+        positional = list(args)
+        if fv.bound is not None and params:
+            positional = [fv.bound, *positional]
+            frame.self_name = params[0]
+        for i, p in enumerate(params):
+            if i < len(positional):
+                frame.env[p] = positional[i]
+            elif p in kwargs:
+                frame.env[p] = kwargs[p]
+            elif p in default_for:
+                frame.env[p] = self.ev(default_for[p], Frame(fv.rel, world, {}, mod_env, []))
+            else:
+                frame.env[p] = UNK
+        if a.vararg:
+            frame.env[a.vararg.arg] = Seq(tuple(positional[len(params):]), "tuple")
+        for p, d in zip(a.kwonlyargs, a.kw_defaults, strict=False):
+            if p.arg in kwargs:
+                frame.env[p.arg] = kwargs[p.arg]
+            else:
+                frame.env[p.arg] = self.ev(d, Frame(fv.rel, world, {}, mod_env, [])) if d is not None else UNK
+        if a.kwarg:
+            known = set(params) | {p.arg for p in a.kwonlyargs}
+            frame.env[a.kwarg.arg] = UNK if UNKNOWN_KWARGS in kwargs else DictV(
+                tuple((Const(k), v) for k, v in sorted(kwargs.items()) if k not in known))
+        if isinstance(node, ast.Lambda):
+            value = self.ev(node.body, frame)
+            return CallResult(value, tuple(frame.findings))
+        self.exec_block(node.body, frame)
+        value = join_all(frame.returns) if frame.returns else Const(None)
+        if isinstance(value, NoReturn):
+            value = UNK
+        self_after = frame.env.get(frame.self_name) if frame.self_name else None
+        return CallResult(value, tuple(frame.findings), self_after if isinstance(self_after, Inst) else None)
+
+
+def _mutate_seq(seq: Seq, name: str, args: list[Value]) -> tuple[Seq, Value] | None:
+    items = list(seq.items)
+    is_set = seq.kind == "set"
+    if name in ("append", "add") and len(args) == 1:
+        if not (is_set and args[0] in items):
+            items.append(args[0])
+        return Seq(tuple(items[:MAX_CONTAINER]), seq.kind), Const(None)
+    if name in ("extend", "update") and len(args) == 1 and isinstance(args[0], Seq):
+        for a in args[0].items:
+            if not (is_set and a in items):
+                items.append(a)
+        return Seq(tuple(items[:MAX_CONTAINER]), seq.kind), Const(None)
+    if name == "insert" and len(args) == 2 and isinstance(args[0], Const) and type(args[0].value) is int:
+        items.insert(args[0].value, args[1])
+        return Seq(tuple(items[:MAX_CONTAINER]), seq.kind), Const(None)
+    if name in ("remove", "discard") and len(args) == 1:
+        if args[0] in items:
+            items.remove(args[0])
+        elif any(not isinstance(i, Const) for i in items) or not isinstance(args[0], Const):
+            return None  # may or may not be there
+        return Seq(tuple(items), seq.kind), Const(None)
+    if name == "pop" and not args and items:
+        if is_set:  # an arbitrary element: exact only when there is one
+            return Seq((), "set") if len(items) == 1 else seq, items[0] if len(items) == 1 else join_all(items)
+        return Seq(tuple(items[:-1]), seq.kind), items[-1]
+    if name == "pop" and len(args) == 1 and isinstance(args[0], Const) and type(args[0].value) is int and not is_set:
+        try:
+            got = items.pop(args[0].value)
+        except IndexError:
+            return None
+        return Seq(tuple(items), seq.kind), got
+    if name == "clear" and not args:
+        return Seq((), seq.kind), Const(None)
+    return None
+
+
+def _mutated(recv: Value, name: str, args: list[Value]) -> tuple[Value, Value] | None:
+    """(container after, call result) of a list/set mutation on a known container (or a join of them)."""
+    if isinstance(recv, Seq) and recv.kind in ("list", "set"):
+        return _mutate_seq(recv, name, args)
+    if isinstance(recv, OneOf) and all(isinstance(a, Seq) and a.kind in ("list", "set") for a in recv.alts):
+        afters: list[Value] = []
+        results: list[Value] = []
+        for a in alternatives(recv):
+            if name == "pop" and isinstance(a, Seq) and not a.items:
+                continue  # IndexError/KeyError on this path
+            got = _mutate_seq(a, name, args) if isinstance(a, Seq) else None
+            if got is None:
+                return None
+            afters.append(got[0])
+            results.append(got[1])
+        if not afters:
+            return None
+        return join_all(afters), join_all(results)
+    return None

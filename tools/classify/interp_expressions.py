@@ -1,0 +1,359 @@
+"""The interpreter's expressions: one ev_<node> method per ast node (ev_Call is in
+interp_calls.py), operators, f-strings, comprehensions, and attribute reads on every kind of value
+(getattr_v).
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+from collections.abc import Callable
+from typing import Any
+
+from tools.classify import torch_api, torch_testing
+from tools.classify.devices import EXISTING_DEVICE, _compare, _device_of_existing, accel_device, truth
+from tools.classify.interp_base import DYNAMIC, BudgetExceeded, Frame, InterpBase
+from tools.classify.values import UNKNOWN as UNK
+from tools.classify.values import (
+    ClassV,
+    Const,
+    DeviceV,
+    DictV,
+    EnumV,
+    Ext,
+    FuncV,
+    Inst,
+    ModV,
+    OneOf,
+    RequestV,
+    Seq,
+    SuperV,
+    TensorV,
+    Unknown,
+    Value,
+    alternatives,
+    bounded,
+    join,
+    join_all,
+)
+
+_BIN: dict[type, Callable[[Any, Any], Any]] = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow,
+}
+
+
+class ExpressionsMixin(InterpBase):
+    """Expressions other than calls; a part of dataflow.Interp."""
+
+    def ev(self, node: ast.expr | None, frame: Frame) -> Value:
+        if node is None:
+            return Const(None)
+        self.steps += 1
+        if self.steps > self.limit:
+            raise BudgetExceeded(self.limit)
+        m = getattr(self, "ev_" + type(node).__name__, None)
+        if m is None:
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.expr):
+                    self.ev(child, frame)
+            return UNK
+        return m(node, frame)
+
+    def ev_Constant(self, n: ast.Constant, frame: Frame) -> Value:
+        return UNK if n.value is Ellipsis else Const(n.value)
+
+    def ev_Name(self, n: ast.Name, frame: Frame) -> Value:
+        return self.lookup(n.id, frame)
+
+    def ev_NamedExpr(self, n: ast.NamedExpr, frame: Frame) -> Value:
+        v = self.ev(n.value, frame)
+        self.bind(n.target, v, frame)
+        return v
+
+    def ev_Tuple(self, n: ast.Tuple, frame: Frame) -> Value:
+        return self._seq(n.elts, "tuple", frame)
+
+    def ev_List(self, n: ast.List, frame: Frame) -> Value:
+        return self._seq(n.elts, "list", frame)
+
+    def ev_Set(self, n: ast.Set, frame: Frame) -> Value:
+        return self._seq(n.elts, "set", frame)
+
+    def _seq(self, elts: list[ast.expr], kind: str, frame: Frame) -> Value:
+        items: list[Value] = []
+        exact = True
+        for e in elts:
+            if isinstance(e, ast.Starred):
+                inner = self.ev(e.value, frame)
+                if isinstance(inner, Seq):
+                    items.extend(inner.items)
+                else:
+                    exact = False
+            else:
+                items.append(self.ev(e, frame))
+        return bounded(Seq(tuple(items), kind)) if exact else UNK
+
+    def ev_Dict(self, n: ast.Dict, frame: Frame) -> Value:
+        items = []
+        for k, v in zip(n.keys, n.values, strict=False):
+            vv = self.ev(v, frame)
+            if k is None:
+                return UNK
+            items.append((self.ev(k, frame), vv))
+        return bounded(DictV(tuple(items)))
+
+    def ev_JoinedStr(self, n: ast.JoinedStr, frame: Frame) -> Value:
+        parts: list[str] = []
+        exact = True
+        for v in n.values:
+            if isinstance(v, ast.Constant):
+                parts.append(str(v.value))
+            elif isinstance(v, ast.FormattedValue):
+                inner = self.ev(v.value, frame)
+                dt = torch_testing.dtype_name(inner)
+                if dt and v.format_spec is None and v.conversion in (-1, ord("s")):
+                    parts.append(f"torch.{dt}")  # str(torch.float) == "torch.float32"
+                elif isinstance(inner, Const) and v.format_spec is None and v.conversion == -1:
+                    parts.append(str(inner.value))
+                else:
+                    parts.append("?")
+                    exact = False
+        s = "".join(parts)
+        if exact:
+            return Const(s)
+        kind = s.split(":", 1)[0].lower()
+        return Const(s) if kind in torch_api.ACCELERATORS else UNK
+
+    def ev_IfExp(self, n: ast.IfExp, frame: Frame) -> Value:
+        t = truth(self.ev(n.test, frame))
+        if t is True:
+            return self.ev(n.body, frame)
+        if t is False:
+            return self.ev(n.orelse, frame)
+        return join(self.ev(n.body, frame), self.ev(n.orelse, frame))
+
+    def ev_BoolOp(self, n: ast.BoolOp, frame: Frame) -> Value:
+        """`a and b` / `a or b`: a definitely deciding operand wins; its value keeps the right truth."""
+        decisive = not isinstance(n.op, ast.And)
+        undecided = False
+        v: Value = UNK
+        for e in n.values:
+            v = self.ev(e, frame)
+            t = truth(v)
+            if t is decisive:
+                return v
+            if t is None:
+                undecided = True
+        return UNK if undecided else v
+
+    def ev_UnaryOp(self, n: ast.UnaryOp, frame: Frame) -> Value:
+        v = self.ev(n.operand, frame)
+        if isinstance(n.op, ast.Not):
+            t = truth(v)
+            return Const(not t) if t is not None else UNK
+        if isinstance(v, Const) and isinstance(v.value, (int, float, complex)) and not isinstance(v.value, bool):
+            if isinstance(n.op, ast.USub):
+                return Const(-v.value)
+            if isinstance(n.op, ast.UAdd):
+                return v
+        return UNK
+
+    def ev_Compare(self, n: ast.Compare, frame: Frame) -> Value:
+        left = self.ev(n.left, frame)
+        result: Value = Const(True)
+        for op, comp in zip(n.ops, n.comparators, strict=False):
+            right = self.ev(comp, frame)
+            r = _compare(op, left, right)
+            t = truth(r)
+            if t is False:
+                return Const(False)
+            if t is None:
+                result = UNK
+            left = right
+        return result
+
+    def _binop(self, op: ast.operator, a: Value, b: Value) -> Value:
+        if isinstance(a, Const) and isinstance(b, Const):
+            fn = _BIN.get(type(op))
+            if fn is not None:
+                try:
+                    r = fn(a.value, b.value)
+                except Exception:  # noqa: BLE001 - any arithmetic error just means "unknown"
+                    return UNK
+                if isinstance(r, (str, int, float, bool, bytes)) and (not isinstance(r, str) or len(r) < 200):
+                    return Const(r)
+        if isinstance(a, Seq) and isinstance(b, Seq) and isinstance(op, ast.Add):
+            return bounded(Seq(a.items + b.items, a.kind))
+        if isinstance(a, Const) and isinstance(a.value, str) and isinstance(op, ast.Add):
+            kind = a.value.split(":", 1)[0].lower()
+            if kind in torch_api.ACCELERATORS:
+                return Const(a.value + "?")
+        return UNK
+
+    def ev_BinOp(self, n: ast.BinOp, frame: Frame) -> Value:
+        return self._binop(n.op, self.ev(n.left, frame), self.ev(n.right, frame))
+
+    def ev_Subscript(self, n: ast.Subscript, frame: Frame) -> Value:
+        obj = self.ev(n.value, frame)
+        idx = self.ev(n.slice, frame)
+        if isinstance(obj, Seq) and isinstance(idx, Const) and isinstance(idx.value, int):
+            try:
+                return obj.items[idx.value]
+            except IndexError:
+                return UNK
+        if isinstance(obj, DictV) and isinstance(idx, Const):
+            for k, v in obj.items:
+                if k == idx:
+                    return v
+        return UNK
+
+    def ev_Lambda(self, n: ast.Lambda, frame: Frame) -> Value:
+        return self.make_function(n, frame)
+
+    def ev_Await(self, n: ast.Await, frame: Frame) -> Value:
+        return self.ev(n.value, frame)
+
+    def ev_Yield(self, n: ast.Yield, frame: Frame) -> Value:
+        frame.returns.append(self.ev(n.value, frame) if n.value is not None else Const(None))
+        return UNK
+
+    def ev_YieldFrom(self, n: ast.YieldFrom, frame: Frame) -> Value:
+        self.ev(n.value, frame)
+        return UNK
+
+    def ev_Starred(self, n: ast.Starred, frame: Frame) -> Value:
+        return self.ev(n.value, frame)
+
+    def _comprehension(self, n: Any, elts: list[ast.expr], frame: Frame) -> Value:
+        listed = self._listed_comprehension(n, elts, frame)
+        if listed is not None:
+            return listed
+        inner = self._branch(frame)
+        for gen in n.generators:
+            it = self.ev(gen.iter, inner)
+            if isinstance(it, Seq) and it.kind == "range" and not it.items:
+                return Seq((), "list")  # nothing is evaluated: `[... for i in range(device_count())]` on a CPU
+            elem = join_all(list(it.items)) if isinstance(it, Seq) and it.items else UNK
+            self.bind(gen.target, elem, inner)
+            for cond in gen.ifs:
+                self.ev(cond, inner)
+        vals = [self.ev(e, inner) for e in elts]
+        # `[x.to("cuda") for x in xs]` keeps its device; `next(t.device for t in args)` is an existing tensor's
+        keep = len(vals) == 1 and (accel_device(vals[0]) or isinstance(vals[0], DeviceV) or vals[0] == EXISTING_DEVICE)
+        return Seq((vals[0],), "list") if keep else UNK
+
+    def _listed_comprehension(self, n: Any, elts: list[ast.expr], frame: Frame) -> Value | None:
+        """`[item for item in range(10)]`, `[f"k{i}" for i in (1, 2)]` (fixture params, parametrize values): one
+        generator over known constants whose elements come out constant is evaluated element by element."""
+        if len(elts) != 1 or len(n.generators) != 1 or n.generators[0].ifs or n.generators[0].is_async:
+            return None
+        gen = n.generators[0]
+        it = self.ev(gen.iter, frame)
+        if not isinstance(it, Seq) or not it.items or len(it.items) > 64 or not all(
+                isinstance(i, Const) for i in it.items):
+            return None
+        vals: list[Value] = []
+        for item in it.items:
+            inner = self._branch(frame)
+            self.bind(gen.target, item, inner)
+            v = self.ev(elts[0], inner)
+            if not isinstance(v, Const):
+                return None
+            vals.append(v)
+        return Seq(tuple(vals), "list")
+
+    def ev_ListComp(self, n: ast.ListComp, frame: Frame) -> Value:
+        return self._comprehension(n, [n.elt], frame)
+
+    def ev_SetComp(self, n: ast.SetComp, frame: Frame) -> Value:
+        return self._comprehension(n, [n.elt], frame)
+
+    def ev_GeneratorExp(self, n: ast.GeneratorExp, frame: Frame) -> Value:
+        return self._comprehension(n, [n.elt], frame)
+
+    def ev_DictComp(self, n: ast.DictComp, frame: Frame) -> Value:
+        self._comprehension(n, [n.key, n.value], frame)
+        return UNK
+
+    def ev_Attribute(self, n: ast.Attribute, frame: Frame) -> Value:
+        obj = self.ev(n.value, frame)
+        if n.attr == "device" and isinstance(obj, Unknown) and _device_of_existing(n):
+            return EXISTING_DEVICE
+        return self.getattr_v(obj, n.attr, frame, n)
+
+    def getattr_v(self, obj: Value, name: str, frame: Frame, node: ast.AST) -> Value:
+        if isinstance(obj, OneOf) and all(isinstance(a, Inst) for a in obj.alts):
+            # `if ...: self.buffer_class = A else: self.buffer_class = B` leaves two objects: read from each
+            return join_all([self.getattr_v(a, name, frame, node) for a in alternatives(obj)])
+        if isinstance(obj, Ext):
+            if obj.path.startswith("<devices>"):
+                return UNK
+            if obj.path.startswith(DYNAMIC):
+                return UNK  # a method of a looked-up value dispatches on its type, like any unknown object's
+            return self.ext_value(f"{obj.path}.{name}", frame.world)
+        if isinstance(obj, ModV):
+            if obj.rel:
+                return self.module_attr(obj.rel, name, frame.world, obj.dotted)
+            sub = self.source.resolve_import(f"{obj.dotted}.{name}", obj.importer, 0, "")
+            if sub or self.source.is_package_dir(f"{obj.dotted}.{name}"):
+                return ModV(sub, f"{obj.dotted}.{name}", obj.importer)
+            return UNK
+        if isinstance(obj, Inst):
+            v = obj.attr(name)
+            if v is not None:
+                return v
+            found = self.class_lookup(obj.cls, name, frame.world)
+            if isinstance(found, FuncV):
+                bound = FuncV(found.rel, found.pos, found.name, bound=obj, captured=found.captured, cls=found.cls)
+                if self._is_property(found):
+                    return self.call_function_from(bound, [], {}, getattr(node, "lineno", 0), frame)
+                return bound
+            return found if found is not None else UNK
+        if isinstance(obj, EnumV):
+            if name == "value":
+                return obj.value
+            if name == "name":
+                return Const(obj.name)
+            return UNK
+        if isinstance(obj, ClassV):
+            member = self.enum_member(obj, name, frame.world)
+            if member is not None:
+                return member
+            found = self.class_lookup(obj, name, frame.world)
+            if found is None and name in ("__name__", "__qualname__"):
+                return Const(obj.name)
+            return found if found is not None else UNK
+        if isinstance(obj, SuperV):
+            mro = self.mro(obj.cls, frame.world)
+            first_ext: Ext | None = None
+            for c in mro[1:]:
+                if isinstance(c, ClassV):
+                    body = self.class_body(c, frame.world)
+                    if name in body:
+                        v = body[name]
+                        if isinstance(v, FuncV):
+                            bound = FuncV(v.rel, v.pos, v.name, bound=obj.obj, captured=v.captured, cls=v.cls)
+                            if self._is_property(v):
+                                return self.call_function_from(bound, [], {}, getattr(node, "lineno", 0), frame)
+                            return bound
+                        return v
+                elif isinstance(c, Ext) and first_ext is None:
+                    # an external base (often a mixin) before an in-repo class: prefer the in-repo definition
+                    first_ext = Ext(f"{c.path}.{name}")
+            return first_ext if first_ext is not None else UNK
+        if isinstance(obj, (TensorV, DeviceV)):
+            if name == "device":
+                return DeviceV(obj.device)
+            if name == "type":
+                return Const(obj.device.split(":", 1)[0])
+            if name == "is_cuda":
+                return Const(obj.device.startswith("cuda"))
+            if name == "index" and isinstance(obj, DeviceV):
+                return Const(torch_api.device_index(obj.device))
+            return UNK
+        if isinstance(obj, RequestV) and name == "param":
+            return obj.param
+        if isinstance(obj, (FuncV, ClassV)) and name in ("__name__", "__qualname__"):
+            return Const(obj.name)
+        return UNK

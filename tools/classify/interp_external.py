@@ -1,0 +1,253 @@
+"""The interpreter's calls to code outside the repository other than torch: pytest and unittest marks and
+skips, mock.patch, parameterized, functools, os.environ, builtins (getattr, super, type, isinstance...),
+and the naming conventions of installed packages (conventions.py).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from tools.classify import conventions, torch_api
+from tools.classify.devices import TYPE_PREFIX, _accel_name, accel_device, gpu_count_of, isinstance_of, truth, type_path
+from tools.classify.evidence import GPU, MOCK, SKIP, UNKNOWN, Finding, step
+from tools.classify.interp_base import DYNAMIC, Frame, InterpBase, _mock_target, _mocks_cuda, _py, _short
+from tools.classify.values import (
+    NORETURN,
+    ClassV,
+    Const,
+    DictV,
+    EnumV,
+    Ext,
+    FuncV,
+    Inst,
+    MarkV,
+    MockV,
+    ModV,
+    ParamV,
+    ReqV,
+    Seq,
+    SkipV,
+    SuperV,
+    TestFnV,
+    Unknown,
+    Value,
+    join_all,
+)
+from tools.classify.values import UNKNOWN as UNK
+
+REGEX_PREFIX = "<regex>"  # Ext(REGEX_PREFIX + pattern): re.compile(pattern)
+PARAMETERIZED_EXPAND = "<parameterized.expand>"  # MarkV name of @parameterized.expand([...])
+
+
+class ExternalMixin(InterpBase):
+    """Calls leaving the repository, torch excepted; a part of dataflow.Interp."""
+
+    def make_mark(self, name: str, args: list[Value], kwargs: dict[str, Value], n: ast.AST, frame: Frame) -> Value:
+        where = step(frame.rel, getattr(n, "lineno", 0), "")
+        if name == "skipif":
+            conds = list(args) + ([kwargs["condition"]] if "condition" in kwargs else [])
+            ts = [truth(c) for c in conds]
+            active = True if any(t is True for t in ts) else (None if any(t is None for t in ts) else False)
+            src = _src(n)
+            return SkipV(active, where + f"skipif({src})", _cuda_text(src))
+        if name == "skip":
+            return SkipV(True, where + "skip")
+        req = conventions.mark_requirement(name, [_py(a) for a in args], {k: _py(v) for k, v in kwargs.items()})
+        if req is not None:
+            return ReqV(req.gpu_count, req.vram_gb, where + req.note, req.manual, req.cpu, req.hint_only)
+        return MarkV(name, tuple(args), tuple(sorted(kwargs.items(), key=lambda kv: kv[0])), where)
+
+    def call_ext(self, path: str, args: list[Value], kwargs: dict[str, Value], n: ast.AST, frame: Frame) -> Value:
+        line = getattr(n, "lineno", 0)
+        if path.startswith(DYNAMIC):
+            frame.add(Finding(UNKNOWN, (step(frame.rel, line, "calls") + f" {path[len(DYNAMIC):]}",)))
+            return args[0] if len(args) == 1 and not kwargs and isinstance(args[0], TestFnV) else UNK
+        if path == "re.compile" and args and isinstance(args[0], Const) and isinstance(args[0].value, str):
+            return Ext(REGEX_PREFIX + args[0].value)  # a parametrize value: pytest ids it by its pattern
+        world = frame.world
+        last = path.rsplit(".", 1)[-1]
+        here = step(frame.rel, line, "")
+        q = torch_api.query_value(path, world)
+        if q is not NotImplemented:
+            return Const(q)
+        # -- pytest / unittest / mock -----------------------------------------------------------
+        if path.startswith("pytest.mark.") and path.count(".") == 2:
+            if len(args) == 1 and not kwargs and isinstance(args[0], (TestFnV, FuncV, ClassV)):
+                return self._apply_mark(self.make_mark(last, [], {}, n, frame), args[0])
+            return self.make_mark(last, args, kwargs, n, frame)
+        if path in ("pytest.skip", "pytest.fail", "pytest.xfail", "pytest.exit"):
+            if path != "pytest.exit":
+                frame.add(Finding(SKIP, (step(frame.rel, line, f"{path}() reached"),), key=f"{frame.rel}:{line}"))
+            return NORETURN
+        if path.endswith(("parameterized.expand", "parameterized.parameterized.expand")):
+            # the `parameterized` package: test_x -> test_x_0_<first str arg>, ... (see collect.py)
+            return MarkV(PARAMETERIZED_EXPAND, tuple(args[:1]) or (kwargs.get("input", UNK),),
+                         tuple(sorted(((k, v) for k, v in kwargs.items() if k == "name_func"), key=lambda kv: kv[0])),
+                         step(frame.rel, line, "parameterized.expand"))
+        if path in ("parameterized.param", "parameterized.parameterized.param"):
+            return ParamV(tuple(args))
+        if path in ("pytest.param",):
+            marks = kwargs.get("marks")
+            mlist = marks.items if isinstance(marks, Seq) else ((marks,) if marks is not None else ())
+            pid = kwargs.get("id")
+            return ParamV(tuple(args), tuple(mlist), pid.value if isinstance(pid, Const) and isinstance(
+                pid.value, str) else None)
+        if path in ("unittest.skipIf", "unittest.skipUnless", "unittest.case.skipIf", "unittest.case.skipUnless"):
+            t = truth(args[0]) if args else None
+            if path.endswith("skipUnless") and t is not None:
+                t = not t
+            src = _src(n)
+            return SkipV(t, here + f"{last}({src})", _cuda_text(src))
+        if path in ("unittest.skip", "unittest.case.skip"):
+            if args and isinstance(args[0], (TestFnV, FuncV)):
+                return self._apply_mark(SkipV(True, here + "skip"), args[0])
+            return SkipV(True, here + "skip")
+        if path.endswith(("SkipTest", "Skipped")) or path == "pytest.skip.Exception":
+            return Ext(path + "()")
+        if last in ("patch", "object") and ("mock" in path or path.startswith("unittest")):
+            if args and _mocks_cuda(args[0], args[1] if len(args) > 1 else None):
+                frame.add(Finding(MOCK, (step(frame.rel, line, f"patches {_mock_target(args)}: CUDA is faked, "
+                                                              "the test runs on a CPU"),)))
+                return MockV(here)
+            return Ext("mock.patch()")
+        if path in ("functools.wraps", "functools.lru_cache", "functools.cache"):
+            return Ext("functools.wraps()")
+        if path == "functools.wraps()":
+            return args[0] if args else UNK
+        # -- os / builtins ----------------------------------------------------------------------
+        if path in ("os.environ.get", "os.getenv"):
+            return args[1] if len(args) > 1 else kwargs.get("default", Const(None))
+        if path.startswith("builtins."):
+            return self.call_builtin(last, args, kwargs, n, frame)
+        if path in ("importlib.import_module",) and args and not isinstance(args[0], Const):
+            return Ext(DYNAMIC + step(frame.rel, line, "importlib.import_module() of a computed name: "
+                                                       "dynamic dispatch"))
+        if path.startswith("torch.testing"):
+            got = self.call_torch_testing(path, last, args, kwargs, n, frame)
+            if got is not None:
+                return got
+        # -- torch -----------------------------------------------------------------------------------
+        if path.startswith("torch.") and "testing" not in path:
+            return self.call_torch(path, args, kwargs, n, frame)
+        # -- conventions for names from installed packages --------------------------------------
+        if path.startswith("<devices>."):
+            kinds = conventions.DEVICE_LIST_HELPERS.get(last, ())
+            items: list[Value] = []
+            for k in kinds:
+                if k == "cpu":
+                    items.append(Const(k))
+                else:
+                    items.append(ParamV((Const(k),), (ReqV(1, 0, here + f"{last}() marks {k!r} needs_{k}"),)))
+            return Seq(tuple(items), "tuple")
+        kc = conventions.known_call(last, world)
+        if kc is not NotImplemented:
+            return Const(kc)
+        fn_arg = len(args) == 1 and not kwargs and isinstance(args[0], (TestFnV, FuncV, ClassV))
+        req = conventions.decorator_requirement(last, [] if fn_arg else [_py(a) for a in args],
+                                                {} if fn_arg else {k: _py(v) for k, v in kwargs.items()})
+        if req is not None:
+            rv = ReqV(req.gpu_count, req.vram_gb, here + f"@{last}: {req.note}", req.manual, req.cpu, req.hint_only)
+            return self._apply_mark(rv, args[0]) if fn_arg else rv
+        if fn_arg:
+            return args[0]  # an unknown decorator: assume it keeps the test
+        self._ext_args_check(path, args, kwargs, n, frame)
+        return UNK
+
+    def _ext_args_check(self, path: str, args: list[Value], kwargs: dict[str, Value], n: ast.AST,
+                        frame: Frame) -> None:
+        for k in ("device", "device_map"):
+            if k in kwargs:
+                d = accel_device(kwargs[k])
+                if d is None and isinstance(kwargs[k], DictV):
+                    d = next((accel_device(v) for _, v in kwargs[k].items if accel_device(v)), None)
+                if d:
+                    frame.add(Finding(GPU, (step(frame.rel, getattr(n, "lineno", 0),
+                                                 f"{_short(path)}({k}={d!r}) needs a {_accel_name(d)} device"),),
+                                      gpu_count_of(d)))
+
+    def call_builtin(self, name: str, args: list[Value], kwargs: dict[str, Value], n: ast.AST,
+                     frame: Frame) -> Value:
+        line = getattr(n, "lineno", 0)
+        if name == "getattr" and len(args) >= 2:
+            obj, attr = args[0], args[1]
+            if isinstance(attr, Const) and isinstance(attr.value, str):
+                v = self.getattr_v(obj, attr.value, frame, n)
+                return v if not (isinstance(v, Unknown) and len(args) > 2) else args[2]
+            if isinstance(obj, (ModV, ClassV, Inst)):
+                # reading an attribute is harmless; calling what it names is dynamic dispatch
+                return Ext(DYNAMIC + step(frame.rel, line, f"getattr({_src_arg(n, 0)}, {_src_arg(n, 1)}) with a "
+                                                          "computed name: dynamic dispatch"))
+            return UNK
+        if name == "next" and args and isinstance(args[0], Seq) and args[0].items:
+            return join_all(list(args[0].items))  # the first element of a known sequence (or generator)
+        if name in ("eval", "exec") and args and not isinstance(args[0], Const):
+            frame.add(Finding(UNKNOWN, (step(frame.rel, line, f"{name}() of computed code: dynamic dispatch"),)))
+            return UNK
+        if name == "__import__" and args and not isinstance(args[0], Const):
+            return Ext(DYNAMIC + step(frame.rel, line, "__import__ of a computed name: dynamic dispatch"))
+        if name == "super":
+            cls = frame.cls
+            obj = frame.env.get(frame.self_name) if frame.self_name else None
+            if cls is not None and obj is not None:
+                return SuperV(cls, obj)
+            return UNK
+        if name == "type" and len(args) == 1:
+            t = type_path(args[0])
+            return Ext(TYPE_PREFIX + t) if t else UNK
+        if name == "isinstance" and len(args) == 2:
+            return isinstance_of(args[0], args[1])
+        if name == "str" and len(args) == 1 and isinstance(args[0], EnumV):
+            return Const(args[0].text)
+        if name in ("str", "int", "float", "bool") and len(args) == 1 and isinstance(args[0], Const):
+            try:
+                return Const({"str": str, "int": int, "float": float, "bool": bool}[name](args[0].value))
+            except (TypeError, ValueError):
+                return UNK
+        if name == "range" and 1 <= len(args) <= 3 and all(
+                isinstance(a, Const) and type(a.value) is int for a in args):
+            r = range(*(int(a.value) for a in args if isinstance(a, Const)))  # type: ignore[call-overload]
+            return Seq(tuple(Const(i) for i in r), "range") if len(r) <= 64 and not (
+                len(args) == 3 and args[2] == Const(0)) else UNK
+        if name == "len" and args and isinstance(args[0], Seq):
+            return Const(len(args[0].items))
+        if name in ("list", "tuple") and len(args) == 1 and isinstance(args[0], ClassV):
+            members = self.enum_members(args[0], frame.world)
+            if members is not None:
+                return Seq(members.items, name)
+        if name in ("list", "tuple") and args and isinstance(args[0], Seq):
+            return Seq(args[0].items, name)
+        if name in ("list", "tuple", "set") and not args and not kwargs:
+            return Seq((), name)
+        if name == "set" and len(args) == 1 and isinstance(args[0], Seq):
+            return Seq(tuple(dict.fromkeys(args[0].items)), "set")
+        if name in ("min", "max") and args and all(isinstance(a, Const) for a in args):
+            try:
+                return Const((min if name == "min" else max)(a.value for a in args))  # type: ignore[union-attr]
+            except TypeError:
+                return UNK
+        if name in ("staticmethod", "classmethod", "property") and args:
+            return args[0]
+        if name == "setattr" and args and _mocks_cuda(args[0], args[1] if len(args) > 1 else None):
+            frame.add(Finding(MOCK, (step(frame.rel, line, "setattr on torch.cuda fakes CUDA"),)))
+        return UNK
+
+
+def _src(n: ast.AST) -> str:
+    if isinstance(n, ast.Call) and n.args:
+        s = ast.unparse(n.args[0])
+    elif isinstance(n, ast.Call) and n.keywords:
+        s = ast.unparse(n.keywords[0].value)
+    else:
+        s = ""
+    return s if len(s) <= 80 else s[:77] + "..."
+
+
+def _src_arg(n: ast.AST, i: int) -> str:
+    if isinstance(n, ast.Call) and len(n.args) > i:
+        return ast.unparse(n.args[i])[:40]
+    return "?"
+
+
+def _cuda_text(src: str) -> bool:
+    s = src.lower()
+    return any(w in s for w in ("cuda", "gpu", "device", "accelerator"))

@@ -1,0 +1,417 @@
+"""The interpreter's statements: control flow (branches run apart and joined, loops, try/except, match),
+assignment, imports, and the creation of functions (closures capture what they read) and classes
+(@parameterized_class, instantiate_parametrized_tests).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from tools.classify.devices import accel_device, gpu_count_of, truth
+from tools.classify.evidence import GPU, SKIP, UNKNOWN, Finding, step
+from tools.classify.interp_base import (
+    MUTATORS,
+    BudgetExceeded,
+    Frame,
+    InterpBase,
+    _last_name,
+    _mutable_target,
+    is_fixture_def,
+)
+from tools.classify.values import UNKNOWN as UNK
+from tools.classify.values import (
+    ClassV,
+    Const,
+    DeviceV,
+    DictV,
+    Ext,
+    FuncV,
+    Inst,
+    ModV,
+    NoReturn,
+    ParamV,
+    Seq,
+    Unknown,
+    Value,
+    bounded,
+    join_all,
+)
+
+MAX_UNROLL = 16
+
+
+class StatementsMixin(InterpBase):
+    """Statements; a part of dataflow.Interp."""
+
+    def exec_block(self, body: list[ast.stmt], frame: Frame) -> bool:
+        """Run statements; True when every path ends (return, raise, skip)."""
+        for stmt in body:
+            if self.exec_stmt(stmt, frame):
+                return True
+        return False
+
+    def _branch(self, frame: Frame) -> Frame:
+        return Frame(frame.rel, frame.world, dict(frame.env), frame.module_env, frame.findings, frame.depth,
+                     frame.returns, frame.self_name, frame.cls, frame.captured)
+
+    def _merge(self, frame: Frame, branches: list[tuple[Frame, bool]]) -> bool:
+        live = [b for b, ended in branches if not ended]
+        if not live:
+            return True
+        keys = sorted(set().union(*(b.env.keys() for b in live)))
+        merged: dict[str, Value] = {}
+        for k in keys:
+            vals = [b.env[k] for b in live if k in b.env]
+            merged[k] = join_all(vals)
+        frame.env.clear()
+        frame.env.update(merged)
+        return False
+
+    def exec_stmt(self, s: ast.stmt, frame: Frame) -> bool:
+        self.steps += 1
+        if self.steps > self.limit:
+            raise BudgetExceeded(self.limit)
+        if isinstance(s, ast.Expr):
+            v = self.ev(s.value, frame)
+            return isinstance(v, NoReturn)
+        if isinstance(s, ast.Assign):
+            v = self.ev(s.value, frame)
+            for t in s.targets:
+                self.bind(t, v, frame)
+            return isinstance(v, NoReturn)
+        if isinstance(s, ast.AnnAssign):
+            if s.value is not None:
+                self.bind(s.target, self.ev(s.value, frame), frame)
+            return False
+        if isinstance(s, ast.AugAssign):
+            cur = self.ev(s.target, frame) if _mutable_target(s.target) else UNK
+            rhs = self.ev(s.value, frame)
+            self.bind(s.target, self._binop(s.op, cur, rhs), frame)
+            return False
+        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            fv = self.make_function(s, frame)
+            value: Value = fv
+            if frame.module_env is not None and not is_fixture_def(s):
+                # a nested def (wrapper closures): in-repo decorators are followed
+                for d in reversed(s.decorator_list):
+                    dv = self.ev(d, frame)
+                    if isinstance(dv, FuncV):
+                        r = self.call(dv, [value], {}, d, frame, "decorator")
+                        value = r if isinstance(r, FuncV) else value
+            frame.env[s.name] = value
+            return False
+        if isinstance(s, ast.ClassDef):
+            cv = ClassV(frame.rel, (s.lineno, s.col_offset), s.name)
+            frame.env[s.name] = cv
+            if any(_last_name(d) == "instantiate_parametrized_tests" for d in s.decorator_list):
+                self.param_classes.add(cv)
+            for d in s.decorator_list:
+                if isinstance(d, ast.Call) and _last_name(d) == "parameterized_class":
+                    self._parameterized_class(cv, d, frame)
+            return False
+        if isinstance(s, ast.Return):
+            frame.returns.append(self.ev(s.value, frame) if s.value is not None else Const(None))
+            return True
+        if isinstance(s, ast.If):
+            t = truth(self.ev(s.test, frame))
+            if t is True:
+                return self.exec_block(s.body, frame)
+            if t is False:
+                return self.exec_block(s.orelse, frame)
+            a, b = self._branch(frame), self._branch(frame)
+            ea = self.exec_block(s.body, a)
+            eb = self.exec_block(s.orelse, b)
+            return self._merge(frame, [(a, ea), (b, eb)])
+        if isinstance(s, (ast.For, ast.AsyncFor)):
+            it = self.ev(s.iter, frame)
+            if isinstance(it, ClassV):
+                it = self.enum_members(it, frame.world) or it
+            if isinstance(it, Seq) and it.kind in ("range", "tuple") and not it.items:
+                # `for i in range(torch.cuda.device_count()):` runs no iteration on a CPU-only machine; nor does
+                # `for a in args:` with no positional arguments (a list may have been filled by a callee)
+                return self.exec_block(s.orelse, frame)
+            if isinstance(it, Seq) and 0 < len(it.items) <= MAX_UNROLL and _grows_containers(s):
+                # `for d in ("cpu", "cuda"): if ...: devices.append(d)`: each iteration in turn, so that the
+                # container ends up with exactly the elements appended
+                for item in it.items:
+                    self.bind(s.target, item.values[0] if isinstance(item, ParamV) and len(item.values) == 1
+                              else item, frame)
+                    if self.exec_block(s.body, frame):
+                        return True
+                return self.exec_block(s.orelse, frame)
+            elem: Value = UNK
+            if isinstance(it, Seq) and it.items:
+                elem = join_all([i.values[0] if isinstance(i, ParamV) and len(i.values) == 1 else i
+                                 for i in it.items])
+            elif isinstance(it, DictV) and it.items:
+                elem = join_all([k for k, _ in it.items])
+            loop = self._branch(frame)
+            self.bind(s.target, elem, loop)
+            ended = self.exec_block(s.body, loop)
+            self._merge(frame, [(frame, False), (loop, ended)])
+            self.exec_block(s.orelse, frame)
+            return False
+        if isinstance(s, ast.While):
+            t = truth(self.ev(s.test, frame))
+            if t is False:
+                return self.exec_block(s.orelse, frame)
+            loop = self._branch(frame)
+            ended = self.exec_block(s.body, loop)
+            self._merge(frame, [(frame, False), (loop, ended)])
+            return False
+        if isinstance(s, (ast.With, ast.AsyncWith)):
+            for item in s.items:
+                cv = self.ev(item.context_expr, frame)
+                d = accel_device(cv) if isinstance(cv, DeviceV) else None
+                if d:
+                    frame.add(Finding(GPU, (step(frame.rel, s.lineno, f"with torch.device({d!r}) makes {d} the "
+                                                                  "default device"),), gpu_count_of(d)))
+                if item.optional_vars is not None:
+                    self.bind(item.optional_vars, cv if isinstance(cv, (DeviceV, Inst)) else UNK, frame)
+            return self.exec_block(s.body, frame)
+        if isinstance(s, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+            body = self._branch(frame)
+            body.findings = []
+            ended = self.exec_block(s.body, body)
+            swallowed = _swallows_device_errors(s)
+            for f in body.findings:
+                # `try: torch.tensor(0, device=i) except Exception: continue` cannot fail the test
+                if not (swallowed and f.kind in (GPU, UNKNOWN)):
+                    frame.add(f)
+            body.findings = frame.findings
+            if not ended:
+                ended = self.exec_block(s.orelse, body)
+            branches = [(body, ended)]
+            for h in s.handlers:
+                hf = self._branch(frame)
+                if h.name:
+                    hf.env[h.name] = UNK
+                branches.append((hf, self.exec_block(h.body, hf)))
+            ended_all = self._merge(frame, branches)
+            fin = self.exec_block(s.finalbody, frame)
+            return ended_all or fin
+        if isinstance(s, ast.Raise):
+            if s.exc is not None:
+                v = self.ev(s.exc, frame)
+                if isinstance(v, Ext) and v.path.endswith(("SkipTest()", "Skipped()", "skip.Exception()")):
+                    frame.add(Finding(SKIP, (step(frame.rel, s.lineno, "raises SkipTest"),),
+                                      key=f"{frame.rel}:{s.lineno}"))
+            return True
+        if isinstance(s, (ast.Import, ast.ImportFrom)):
+            self.do_import(s, frame)
+            return False
+        if isinstance(s, ast.Assert):
+            self.ev(s.test, frame)
+            return False
+        if isinstance(s, ast.Match):
+            self.ev(s.subject, frame)
+            branches = []
+            for case in s.cases:
+                b = self._branch(frame)
+                branches.append((b, self.exec_block(case.body, b)))
+            branches.append((self._branch(frame), False))
+            return self._merge(frame, branches)
+        if isinstance(s, ast.Delete):
+            for t in s.targets:
+                if isinstance(t, ast.Name):
+                    frame.env.pop(t.id, None)
+            return False
+        return False
+
+    def _parameterized_class(self, cv: ClassV, d: ast.Call, frame: Frame) -> None:
+        """`@parameterized_class(attrs, input_values, class_name_func=...)`: binds `<Name>_<i>[_<suffix>]`
+        classes carrying the attributes (names as the package's default_class_name_func makes them)."""
+        args = [self.ev(a, frame) for a in d.args]
+        kwargs = {k.arg: self.ev(k.value, frame) for k in d.keywords if k.arg}
+        attrs = args[0] if args else kwargs.get("attrs", UNK)
+        values = args[1] if len(args) > 1 else kwargs.get("input_values")
+        name_func = kwargs.get("class_name_func") or kwargs.get("classname_func")
+        dicts: list[tuple[tuple[str, Value], ...]] = []
+        if values is None or (isinstance(values, Const) and values.value is None):
+            if not isinstance(attrs, Seq):
+                return
+            for item in attrs.items:
+                if not isinstance(item, DictV) or not all(isinstance(k, Const) and isinstance(k.value, str)
+                                                          for k, _ in item.items):
+                    return
+                dicts.append(tuple((str(k.value), v) for k, v in item.items if isinstance(k, Const)))
+        else:
+            if isinstance(attrs, Const) and isinstance(attrs.value, str):
+                attrs = Seq((attrs,), "tuple")
+            if not isinstance(attrs, Seq) or not isinstance(values, Seq) or not all(
+                    isinstance(a, Const) and isinstance(a.value, str) for a in attrs.items):
+                return
+            names = [str(a.value) for a in attrs.items if isinstance(a, Const)]
+            for item in values.items:
+                if not isinstance(item, Seq):
+                    return
+                dicts.append(tuple(zip(names, item.items, strict=False)))
+        self.emptied_classes.add(cv)
+        for num, params in enumerate(dicts):
+            if name_func is not None and not (isinstance(name_func, Const) and name_func.value is None):
+                got = self.call(name_func, [cv, Const(num), DictV(tuple((Const(k), v) for k, v in params))], {}, d,
+                                frame, "class_name_func")
+                if not (isinstance(got, Const) and isinstance(got.value, str)):
+                    continue
+                name = got.value
+            else:
+                given = dict(params)
+                first = given.get("name") or next((v for _, v in params if isinstance(v, Const) and isinstance(
+                    v.value, str)), Const(""))
+                suffix = _safe_name(str(first.value)) if isinstance(first, Const) and isinstance(first.value, str) \
+                    else ""
+                name = f"{cv.name}_{num}" + (f"_{suffix}" if suffix else "")
+            gen = ClassV(cv.rel, cv.pos, name)
+            self.class_overrides[gen] = params
+            frame.env[name] = gen
+
+    def make_function(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, frame: Frame) -> FuncV:
+        pos = (node.lineno, node.col_offset)
+        if isinstance(node, ast.Lambda):
+            self.source.module(frame.rel).defs.setdefault(pos, node)  # lambdas are indexed when met
+        name = getattr(node, "name", "<lambda>")
+        if frame.module_env is None:
+            return FuncV(frame.rel, pos, name, cls=frame.cls)
+        # a closure: capture the enclosing locals it can see (values only, hashable)
+        captured = dict(frame.captured)
+        captured.update(frame.env)
+        names = _free_names(node)
+        cap = tuple(sorted((k, v) for k, v in captured.items() if k in names and _hashable(v)))
+        return FuncV(frame.rel, pos, name, captured=cap, cls=frame.cls)
+
+    def do_import(self, s: ast.Import | ast.ImportFrom, frame: Frame) -> None:
+        rel = frame.rel
+        if isinstance(s, ast.Import):
+            for a in s.names:
+                target = self.source.resolve_import(a.name, rel, 0, "")
+                if a.asname:
+                    frame.env[a.asname] = ModV(target, a.name, rel) if target or self.source.is_package_dir(
+                        a.name) else Ext(a.name)
+                    if target:
+                        self._import_effects(target, s.lineno, frame)
+                else:
+                    top = a.name.split(".", 1)[0]
+                    t_top = self.source.resolve_import(top, rel, 0, "")
+                    frame.env[top] = ModV(t_top, top, rel) if t_top or self.source.is_package_dir(top) else Ext(top)
+                    if target:
+                        self._import_effects(target, s.lineno, frame)
+            return
+        mod_rel = self.source.resolve_import(s.module or "", rel, s.level, s.module or "")
+        dotted = s.module or ""
+        in_repo = mod_rel is not None or (s.level > 0) or (dotted and self.source.is_package_dir(dotted))
+        if mod_rel:
+            self._import_effects(mod_rel, s.lineno, frame)
+        for a in s.names:
+            if a.name == "*":
+                st = self.modules.get((rel, frame.world))
+                if st is not None:
+                    st.stars.append(ModV(mod_rel, dotted, rel) if in_repo else Ext(dotted))
+                continue
+            bind_as = a.asname or a.name
+            if in_repo:
+                sub = self.source.resolve_import(f"{dotted}.{a.name}" if dotted else a.name, rel, s.level,
+                                                 f"{dotted}.{a.name}" if dotted else a.name)
+                if mod_rel and mod_rel != sub:
+                    v = self.module_attr(mod_rel, a.name, frame.world)
+                    if isinstance(v, Unknown) and sub:
+                        v = ModV(sub, f"{dotted}.{a.name}", rel)
+                elif sub:
+                    v = ModV(sub, f"{dotted}.{a.name}", rel)
+                    self._import_effects(sub, s.lineno, frame)
+                else:
+                    v = UNK
+                frame.env[bind_as] = v
+            else:
+                frame.env[bind_as] = self.ext_value(f"{dotted}.{a.name}", frame.world)
+
+    def _import_effects(self, target: str, line: int, frame: Frame) -> None:
+        self.used_modules.add(target)
+        if frame.module_env is not None or target == frame.rel:
+            return
+        st = self.module_state(target, frame.world)
+        for f in st.findings:
+            if f.kind in (GPU, SKIP):
+                frame.add(f.prefixed(step(frame.rel, line, f"imports {target}")))
+
+    def bind(self, target: ast.expr, v: Value, frame: Frame) -> None:
+        if isinstance(target, ast.Name):
+            frame.env[target.id] = v
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            items = v.items if isinstance(v, Seq) and len(v.items) == len(target.elts) else None
+            for i, t in enumerate(target.elts):
+                if isinstance(t, ast.Starred):
+                    self.bind(t.value, UNK, frame)
+                else:
+                    self.bind(t, items[i] if items else UNK, frame)
+        elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+            owner = target.value.id
+            cur = frame.env.get(owner)
+            if isinstance(cur, Inst) and _hashable(v):
+                frame.env[owner] = bounded(cur.with_attr(target.attr, bounded(v)))
+
+
+def _grows_containers(loop: ast.For | ast.AsyncFor) -> bool:
+    """A loop body that mutates a container (`xs.append(...)`, `xs += [...]`) and has no break/continue of its
+    own: worth unrolling so that the container's elements come out exact."""
+    mutates = False
+    todo: list[ast.AST] = list(loop.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.Break, ast.Continue)):
+            return False
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.For,
+                             ast.AsyncFor, ast.While)):
+            if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+                mutates = mutates or any(isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute)
+                                         and c.func.attr in MUTATORS for c in ast.walk(node))
+            continue  # their own break/continue are theirs
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in MUTATORS:
+            mutates = True
+        elif isinstance(node, ast.AugAssign):
+            mutates = True
+        todo.extend(ast.iter_child_nodes(node))
+    return mutates
+
+
+# Exceptions a CPU-only torch raises when code needs CUDA: "Torch not compiled with CUDA enabled" is an
+# AssertionError, "No CUDA GPUs are available" / "Found no NVIDIA driver" a RuntimeError.
+_DEVICE_ERRORS = frozenset({"Exception", "BaseException", "RuntimeError", "AssertionError", "AcceleratorError"})
+_ESCAPES = frozenset({"skip", "fail", "xfail", "skipTest", "exit"})
+
+
+def _swallows_device_errors(s: ast.Try) -> bool:
+    """Whether a handler of this try catches the errors of CUDA calls and neither re-raises nor skips/fails."""
+    for h in s.handlers:
+        types = h.type.elts if isinstance(h.type, ast.Tuple) else [h.type] if h.type is not None else []
+        if h.type is not None and not any(_last_name(t) in _DEVICE_ERRORS for t in types):
+            continue
+        escapes = False
+        todo: list[ast.AST] = list(h.body)
+        while todo and not escapes:
+            n = todo.pop()
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                continue
+            if isinstance(n, ast.Raise) or (isinstance(n, ast.Call) and _last_name(n.func) in _ESCAPES):
+                escapes = True
+            todo.extend(ast.iter_child_nodes(n))
+        if not escapes:
+            return True
+    return False
+
+
+def _safe_name(s: str) -> str:
+    """parameterized.to_safe_name."""
+    return re.sub("[^a-zA-Z0-9_]+", "_", s)
+
+
+def _free_names(node: ast.AST) -> frozenset[str]:
+    return frozenset(n.id for n in ast.walk(node) if isinstance(n, ast.Name))
+
+
+def _hashable(v: object) -> bool:
+    try:
+        hash(v)
+    except TypeError:
+        return False
+    return True

@@ -1,0 +1,257 @@
+"""The interpreter's torch semantics: torch.* calls (torch.device, default devices, distributed init, the
+torch API table, factories), methods on values the analysis does not model (`.cuda()`, `.to(device)`,
+`self.skipTest`, `monkeypatch.setattr`), torch.testing._internal generators and decorators, and
+recognising a patched (faked) CUDA.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from tools.classify import torch_api, torch_testing
+from tools.classify.devices import (
+    EXISTING_DEVICE,
+    _accel_name,
+    _device_of_existing,
+    accel_device,
+    device_of,
+    gpu_count_of,
+)
+from tools.classify.evidence import GPU, MOCK, SKIP, UNKNOWN, Finding, step
+from tools.classify.interp_base import Frame, InterpBase, _mock_target, _mocks_cuda, _short
+from tools.classify.values import (
+    NORETURN,
+    ClassV,
+    Const,
+    DeviceV,
+    DictV,
+    Ext,
+    GenClassV,
+    Inst,
+    MarkV,
+    MockV,
+    OneOf,
+    ParamV,
+    Seq,
+    TensorV,
+    Unknown,
+    Value,
+    alternatives,
+    join_all,
+)
+from tools.classify.values import UNKNOWN as UNK
+
+STR_METHODS = frozenset({"startswith", "endswith", "lower", "upper", "strip", "lstrip", "rstrip", "split",
+                         "rsplit", "partition", "replace", "casefold", "find", "count", "isdigit"})
+DEVICE_NAME_HINTS = ("device", "dev", "device_map")
+
+
+class TorchMixin(InterpBase):
+    """torch calls, tensor methods, torch.testing and patched CUDA; a part of dataflow.Interp."""
+
+    def tensor_method(self, recv: Value, name: str, args: list[Value], kwargs: dict[str, Value], n: ast.Call,
+                      frame: Frame) -> Value:
+        """Methods on values the analysis does not model (tensors, modules, external objects)."""
+        line = n.lineno
+        if isinstance(recv, Const) and isinstance(recv.value, str) and name in STR_METHODS and not kwargs and all(
+                isinstance(a, Const) and isinstance(a.value, (str, int, tuple)) for a in args):
+            # `device.startswith("cuda")`, `dev.split(":")[0]`: plain string methods on a known string
+            try:
+                r = getattr(recv.value, name)(*(a.value for a in args if isinstance(a, Const)))
+            except (TypeError, ValueError):
+                return UNK
+            if isinstance(r, list):
+                return Seq(tuple(Const(x) for x in r), "list")
+            return Const(r) if isinstance(r, (str, bool, int)) else UNK
+        if name == "cuda":
+            dev = f"cuda:{args[0].value}" if args and isinstance(args[0], Const) and isinstance(
+                args[0].value, int) else "cuda"
+            frame.add(Finding(GPU, (step(frame.rel, line, ".cuda() needs a CUDA device"),), gpu_count_of(dev)))
+            return TensorV(dev)
+        if name in ("to", "to_empty", "register_buffer"):
+            cands = list(args[:1]) + [kwargs[k] for k in ("device",) if k in kwargs]
+            for c in cands:
+                d = accel_device(c)
+                if d:
+                    frame.add(Finding(GPU, (step(frame.rel, line, f".{name}({d!r}) needs a {_accel_name(d)} "
+                                                                 "device"),), gpu_count_of(d)))
+                    return TensorV(d)
+            exprs = list(n.args[:1]) + [k.value for k in n.keywords if k.arg == "device"]
+            for e, c in zip(exprs, cands, strict=False):
+                if isinstance(c, Unknown) and _smells_like_device(e) and not _device_of_existing(e):
+                    frame.add(Finding(UNKNOWN, (step(frame.rel, line, f".{name}({ast.unparse(e)}) with a device "
+                                                                     "the analysis cannot resolve"
+                                                                     + _why_unknown(e, frame)),)))
+            for c in cands:
+                d = device_of(c) if not isinstance(c, OneOf) else None
+                if d:
+                    return TensorV(d)
+            return recv if isinstance(recv, TensorV) else UNK
+        if name in ("pin_memory", "record_stream"):
+            if not (kwargs.get("device") and device_of(kwargs["device"]) == "cpu"):
+                frame.add(Finding(GPU, (step(frame.rel, line, f".{name}() needs an accelerator"),)))
+            return recv
+        if name == "cpu":
+            return TensorV("cpu")
+        if name == "skipTest":
+            frame.add(Finding(SKIP, (step(frame.rel, line, "self.skipTest()"),), key=f"{frame.rel}:{line}"))
+            return NORETURN
+        if name in ("setattr", "setitem", "object", "patch", "delattr"):
+            if args and _mocks_cuda(args[0], args[1] if len(args) > 1 else None):
+                frame.add(Finding(MOCK, (step(frame.rel, line, f"patches {_mock_target(args)}: CUDA is faked, "
+                                                              "the test runs on a CPU"),)))
+                return MockV(f"{frame.rel}:{line}")
+            return UNK
+        if name == "getfixturevalue" and args and isinstance(args[0], Const) and self.fixture_hook:
+            return self.fixture_hook(str(args[0].value), frame)
+        if name in ("get", "setdefault", "pop") and isinstance(recv, DictV):
+            for k, v in recv.items:
+                if args and k == args[0]:
+                    return v
+            return args[1] if len(args) > 1 else Const(None)
+        if name in ("append", "extend", "insert", "add", "update") and isinstance(recv, (Seq, DictV)):
+            return Const(None)
+        if isinstance(recv, Inst) and name in ("__call__", "forward"):
+            return UNK
+        return UNK
+
+    def call_torch_testing(self, path: str, last: str, args: list[Value], kwargs: dict[str, Value], n: ast.AST,
+                           frame: Frame) -> Value | None:
+        """torch.testing._internal generators and decorators (see torch_testing.py); None: not one of them."""
+        line = getattr(n, "lineno", 0)
+        if last == "instantiate_device_type_tests" and args and isinstance(args[0], ClassV):
+            cls = args[0]
+            only = torch_testing.device_only_for(kwargs.get("only_for", args[3] if len(args) > 3 else None))
+            exc = torch_testing.device_only_for(kwargs.get("except_for", args[2] if len(args) > 2 else None))
+            if frame.env.get(cls.name) == cls:
+                del frame.env[cls.name]
+            for dev in torch_testing.DEVICE_TYPES:
+                if (only is None or dev in only) and (exc is None or dev not in exc):
+                    frame.env[cls.name + dev.upper()] = GenClassV(
+                        cls, dev, step(frame.rel, line, f"instantiate_device_type_tests({cls.name}) makes "
+                                                        f"{cls.name}{dev.upper()}"))
+            return Const(None)
+        if last == "instantiate_parametrized_tests" and args and isinstance(args[0], ClassV):
+            self.param_classes.add(args[0])
+            return args[0]
+        if last in torch_testing.DTYPES_DECORATORS:
+            dev = torch_testing.DTYPES_DECORATORS[last]
+            kw = kwargs.get("device_type", Const(dev))
+            return MarkV(torch_testing.DTYPES_MARK, tuple(args), (("device_type", kw),), step(frame.rel, line, last))
+        if last == "parametrize":
+            return MarkV(torch_testing.PARAMETRIZE_MARK, tuple(args), tuple(sorted(kwargs.items(),
+                                                                                   key=lambda kv: kv[0])),
+                         step(frame.rel, line, "parametrize"))
+        if last == "subtest":
+            decos = kwargs.get("decorators", args[2] if len(args) > 2 else None)
+            name = kwargs.get("name", args[1] if len(args) > 1 else None)
+            return ParamV((args[0] if args else kwargs.get("arg_values", UNK),),
+                          tuple(decos.items) if isinstance(decos, Seq) else (),
+                          name.value if isinstance(name, Const) and isinstance(name.value, str) else None)
+        if last in torch_testing.OPAQUE_DECORATORS:
+            return MarkV(torch_testing.OPAQUE_MARK, (), (), step(frame.rel, line, last))
+        return torch_testing.dtype_helper(last, args, kwargs)
+
+    def call_torch(self, path: str, args: list[Value], kwargs: dict[str, Value], n: ast.AST, frame: Frame) -> Value:
+        line = getattr(n, "lineno", 0)
+        last = path.rsplit(".", 1)[-1]
+        if path == "torch.device":
+            if args:
+                d = device_of(args[0])
+                if d and len(args) > 1 and isinstance(args[1], Const) and isinstance(args[1].value, int):
+                    d = f"{d}:{args[1].value}"
+                if d:
+                    return DeviceV(d)
+                if args[0] == EXISTING_DEVICE:
+                    return EXISTING_DEVICE  # torch.device(p.device) of an existing tensor: still that device
+                if isinstance(args[0], OneOf):
+                    alts = [DeviceV(device_of(a)) if device_of(a) else a if a == EXISTING_DEVICE else UNK
+                            for a in alternatives(args[0])]
+                    return join_all(alts)
+            t = kwargs.get("type")
+            return DeviceV(t.value) if isinstance(t, Const) and isinstance(t.value, str) else UNK
+        if path in ("torch.set_default_device", "torch.Generator", "torch.cuda.set_device",
+                    "torch.set_default_tensor_type"):
+            cand = args[0] if args else kwargs.get("device")
+            d = accel_device(cand) if cand is not None else None
+            if path == "torch.set_default_tensor_type" and isinstance(cand, Ext) and ".cuda." in cand.path:
+                d = "cuda"
+            if path == "torch.cuda.set_device":
+                d = d or "cuda"
+            if path == "torch.Generator" and cand is None:
+                return UNK
+            if d:
+                frame.add(Finding(GPU, (step(frame.rel, line, f"{_short(path)}({d!r}) needs a {_accel_name(d)} "
+                                                              "device"),), gpu_count_of(d)))
+            return UNK
+        if path in ("torch.distributed.init_process_group", "torch.distributed.new_group",
+                    "torch.distributed.device_mesh.init_device_mesh", "torch.distributed.init_device_mesh"):
+            backend = args[0] if args else kwargs.get("backend", kwargs.get("device_type"))
+            ws = kwargs.get("world_size")
+            if path.endswith("init_device_mesh"):
+                shape = args[1] if len(args) > 1 else kwargs.get("mesh_shape")
+                if isinstance(shape, Seq) and all(isinstance(i, Const) for i in shape.items):
+                    prod = 1
+                    for i in shape.items:
+                        prod *= int(i.value) if isinstance(i, Const) and isinstance(i.value, int) else 1
+                    ws = Const(prod)
+            b = backend.value if isinstance(backend, Const) and isinstance(backend.value, str) else ""
+            if "nccl" in b or accel_device(Const(b)) if b else False:
+                count = ws.value if isinstance(ws, Const) and isinstance(ws.value, int) else 1
+                frame.add(Finding(GPU, (step(frame.rel, line, f"{_short(path)}({b!r}) needs CUDA devices"
+                                                              + (f" (world size {count})" if count > 1 else "")),),
+                                  max(count, 1)))
+            return UNK
+        api = torch_api.BY_PATH.get(path)
+        if api is not None and path not in torch_api.DEVICE_ARG_APIS:
+            if api.need != torch_api.CPU:
+                frame.add(Finding(GPU, (step(frame.rel, line, f"{_short(path)}() {api.note}"),)))
+                return UNK
+            if path in ("torch.autocast", "torch.amp.autocast", "torch.amp.GradScaler", "torch.cuda.stream"):
+                return UNK
+        if path.startswith("torch.cuda.") and api is None and last not in ("amp",):
+            frame.add(Finding(UNKNOWN, (step(frame.rel, line, f"{_short(path)}() is not in the torch API table"),)))
+            return UNK
+        d = None
+        for k in ("device",):
+            if k in kwargs:
+                d = accel_device(kwargs[k])
+        if d:
+            frame.add(Finding(GPU, (step(frame.rel, line, f"{_short(path)}(device={d!r}) needs a "
+                                                          f"{_accel_name(d)} device"),), gpu_count_of(d)))
+            return TensorV(d)
+        if "device" in kwargs and isinstance(kwargs["device"], Unknown) and isinstance(n, ast.Call):
+            e = next((k.value for k in n.keywords if k.arg == "device"), None)
+            if isinstance(e, (ast.Name, ast.Attribute)) and not _device_of_existing(e):
+                frame.add(Finding(UNKNOWN, (step(frame.rel, line, f"{_short(path)}(device={ast.unparse(e)}) with a "
+                                                                  "device the analysis cannot resolve"
+                                                                  + _why_unknown(e, frame)),)))
+                return UNK
+        if last in torch_api.TENSOR_FACTORIES:
+            if "device" in kwargs:
+                dv = device_of(kwargs["device"])
+                if dv:
+                    return TensorV(dv)
+            return TensorV("cpu")
+        if path.startswith(("torch.xpu.", "torch.mps.")) and api is None:
+            frame.add(Finding(GPU, (step(frame.rel, line, f"{_short(path)}() needs that accelerator"),)))
+        return UNK
+
+
+def _smells_like_device(e: ast.expr) -> bool:
+    name = e.attr if isinstance(e, ast.Attribute) else e.id if isinstance(e, ast.Name) else ""
+    low = name.lower()
+    return low in DEVICE_NAME_HINTS or low.endswith("device") or low.startswith("device")
+
+
+def _why_unknown(e: ast.expr, frame: Frame) -> str:
+    """A hint at where an unresolved device came from (a parameter nobody provides, an attribute...)."""
+    if isinstance(e, ast.Name):
+        if e.id in frame.env:
+            return f" ({e.id} is a parameter or local with no known value: no fixture, caller or default gives one)"
+        return f" ({e.id} is not defined in the repository)"
+    if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and e.value.id == frame.self_name:
+        return f" (self.{e.attr} is not set in setUp/__init__ to a value the analysis can follow)"
+    if isinstance(e, ast.Attribute):
+        return f" ({ast.unparse(e.value)[:40]} comes from outside the repository)"
+    return ""
