@@ -536,12 +536,27 @@ class Analyzer:
             return (rel, item)
         return (rel, item.classes, item.unittest, tuple(self.fixture_args(item.func)))
 
+    def context_shape(self, rel: str, item: TestItem, world: int) -> tuple[object, ...]:
+        """shape(), widened for case contexts: decorators that are only parametrize marks add no finding, no
+        fixture and no wrapper, so such tests share their context with the undecorated ones."""
+        sh = self.shape(rel, item)
+        if sh[1] is not item:
+            return sh
+        produced: list[Finding] = []
+        marks, wrappers = self.item_marks(rel, item, world, produced)
+        here = step(item.func.rel, item.func.pos[0], "decorator")
+        if produced or wrappers or any(where == here and not (isinstance(m, MarkV) and m.name == "parametrize")
+                                       for m, where in marks):
+            return sh
+        return (rel, item.classes, item.unittest, tuple(self.fixture_args(item.func)))
+
     def case_context(self, rel: str, item: TestItem, direct: dict[str, Value], choice: dict[str, ParamCase],
                      world: int) -> CaseContext:
-        """Everything a case's analysis needs before its body runs, memoised per shape and parameter values
-        (its cost is charged again on every use, so budgets do not depend on the order of analysis)."""
+        """Everything a case's analysis needs before its body runs, memoised per context shape, parameter
+        names and fixture parameters (its cost is charged again on every use, so budgets do not depend on the
+        order of analysis). Parametrized argument values are not part of it: the caller passes them."""
         try:
-            key: tuple[object, ...] = (self.shape(rel, item), world, tuple(sorted(direct.items())),
+            key: tuple[object, ...] = (self.context_shape(rel, item, world), world, tuple(sorted(direct)),
                                        tuple(sorted(choice.items())))
             hash(key)
         except TypeError:  # an unhashable parameter value: not memoised
@@ -580,8 +595,7 @@ class Analyzer:
         fixture_modules: set[str] = set()
         for name in list(dict.fromkeys([*autouse, *usefixtures, *([] if item.unittest else args)])):
             if name in direct:
-                kwargs[name] = direct[name]
-                continue
+                continue  # a parametrized argument: the caller passes its value
             if name == "request":
                 kwargs[name] = RequestV(UNK)
                 continue
@@ -646,7 +660,7 @@ class Analyzer:
 
     def body_inert(self, item: TestItem, call_kwargs: dict[str, Value], self_v: Value | None, world: int) -> bool:
         """Whether running the test body with these arguments provably yields no finding (inert.py): then it
-        is not interpreted. A method needs its whole class (and the instance's class) inert."""
+        is not interpreted. A method that uses its instance needs its whole class (and the instance's) inert."""
         if not self.prove_inert or item.func.captured:
             return False
         p = self.inert
@@ -654,10 +668,36 @@ class Analyzer:
             return False
         if self_v is None:
             return item.func.cls is None and p.callable_inert(item.func, world)
+        if item.func.cls is not None and p.method_inert(item.func, world):
+            return True
         if not isinstance(self_v, Inst) or not all(p.value_plain(v, world) for _, v in self_v.attrs):
             return False
         classes = {*item.classes, self_v.cls, *([item.func.cls] if item.func.cls is not None else [])}
         return all(p.callable_inert(c, world) for c in sorted(classes, key=lambda c: (c.rel, c.pos)))
+
+    def quiet_case(self, rel: str, item: TestItem, direct: dict[str, Value], choice: dict[str, ParamCase],
+                   case_marks: list[Value]) -> Verdict | None:
+        """The verdict of a case with nothing to find, without the general machinery: a module-level test
+        function whose marks, parameters and fixtures yield no finding and whose body is inert. None: take the
+        general path (budgeted_case), which gives the same verdict for such a case, only slower."""
+        if (case_marks or item.classes or item.bindings or item.marks or item.requirement or item.fallback
+                or self.interp.steps >= self.interp.limit):
+            return None
+        try:
+            ctx, cost = self.interp.budgeted(CASE_BUDGET, self.case_context, rel, item, direct, choice, 0)
+        except BudgetExceeded:
+            return None
+        if ctx.findings or ctx.fixture_findings or ctx.wrappers:
+            return None
+        args = self.fixture_args(item.func)
+        call_kwargs = {k: v for k, v in ctx.kwargs.items() if k in args}
+        params = self.param_names(item.func)
+        call_kwargs.update((k, v) for k, v in direct.items() if k in params)
+        if not self.body_inert(item, call_kwargs, None, 0):
+            return None
+        self.fixture_modules.update(ctx.fixture_modules)
+        self.interp.steps += cost
+        return Verdict("cpu", 0, 0, (step(rel, item.line, "no GPU use found"),))
 
     @staticmethod
     def _over_budget(rel: str, item: TestItem, limit: int, where: str) -> Verdict:
@@ -865,8 +905,12 @@ class Analyzer:
                     suffixes = self.suffixes_in_all_worlds(rel, item, params)
                 except BudgetExceeded:
                     suffixes = [(sfx, 0) for sfx, *_ in params]
+                first: dict[str, tuple[dict[str, Value], dict[str, ParamCase], list[Value]]] = {}
+                for sfx, direct, choice, marks in params:
+                    first.setdefault(sfx, (direct, choice, marks))
                 for suffix, first_world in suffixes:
-                    tests[item.key + suffix] = self.budgeted_case(rel, item, suffix, extra, first_world)
+                    quick = None if first_world or extra else self.quiet_case(rel, item, *first[suffix])
+                    tests[item.key + suffix] = quick or self.budgeted_case(rel, item, suffix, extra, first_world)
         except RecursionError:
             return FileResult(rel, True, {}, "expression nesting too deep to analyse", deps)
         except BudgetExceeded as exc:

@@ -4,11 +4,12 @@ Most tests in a torch suite do CPU tensor arithmetic: no device, no skip, no moc
 repository that does any of these. Interpreting such a body costs more than half of a cold run and always
 ends in "no GPU use found". A function is *inert* when
 
-- its source text mentions none of the words an evidence rule reacts to (`TRIGGER_SUBSTRINGS`, `EXACT_NAMES`: device and
-  accelerator words, skips, mocks, dynamic lookups, imports; the exact names of the torch API table and of
-  the ecosystem conventions), and
-- every module-level name it mentions is a plain value (constants, external objects that are not
-  themselves trigger words, sequences of those) or an in-repo function or class that is itself inert;
+- its source text mentions none of the words an evidence rule reacts to (`TRIGGER_SUBSTRINGS`,
+  `SHORT_WORD`, `EXACT_NAMES`: device and accelerator words, distributed backends, skips, CUDA-only tensor
+  methods, imports, scope tricks, the exact names of the torch API table and of the ecosystem conventions)
+  and calls no builtin that looks names up or runs code by a computed name (`BARE_BUILTIN`), and
+- every module-level name it mentions is a plain value (constants and external objects whose text holds
+  no trigger word, sequences of those) or an in-repo function or class that is itself inert;
   a module with a star import, a nested closure or a method is never proven inert.
 
 Evidence comes only from calls, attributes and names the rules know; an inert body reaches none of them, so
@@ -37,27 +38,27 @@ from tools.classify.values import (
     Value,
 )
 
-# Words (any case) that some rule may react to: device kinds and words, skips and failures, mocks, dynamic
-# lookups, imports, scope tricks, streams/events/graphs, distributed backends, memory and precision needs.
+# Substrings (any case) of words some rule reacts to: device and accelerator words, distributed backends,
+# skips, CUDA-only tensor methods, scope tricks and imports (a local import runs a module's top level).
+# Names under torch.cuda/torch.backends.cuda (streams, events, graphs, memory queries, mocks of them) all
+# carry `cuda` in the text or in the value they come from.
 TRIGGER_SUBSTRINGS = (
     b"cuda", b"gpu", b"device", b"accelerat", b"gaudi", b"habana", b"ascend", b"nccl", b"gloo", b"distributed",
-    b"process_group", b"world_size", b"skip", b"xfail", b"fail", b"exit", b"mock", b"patch", b"fake", b"getattr",
-    b"setattr", b"delattr", b"eval", b"exec", b"import", b"compile", b"global", b"nonlocal", b"super", b"vars",
-    b"__dict__", b"__class__", b"nvtx", b"stream", b"event", b"graph", b"pin_memory", b"register_buffer",
-    b"to_empty", b"generator", b"set_default", b"tensor_type", b"version", b"memory", b"triton", b"fp8", b"fp16",
-    b"tf32", b"flash", b"instantiate",
+    b"process_group", b"world_size", b"skip", b"xfail", b"nvtx", b"pin_memory", b"record_stream",
+    b"register_buffer", b"to_empty", b"tensor_type", b"import", b"global", b"nonlocal", b"__dict__",
 )
+TRIGGER_SUBSTRING = re.compile(b"|".join(re.escape(w) for w in TRIGGER_SUBSTRINGS))
 # Short accelerator names count only as words of their own (`is_tpu_available`, not `output`, `dumps`).
 SHORT_WORD = re.compile(rb"(?<![a-z])(?:xpu|mps|npu|hpu|mlu|musa|sdaa|neuron|xla|tpu|ipu|rocm|hip|mpi|rank)(?![a-z])")
+# Builtins that look names up or run code by a computed name; as methods (`model.eval()`) they are harmless.
+DYNAMIC_BUILTINS = ("eval", "exec", "getattr", "setattr", "delattr", "__import__", "vars", "globals", "locals")
+BARE_BUILTIN = re.compile(rb"(?<![\w.])(?:" + "|".join(DYNAMIC_BUILTINS).encode() + rb")(?!\w)")
 # Every word of a text, strings and comments included: a trigger word inside a string counts too.
 WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 
 
-TRIGGER_SUBSTRING = re.compile(b"|".join(re.escape(w) for w in TRIGGER_SUBSTRINGS))
-
-
 def word_triggers(word: bytes) -> bool:
-    """Whether one word (an identifier, a dotted path's part) is or contains a trigger word."""
+    """Whether one word (an identifier, a dotted path's part, a word of a string) is a trigger word."""
     low = word.lower()
     return word.decode() in EXACT_NAMES or bool(TRIGGER_SUBSTRING.search(low)) or bool(SHORT_WORD.search(low))
 
@@ -68,12 +69,13 @@ def _exact_names() -> frozenset[str]:
     api = {a.path.rsplit(".", 1)[-1] for a in torch_api.TABLE if a.need != torch_api.CPU and not any(
         w in a.path.rsplit(".", 1)[0].lower().encode() for w in TRIGGER_SUBSTRINGS)}
     api -= {p.rsplit(".", 1)[-1] for p in torch_api.DEVICE_ARG_APIS}  # these act only on a device argument
-    # `cpu` is a manual mark's name, but in a body (`x.cpu()`, `pytest.mark.cpu`) it yields no finding
-    return frozenset({*api, *conventions.reacting_names(), "cuda", "to"} - {"cpu"})
+    # `cpu` is a manual mark's name, but in a body (`x.cpu()`, `pytest.mark.cpu`) it yields no finding;
+    # `fail` is pytest.fail (a skip-like exit)
+    return frozenset({*api, *conventions.reacting_names(), "cuda", "to", "fail"} - {"cpu"})
 
 
 EXACT_NAMES = _exact_names()
-PLAIN_TYPES = (Const, Unknown, TensorV)
+PLAIN_TYPES = (Unknown, TensorV)
 
 
 class InertProver:
@@ -96,6 +98,9 @@ class InertProver:
             got = self.words[word] = word_triggers(word)
         return got
 
+    def _words_trigger(self, text: bytes) -> bool:
+        return any(self.triggers(w) for w in WORD.findall(text))
+
     def callable_inert(self, v: FuncV | ClassV, world: int) -> bool:
         """Calling v (a function) or instantiating it (a class) can yield no findings."""
         key = (v, world)
@@ -108,14 +113,39 @@ class InertProver:
         self.memo[key] = ok
         return ok
 
+    def method_inert(self, fv: FuncV, world: int) -> bool:
+        """A method that never uses its instance (its `self` appears only as the parameter, and no
+        `super()`): calling it can reach no other method, so its own text decides."""
+        key = (fv, world)
+        got = self.memo.get(key)
+        if got is not None:
+            return got
+        self.memo[key] = False
+        node = self.node_of(fv.rel, fv.pos)
+        lines = self.lines_of(fv.rel)
+        ok = False
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and lines is not None and not fv.captured:
+            params = [*node.args.posonlyargs, *node.args.args]
+            text = b"".join(lines[node.lineno - 1:getattr(node, "end_lineno", node.lineno)])
+            me = params[0].arg.encode() if params else b""
+            words = WORD.findall(text)
+            ok = bool(me) and words.count(me) == 1 and b"super" not in words \
+                and self._text_inert(fv.rel, fv.pos, world)
+        self.memo[key] = ok
+        return ok
+
     def value_plain(self, v: Value, world: int, depth: int = 0) -> bool:
         """A value no rule reacts to, wherever it flows."""
+        if isinstance(v, Const):
+            return not isinstance(v.value, (str, bytes)) or not self._words_trigger(
+                v.value.encode("ascii", "replace") if isinstance(v.value, str) else v.value)
         if isinstance(v, PLAIN_TYPES):
             return not isinstance(v, TensorV) or v.device == "cpu"
         if depth > 8:
             return False
         if isinstance(v, Ext):
-            return not v.path.startswith("<") and not any(self.triggers(w) for w in WORD.findall(v.path.encode()))
+            return not v.path.startswith("<") and v.path.rsplit(".", 1)[-1] not in DYNAMIC_BUILTINS \
+                and not self._words_trigger(v.path.encode())
         if isinstance(v, Seq):
             return all(self.value_plain(i, world, depth + 1) for i in v.items)
         if isinstance(v, DictV):
@@ -138,17 +168,19 @@ class InertProver:
         if not text.isascii():
             return False  # a non-ASCII identifier would slip past WORD
         words = set(WORD.findall(text))
-        if any(self.triggers(w) for w in words):
-            return False
         env, has_star = self.module_env(rel, world)
+        own = env.get(node.name)
+        if own is None or (isinstance(own, (FuncV, ClassV)) and own.rel == rel and own.pos == pos):
+            # its own name (the def line, recursion) stands for itself: inert exactly when the rest is
+            words.discard(node.name.encode())
+        if any(self.triggers(w) for w in words) or BARE_BUILTIN.search(text):
+            return False
         for w in words:
             v = env.get(w.decode())
             if v is None:
                 if has_star:
                     return False  # may come from the star import
                 continue  # a local, a builtin (the dangerous ones are trigger words) or undefined
-            if isinstance(v, (FuncV, ClassV)) and v.rel == rel and v.pos == pos:
-                continue  # its own name (recursion, the def line): inert exactly when the rest is
             if not self.value_plain(v, world):
                 return False
         return True

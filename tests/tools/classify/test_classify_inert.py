@@ -64,6 +64,7 @@ class Mover:
 
 def _inert(tmp_path: Path, body: str, extra_imports: str = "") -> bool:
     """Whether test_x (defined after the imports) is proven inert in world 0."""
+    extra_imports = "from unittest import mock\nTARGET = 'torch.cuda.is_available'\n" + extra_imports
     _write(tmp_path, {
         "pkg/__init__.py": "",
         "pkg/helpers.py": HELPERS,
@@ -93,6 +94,12 @@ def _inert(tmp_path: Path, body: str, extra_imports: str = "") -> bool:
     ("import os\n", False),
     ("assert is_tpu_available()\n", False),
     ("x = 'caf\u00e9'\n", False),  # non-ASCII: not proven
+    ("m = torch.nn.Linear(2, 2)\nm.eval()\n", True),  # a method named eval is harmless
+    ("eval('1')\n", False),  # the builtin is not
+    ("with mock.patch('torch.cuda.is_available', return_value=True):\n    pass\n", False),
+    ("with mock.patch(TARGET):\n    pass\n", False),  # a constant naming torch.cuda is not plain
+    ("x.record_stream(s)\n", False),
+    ("pytest.fail('no')\n", False),
 ])
 def test_what_is_proven_inert(tmp_path: Path, body: str, inert: bool) -> None:
     assert _inert(tmp_path, body) is inert
@@ -139,3 +146,30 @@ def test_a_shortcut_case_keeps_its_label_and_reason(tmp_path: Path) -> None:
         assert tests["test_plain"].label == "cpu"  # type: ignore[index]
         assert tests["test_fixture_gpu"].label == "gpu"  # type: ignore[index]
         assert tests["test_skipped"].label == "gpu"  # type: ignore[index]
+
+
+def test_a_method_that_never_uses_self_needs_only_its_own_text(tmp_path: Path) -> None:
+    _write(tmp_path, {"tests/test_c.py": """
+        import torch
+
+        class TestThings:
+            def helper(self):
+                return torch.ones(1).cuda()
+
+            def test_free(self):
+                assert torch.ones(2).sum() == 2
+
+            def test_uses_helper(self):
+                assert self.helper().sum() == 1
+        """})
+    for prove in (True, False):
+        tests = _results(tmp_path, prove)["tests/test_c.py"][2]  # type: ignore[index]
+        assert tests["TestThings::test_free"].label == "cpu"  # type: ignore[index]
+        assert tests["TestThings::test_uses_helper"].label == "gpu"  # type: ignore[index]
+    an = Analyzer(tmp_path, walk_python_files(tmp_path, []))
+    pm = an.module("tests/test_c.py")
+    cls = next(n for n in pm.defs.values() if getattr(n, "name", "") == "TestThings")
+    methods = {n.name: FuncV("tests/test_c.py", (n.lineno, n.col_offset), n.name, cls=None)
+               for n in cls.body}  # type: ignore[attr-defined]
+    assert an.inert.method_inert(methods["test_free"], 0)
+    assert not an.inert.method_inert(methods["test_uses_helper"], 0)
