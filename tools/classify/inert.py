@@ -43,31 +43,31 @@ from tools.classify.values import (
 # Names under torch.cuda/torch.backends.cuda (streams, events, graphs, memory queries, mocks of them) all
 # carry `cuda` in the text or in the value they come from.
 TRIGGER_SUBSTRINGS = (
-    b"cuda", b"gpu", b"device", b"accelerat", b"gaudi", b"habana", b"ascend", b"nccl", b"gloo", b"distributed",
-    b"process_group", b"world_size", b"skip", b"xfail", b"nvtx", b"pin_memory", b"record_stream",
-    b"register_buffer", b"to_empty", b"tensor_type", b"import", b"global", b"nonlocal", b"__dict__",
+    "cuda", "gpu", "device", "accelerat", "gaudi", "habana", "ascend", "nccl", "gloo", "distributed",
+    "process_group", "world_size", "skip", "xfail", "nvtx", "pin_memory", "record_stream", "register_buffer",
+    "to_empty", "tensor_type", "import", "global", "nonlocal", "__dict__",
 )
-TRIGGER_SUBSTRING = re.compile(b"|".join(re.escape(w) for w in TRIGGER_SUBSTRINGS))
+TRIGGER_SUBSTRING = re.compile("|".join(re.escape(w) for w in TRIGGER_SUBSTRINGS))
 # Short accelerator names count only as words of their own (`is_tpu_available`, not `output`, `dumps`).
-SHORT_WORD = re.compile(rb"(?<![a-z])(?:xpu|mps|npu|hpu|mlu|musa|sdaa|neuron|xla|tpu|ipu|rocm|hip|mpi|rank)(?![a-z])")
+SHORT_WORD = re.compile(r"(?<![a-z])(?:xpu|mps|npu|hpu|mlu|musa|sdaa|neuron|xla|tpu|ipu|rocm|hip|mpi|rank)(?![a-z])")
 # Builtins that look names up or run code by a computed name; as methods (`model.eval()`) they are harmless.
 DYNAMIC_BUILTINS = ("eval", "exec", "getattr", "setattr", "delattr", "__import__", "vars", "globals", "locals")
-BARE_BUILTIN = re.compile(rb"(?<![\w.])(?:" + "|".join(DYNAMIC_BUILTINS).encode() + rb")(?!\w)")
+BARE_BUILTIN = re.compile(r"(?<![\w.])(?:" + "|".join(DYNAMIC_BUILTINS) + r")(?!\w)")
 # Every word of a text, strings and comments included: a trigger word inside a string counts too.
-WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-def word_triggers(word: bytes) -> bool:
+def word_triggers(word: str) -> bool:
     """Whether one word (an identifier, a dotted path's part, a word of a string) is a trigger word."""
     low = word.lower()
-    return word.decode() in EXACT_NAMES or bool(TRIGGER_SUBSTRING.search(low)) or bool(SHORT_WORD.search(low))
+    return word in EXACT_NAMES or bool(TRIGGER_SUBSTRING.search(low)) or bool(SHORT_WORD.search(low))
 
 
 def _exact_names() -> frozenset[str]:
     """Names the rules match exactly, from the tables the rules themselves use; `to` is the `.to(` method."""
     # an API under a trigger-word namespace (torch.cuda.*) is reached only through text or a value that shows it
-    api = {a.path.rsplit(".", 1)[-1] for a in torch_api.TABLE if a.need != torch_api.CPU and not any(
-        w in a.path.rsplit(".", 1)[0].lower().encode() for w in TRIGGER_SUBSTRINGS)}
+    api = {a.path.rsplit(".", 1)[-1] for a in torch_api.TABLE if a.need != torch_api.CPU
+           and not TRIGGER_SUBSTRING.search(a.path.rsplit(".", 1)[0].lower())}
     api -= {p.rsplit(".", 1)[-1] for p in torch_api.DEVICE_ARG_APIS}  # these act only on a device argument
     # `cpu` is a manual mark's name, but in a body (`x.cpu()`, `pytest.mark.cpu`) it yields no finding;
     # `fail` is pytest.fail (a skip-like exit)
@@ -90,16 +90,17 @@ class InertProver:
         self.node_of = node_of
         self.module_env = module_env
         self.memo: dict[tuple[Value, int], bool] = {}
-        self.words: dict[bytes, bool] = {}  # word -> triggers (words repeat across a suite: each is tested once)
+        self.clean: set[str] = set()  # words known not to trigger (words repeat across a suite)
 
-    def triggers(self, word: bytes) -> bool:
-        got = self.words.get(word)
-        if got is None:
-            got = self.words[word] = word_triggers(word)
-        return got
+    def _any_trigger(self, words: set[str]) -> bool:
+        for w in words - self.clean:
+            if word_triggers(w):
+                return True
+            self.clean.add(w)
+        return False
 
-    def _words_trigger(self, text: bytes) -> bool:
-        return any(self.triggers(w) for w in WORD.findall(text))
+    def _text_triggers(self, text: str) -> bool:
+        return self._any_trigger(set(WORD.findall(text)))
 
     def callable_inert(self, v: FuncV | ClassV, world: int) -> bool:
         """Calling v (a function) or instantiating it (a class) can yield no findings."""
@@ -122,14 +123,12 @@ class InertProver:
             return got
         self.memo[key] = False
         node = self.node_of(fv.rel, fv.pos)
-        lines = self.lines_of(fv.rel)
         ok = False
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and lines is not None and not fv.captured:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not fv.captured:
             params = [*node.args.posonlyargs, *node.args.args]
-            text = b"".join(lines[node.lineno - 1:getattr(node, "end_lineno", node.lineno)])
-            me = params[0].arg.encode() if params else b""
-            words = WORD.findall(text)
-            ok = bool(me) and words.count(me) == 1 and b"super" not in words \
+            text = self._text_of(fv.rel, node)
+            words = WORD.findall(text) if text is not None else []
+            ok = bool(params) and words.count(params[0].arg) == 1 and "super" not in words \
                 and self._text_inert(fv.rel, fv.pos, world)
         self.memo[key] = ok
         return ok
@@ -137,15 +136,15 @@ class InertProver:
     def value_plain(self, v: Value, world: int, depth: int = 0) -> bool:
         """A value no rule reacts to, wherever it flows."""
         if isinstance(v, Const):
-            return not isinstance(v.value, (str, bytes)) or not self._words_trigger(
-                v.value.encode("ascii", "replace") if isinstance(v.value, str) else v.value)
+            return not isinstance(v.value, (str, bytes)) or not self._text_triggers(
+                v.value if isinstance(v.value, str) else v.value.decode("latin-1"))
         if isinstance(v, PLAIN_TYPES):
             return not isinstance(v, TensorV) or v.device == "cpu"
         if depth > 8:
             return False
         if isinstance(v, Ext):
             return not v.path.startswith("<") and v.path.rsplit(".", 1)[-1] not in DYNAMIC_BUILTINS \
-                and not self._words_trigger(v.path.encode())
+                and not self._text_triggers(v.path)
         if isinstance(v, Seq):
             return all(self.value_plain(i, world, depth + 1) for i in v.items)
         if isinstance(v, DictV):
@@ -157,30 +156,32 @@ class InertProver:
             return self.callable_inert(v, world)
         return False
 
-    def _text_inert(self, rel: str, pos: tuple[int, int], world: int) -> bool:
-        node = self.node_of(rel, pos)
+    def _text_of(self, rel: str, node: ast.AST) -> str | None:
+        """The def's source (signature with defaults, and body; decorators apart); None: not ASCII (a
+        non-ASCII identifier would slip past WORD) or unavailable."""
         lines = self.lines_of(rel)
         end = getattr(node, "end_lineno", None)
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) or lines is None \
-                or end is None:
+        if lines is None or end is None:
+            return None
+        text = b"".join(lines[node.lineno - 1:end])  # type: ignore[attr-defined]
+        return text.decode("ascii") if text.isascii() else None
+
+    def _text_inert(self, rel: str, pos: tuple[int, int], world: int) -> bool:
+        node = self.node_of(rel, pos)
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             return False
-        text = b"".join(lines[node.lineno - 1:end])  # the signature (defaults) and the body; decorators apart
-        if not text.isascii():
-            return False  # a non-ASCII identifier would slip past WORD
+        text = self._text_of(rel, node)
+        if text is None:
+            return False
         words = set(WORD.findall(text))
         env, has_star = self.module_env(rel, world)
         own = env.get(node.name)
         if own is None or (isinstance(own, (FuncV, ClassV)) and own.rel == rel and own.pos == pos):
             # its own name (the def line, recursion) stands for itself: inert exactly when the rest is
-            words.discard(node.name.encode())
-        if any(self.triggers(w) for w in words) or BARE_BUILTIN.search(text):
+            words.discard(node.name)
+        if self._any_trigger(words) or BARE_BUILTIN.search(text):
             return False
-        for w in words:
-            v = env.get(w.decode())
-            if v is None:
-                if has_star:
-                    return False  # may come from the star import
-                continue  # a local, a builtin (the dangerous ones are trigger words) or undefined
-            if not self.value_plain(v, world):
-                return False
-        return True
+        names = words & env.keys()
+        if has_star and len(names) < len(words):
+            return False  # a word that is no module name may come from the star import
+        return all(self.value_plain(env[name], world) for name in sorted(names))

@@ -118,8 +118,8 @@ def test_module_constants_only_count_when_plain(tmp_path: Path) -> None:
 
 
 def test_short_accelerator_names_are_words_of_their_own() -> None:
-    assert word_triggers(b"is_tpu_available") and word_triggers(b"MPS") and word_triggers(b"xla")
-    assert not word_triggers(b"output") and not word_triggers(b"dumps") and not word_triggers(b"parameters")
+    assert word_triggers("is_tpu_available") and word_triggers("MPS") and word_triggers("xla")
+    assert not word_triggers("output") and not word_triggers("dumps") and not word_triggers("parameters")
 
 
 def test_a_shortcut_case_keeps_its_label_and_reason(tmp_path: Path) -> None:
