@@ -146,6 +146,7 @@ class Analyzer:
         self.param_memo: dict[tuple[object, ...], list[
             tuple[str, dict[str, Value], dict[str, ParamCase], list[Value]]] | None] = {}
         self.context_memo: dict[tuple[object, ...], CaseContext] = {}
+        self.neutral_memo: dict[tuple[str, int], bool] = {}
         self.fixture_args_memo: dict[tuple[str, tuple[int, int], bool], list[str]] = {}
         self.fixture_world_memo: dict[tuple[str, tuple[ClassV, ...]], bool] = {}
         self.prove_inert = prove_inert
@@ -497,7 +498,7 @@ class Analyzer:
     def item_marks(self, rel: str, item: TestItem, world: int, findings: list[Finding]) -> tuple[
             list[tuple[Value, str]], list[FuncV]]:
         """All marks of a test, closest first (function, classes inner to outer, module); memoised."""
-        key = (self.shape(rel, item), world)
+        key = (self.shape(rel, item, world), world)
         got = self.marks_memo.get(key)
         if got is None:
             produced: list[Finding] = []
@@ -528,18 +529,37 @@ class Analyzer:
         return out, wrappers
 
     # -- classification ----------------------------------------------------------------------------
-    def shape(self, rel: str, item: TestItem) -> tuple[object, ...]:
+    def shape(self, rel: str, item: TestItem, world: int) -> tuple[object, ...]:
         """What a test's marks, parametrizations and fixtures depend on: for a test without decorators its
-        file, classes, kind and fixture arguments (most tests of a file share one shape), else the test."""
+        file, classes, kind and fixture arguments (most tests of a file share one shape), else the test. A
+        module-level test of a file that adds nothing of its own (no fixtures, no pytestmark, no findings at
+        its top level) shares its shape with such tests of every file under the same conftests."""
         node = self.module(item.func.rel).defs.get(item.func.pos)
         if getattr(node, "decorator_list", None):
             return (rel, item)
-        return (rel, item.classes, item.unittest, tuple(self.fixture_args(item.func)))
+        return self._undecorated_shape(rel, item, world)
+
+    def _undecorated_shape(self, rel: str, item: TestItem, world: int) -> tuple[object, ...]:
+        base = (item.classes, item.unittest, tuple(self.fixture_args(item.func)))
+        if not item.classes and self.module_neutral(rel, world):
+            return ("conftests", tuple(self.index.conftests_for(rel)), *base)
+        return (rel, *base)
+
+    def module_neutral(self, rel: str, world: int) -> bool:
+        """The file adds nothing to its tests' context: no fixture (defined or imported), no pytestmark, no
+        finding at its top level."""
+        key = (rel, world)
+        got = self.neutral_memo.get(key)
+        if got is None:
+            st = self.interp.module_state(rel, world)
+            got = self.neutral_memo[key] = (not st.findings and "pytestmark" not in st.env
+                                            and not self.module_fixtures(rel))
+        return got
 
     def context_shape(self, rel: str, item: TestItem, world: int) -> tuple[object, ...]:
         """shape(), widened for case contexts: decorators that are only parametrize marks add no finding, no
         fixture and no wrapper, so such tests share their context with the undecorated ones."""
-        sh = self.shape(rel, item)
+        sh = self.shape(rel, item, world)
         if sh[1] is not item:
             return sh
         produced: list[Finding] = []
@@ -548,7 +568,7 @@ class Analyzer:
         if produced or wrappers or any(where == here and not (isinstance(m, MarkV) and m.name == "parametrize")
                                        for m, where in marks):
             return sh
-        return (rel, item.classes, item.unittest, tuple(self.fixture_args(item.func)))
+        return self._undecorated_shape(rel, item, world)
 
     def case_context(self, rel: str, item: TestItem, direct: dict[str, Value], choice: dict[str, ParamCase],
                      world: int) -> CaseContext:
@@ -790,7 +810,7 @@ class Analyzer:
     def parametrizations(self, rel: str, item: TestItem, world: int = 0) -> list[
             tuple[str, dict[str, Value], dict[str, ParamCase], list[Value]]] | None:
         """(id suffix, direct bindings, fixture param choice, marks) per parametrization; None: one bare key."""
-        key = (self.shape(rel, item), world)
+        key = (self.shape(rel, item, world), world)
         if key not in self.param_memo:
             self.param_memo[key] = self._parametrizations(rel, item, world)
         return self.param_memo[key]
