@@ -152,6 +152,8 @@ def _compare(op: ast.cmpop, a: Value, b: Value) -> Value:
         if ka and kb and isinstance(va, str) and isinstance(vb, str):
             return Const((va in vb) if isinstance(op, ast.In) else (va not in vb))
         return UNK
+    if isinstance(a, DictV) and isinstance(b, DictV) and isinstance(op, (ast.Eq, ast.NotEq)):
+        return _compare_dicts(op, a, b)
     other = _other_accelerator_test(op, a, b) or _compare_types(op, a, b)
     if other is not None:
         return other
@@ -210,6 +212,29 @@ def isinstance_of(v: Value, classes: Value) -> Value:
         return UNK
     hit = t in wanted or (t == "builtins.bool" and "builtins.int" in wanted)
     return Const(hit)
+
+
+def _compare_dicts(op: ast.cmpop, a: DictV, b: DictV) -> Value:
+    """`state._shared_state != {}`: dicts whose keys are known constants are equal only with the same keys;
+    two empty ones are equal. Values are compared only when they are constants."""
+    ka = [_const_of(k) for k, _ in a.items]
+    kb = [_const_of(k) for k, _ in b.items]
+    if not all(k for k, _ in ka) or not all(k for k, _ in kb):
+        return UNK
+    same: bool | None
+    if {v for _, v in ka} != {v for _, v in kb}:
+        same = False
+    else:
+        va = {_const_of(k)[1]: _const_of(x) for k, x in a.items}
+        vb = {_const_of(k)[1]: _const_of(x) for k, x in b.items}
+        known = [k for k in va if va[k][0] and vb[k][0]]
+        if any(va[k][1] != vb[k][1] for k in known):
+            same = False
+        else:
+            same = True if len(known) == len(va) else None
+    if same is None:
+        return UNK
+    return Const(same == isinstance(op, ast.Eq))
 
 
 def _compare_types(op: ast.cmpop, a: Value, b: Value) -> Value | None:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from tools.classify import conventions
 from tools.classify.evidence import SKIP, Finding
 from tools.classify.modules import ParsedModule
-from tools.classify.values import ClassV, Const, EnumV, Ext, FuncV, Seq, Value
+from tools.classify.values import ClassV, Const, DictV, EnumV, Ext, FuncV, Inst, Seq, Value, alternatives
 
 # Deterministic work budgets, in interpreter steps (statements and expressions evaluated; a memoised call
 # counts what it cost when it was analysed, so a budget is spent the same whatever was analysed before).
@@ -33,6 +33,12 @@ UNIT_BUDGET = 20_000_000
 DYNAMIC = "<dynamic>"  # Ext path prefix of a value looked up by a computed name; the rest is the evidence step
 MAX_FINDINGS_PER_KIND = 4
 MUTATORS = frozenset({"append", "extend", "insert", "add", "update", "remove", "discard", "pop", "clear"})
+# A shared namespace (the Borg idiom, `self.__dict__ = self._shared_state`): a class attribute holding the dict
+# that instances adopt as their attributes. Its contents are state that calls pass along, kept in a frame's env
+# under `STORE + <class rel>:<line>:<col>.<attr>` (not an identifier, so no Python name collides); absent is
+# empty (a fresh process). An instance sharing one keeps the key under its attribute NAMESPACE.
+STORE = "<store>"
+NAMESPACE = "<namespace>"
 
 
 class BudgetExceeded(Exception):  # noqa: N818 - a condition, not an error in the analysed code
@@ -55,6 +61,7 @@ class CallResult:
     findings: tuple[Finding, ...]
     self_after: Value | None = None
     cost: int = 0  # interpreter steps the call took, its callees' included
+    stores: tuple[tuple[str, Value], ...] = ()  # shared namespaces (STORE keys) as the call left them
 
 
 @dataclass
@@ -96,6 +103,42 @@ def is_fixture_def(node: ast.AST) -> bool:
         if isinstance(target, ast.Name) and target.id in ("fixture", "yield_fixture"):
             return True
     return False
+
+
+EMPTY_DICT = DictV(())
+
+
+def namespace_key(v: Value) -> str | None:
+    """The shared namespace an instance adopted as its attributes (its NAMESPACE entry sorts first)."""
+    if isinstance(v, Inst) and v.attrs and v.attrs[0][0] == NAMESPACE:
+        got = v.attrs[0][1]
+        return got.value if isinstance(got, Const) and isinstance(got.value, str) else None
+    return None
+
+
+def own_attrs(v: Inst) -> tuple[tuple[str, Value], ...]:
+    """The attributes of an instance, without its NAMESPACE entry."""
+    return v.attrs[1:] if v.attrs and v.attrs[0][0] == NAMESPACE else v.attrs
+
+
+def attrs_dict(v: Inst) -> DictV:
+    """`obj.__dict__` of an instance: its attributes as a dict."""
+    return DictV(tuple((Const(k), x) for k, x in own_attrs(v)))
+
+
+def dict_alternatives(v: Value) -> list[tuple[tuple[str, Value], ...]] | None:
+    """A dict (or a choice of dicts) whose keys are all known strings, as attribute items per alternative."""
+    out: list[tuple[tuple[str, Value], ...]] = []
+    for a in alternatives(v):
+        if not isinstance(a, DictV) or not all(isinstance(k, Const) and isinstance(k.value, str) for k, _ in a.items):
+            return None
+        out.append(tuple((str(k.value), x) for k, x in a.items if isinstance(k, Const)))
+    return out
+
+
+def frame_stores(frame: Frame) -> tuple[tuple[str, Value], ...]:
+    """The shared namespaces (STORE entries) of a frame, sorted: passed to its callees."""
+    return tuple(sorted((k, v) for k, v in frame.env.items() if k.startswith(STORE)))
 
 
 def _mutable_target(e: ast.expr) -> bool:
@@ -155,6 +198,9 @@ class InterpBase:
         self.class_overrides: dict[ClassV, tuple[tuple[str, Value], ...]] = {}
         self.emptied_classes: set[ClassV] = set()
         self.enum_kinds: dict[tuple[ClassV, int], str | None] = {}
+        self.shared_attrs: dict[ClassV, frozenset[str]] = {}  # class -> its attributes instances adopt as __dict__
+        self.store_keys: dict[tuple[ClassV, str, int], str | None] = {}
+        self.stores_seen = False  # a shared namespace was met: calls pass the STORE entries along
         self.steps = 0  # spent in the current budget (see CASE_BUDGET)
         self.limit = FILE_BUDGET
 
@@ -174,6 +220,7 @@ class InterpBase:
         def make_function(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda,
                           frame: Frame) -> FuncV: ...
         def bind(self, target: ast.expr, v: Value, frame: Frame) -> None: ...
+        def namespace_call(self, holder: ast.Attribute, method: str, args: list[Value], frame: Frame) -> bool: ...
 
         # interp_expressions.ExpressionsMixin
         def ev(self, node: ast.expr | None, frame: Frame) -> Value: ...
@@ -188,6 +235,7 @@ class InterpBase:
         def class_lookup(self, cls: ClassV, name: str, world: int) -> Value | None: ...
         def _is_property(self, fv: FuncV) -> bool: ...
         def _is_classmethod(self, fv: FuncV) -> bool: ...
+        def store_key(self, cls: ClassV, name: str, world: int) -> str | None: ...
 
         # interp_calls.CallsMixin
         def call(self, callee: Value, args: list[Value], kwargs: dict[str, Value], n: ast.AST, frame: Frame,
@@ -196,7 +244,7 @@ class InterpBase:
         def call_function_from(self, fv: FuncV, args: list[Value], kwargs: dict[str, Value], line: int,
                                frame: Frame) -> Value: ...
         def call_function(self, fv: FuncV, args: list[Value], kwargs: dict[str, Value], world: int,
-                          depth: int) -> CallResult: ...
+                          depth: int, stores: tuple[tuple[str, Value], ...] = ()) -> CallResult: ...
 
         # interp_external.ExternalMixin
         def make_mark(self, name: str, args: list[Value], kwargs: dict[str, Value], n: ast.AST,

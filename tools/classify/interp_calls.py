@@ -11,7 +11,7 @@ from typing import Any
 
 from tools.classify import conventions
 from tools.classify.evidence import UNKNOWN, Finding, step
-from tools.classify.interp_base import MUTATORS, CallResult, Frame, InterpBase, _mutable_target, _py
+from tools.classify.interp_base import MUTATORS, CallResult, Frame, InterpBase, _mutable_target, _py, frame_stores
 from tools.classify.values import UNKNOWN as UNK
 from tools.classify.values import (
     ClassV,
@@ -33,6 +33,7 @@ from tools.classify.values import (
     Value,
     alternatives,
     bounded,
+    is_objects,
     join_all,
 )
 
@@ -67,6 +68,9 @@ class CallsMixin(InterpBase):
             else:
                 kwargs[UNKNOWN_KWARGS] = UNK  # the callee's `**kwargs` is not known to be complete
         if isinstance(f, ast.Attribute):
+            if f.attr in ("update", "clear") and isinstance(f.value, ast.Attribute) and not kwargs and \
+                    self.namespace_call(f.value, f.attr, args, frame):
+                return Const(None)  # `self.__dict__.update(d)`, `Cls._shared_state.clear()`
             recv = self.ev(f.value, frame)
             if f.attr in MUTATORS and not kwargs and _mutable_target(f.value):
                 got = _mutated(recv, f.attr, args)
@@ -82,9 +86,9 @@ class CallsMixin(InterpBase):
 
     def method_call(self, recv: Value, name: str, args: list[Value], kwargs: dict[str, Value], n: ast.Call,
                     frame: Frame) -> Value:
-        if isinstance(recv, (Ext, ModV, ClassV, SuperV)) or (
-                isinstance(recv, Inst) and (recv.attr(name) is not None
-                                            or self.class_lookup(recv.cls, name, frame.world) is not None)):
+        if isinstance(recv, (Ext, ModV, ClassV, SuperV)) or (is_objects(recv) and all(
+                a.attr(name) is not None or self.class_lookup(a.cls, name, frame.world) is not None
+                for a in alternatives(recv) if isinstance(a, Inst))):
             callee = self.getattr_v(recv, name, frame, n)
             if isinstance(recv, ClassV) and isinstance(callee, FuncV) and self._is_classmethod(callee):
                 callee = FuncV(callee.rel, callee.pos, callee.name, bound=recv, captured=callee.captured,
@@ -154,22 +158,32 @@ class CallsMixin(InterpBase):
     def _absorb(self, res: CallResult, frame: Frame, line: int, what: str) -> None:
         for f in res.findings:
             frame.add(f.prefixed(step(frame.rel, line, f"calls {what}()")))
+        if res.stores:
+            frame.env.update(res.stores)  # the shared namespaces as the call left them
 
     def call_function_from(self, fv: FuncV, args: list[Value], kwargs: dict[str, Value], line: int,
                            frame: Frame) -> Value:
         res = self.invoke(fv, args, kwargs, frame)
         self._absorb(res, frame, line, fv.name)
-        if res.self_after is not None and frame.self_name and fv.bound == frame.env.get(frame.self_name):
-            frame.env[frame.self_name] = res.self_after
+        if res.self_after is not None and frame.self_name:
+            cur = frame.env.get(frame.self_name)
+            if fv.bound == cur:
+                frame.env[frame.self_name] = res.self_after
+            elif isinstance(cur, OneOf) and fv.bound in cur.alts:
+                # a method of one of `self`'s objects (read from each): its object after the call replaces it
+                frame.env[frame.self_name] = bounded(join_all([res.self_after if a == fv.bound else a
+                                                               for a in alternatives(cur)]))
         return res.value
 
     def invoke(self, fv: FuncV, args: list[Value], kwargs: dict[str, Value], frame: Frame) -> CallResult:
-        return self.call_function(fv, args, kwargs, frame.world, frame.depth + 1)
+        return self.call_function(fv, args, kwargs, frame.world, frame.depth + 1,
+                                  frame_stores(frame) if self.stores_seen else ())
 
     def call_function(self, fv: FuncV, args: list[Value], kwargs: dict[str, Value], world: int,
-                      depth: int) -> CallResult:
+                      depth: int, stores: tuple[tuple[str, Value], ...] = ()) -> CallResult:
         """Analyse a call of an in-repo function with these argument values (memoised, cycle-safe). Argument
-        values past the size bounds are widened first (values.bounded), so the key hashes in bounded time."""
+        values past the size bounds are widened first (values.bounded), so the key hashes in bounded time.
+        `stores`: the caller's shared namespaces (state the call reads and may change: CallResult.stores)."""
         fv = bounded(fv)  # type: ignore[assignment]
         if not isinstance(fv, FuncV):  # a bound receiver too large to track
             return CallResult(UNK, ())
@@ -177,9 +191,11 @@ class CallsMixin(InterpBase):
         kwargs = {k: bounded(v) for k, v in kwargs.items()}
         try:
             key: tuple[Any, ...] = (fv, tuple(args), tuple(sorted(kwargs.items(), key=lambda kv: kv[0])), world)
+            if stores:
+                key = (*key, stores)
             hash(key)
         except TypeError:
-            key = (fv, "unhashable", world)
+            key = (fv, "unhashable", world, stores)
         got = self.calls.get(key)
         if got is not None:
             self.charge(got.cost)
@@ -195,7 +211,7 @@ class CallsMixin(InterpBase):
         self.active.add(key)
         start = self.steps
         try:
-            result = self._run_function(fv, node, args, kwargs, world, depth)
+            result = self._run_function(fv, node, args, kwargs, world, depth, stores)
         except RecursionError:
             result = CallResult(UNK, (Finding(UNKNOWN, (step(fv.rel, fv.pos[0], "too deeply nested to analyse"),)),))
         finally:
@@ -203,15 +219,16 @@ class CallsMixin(InterpBase):
         result.value = bounded(result.value)
         if result.self_after is not None:
             after = bounded(result.self_after)
-            result.self_after = after if isinstance(after, Inst) else None
+            result.self_after = after if is_objects(after) else None
         result.cost = self.steps - start
         self.calls[key] = result
         return result
 
     def _run_function(self, fv: FuncV, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda,
-                      args: list[Value], kwargs: dict[str, Value], world: int, depth: int) -> CallResult:
+                      args: list[Value], kwargs: dict[str, Value], world: int, depth: int,
+                      stores: tuple[tuple[str, Value], ...] = ()) -> CallResult:
         mod_env = self.module_state(fv.rel, world).env
-        frame = Frame(fv.rel, world, {}, mod_env, [], depth, [], None, fv.cls, dict(fv.captured))
+        frame = Frame(fv.rel, world, dict(stores), mod_env, [], depth, [], None, fv.cls, dict(fv.captured))
         a = node.args
         params = [p.arg for p in (*a.posonlyargs, *a.args)]
         defaults = list(a.defaults)
@@ -248,7 +265,8 @@ class CallsMixin(InterpBase):
         if isinstance(value, NoReturn):
             value = UNK
         self_after = frame.env.get(frame.self_name) if frame.self_name else None
-        return CallResult(value, tuple(frame.findings), self_after if isinstance(self_after, Inst) else None)
+        return CallResult(value, tuple(frame.findings), self_after if is_objects(self_after) else None,
+                          stores=frame_stores(frame) if self.stores_seen else ())
 
 
 def _mutate_seq(seq: Seq, name: str, args: list[Value]) -> tuple[Seq, Value] | None:

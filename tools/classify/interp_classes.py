@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ast
 
-from tools.classify.interp_base import UNIT_BUDGET, BudgetExceeded, Frame, InterpBase, _last_name
+from tools.classify.interp_base import STORE, UNIT_BUDGET, BudgetExceeded, Frame, InterpBase, _last_name
 from tools.classify.values import ClassV, Const, EnumV, Ext, FuncV, OneOf, Seq, Value, alternatives
 
 PROPERTY_DECORATORS = frozenset({"property", "cached_property", "abstractproperty", "lazy_property",
@@ -174,3 +174,38 @@ class ClassesMixin(InterpBase):
         node = self.source.module(fv.rel).defs.get(fv.pos)
         return isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
             isinstance(d, ast.Name) and d.id == "classmethod" for d in node.decorator_list)
+
+    def store_key(self, cls: ClassV, name: str, world: int) -> str | None:
+        """The shared namespace that `cls.<name>` / `obj.<name>` is, or None: a class attribute (found through
+        the MRO) that a method of a class in the MRO adopts as an instance's attributes (the Borg idiom,
+        `self.__dict__ = self._shared_state`, accelerate's PartialState/AcceleratorState/GradientState)."""
+        key = (cls, name, world)
+        if key in self.store_keys:
+            return self.store_keys[key]
+        got: str | None = None
+        mro = [c for c in self.mro(cls, world) if isinstance(c, ClassV)]
+        if any(name in self._shared_attrs(c) for c in mro):
+            owner = next((c for c in mro if name in self.class_body(c, world)), None)
+            if owner is not None:
+                got = f"{STORE}{owner.rel}:{owner.pos[0]}:{owner.pos[1]}.{name}"
+        self.store_keys[key] = got
+        return got
+
+    def _shared_attrs(self, cls: ClassV) -> frozenset[str]:
+        """Names X of `<obj>.__dict__ = <expr>.X` statements in the methods of `cls` (syntactic)."""
+        got = self.shared_attrs.get(cls)
+        if got is not None:
+            return got
+        names: set[str] = set()
+        node = self.class_node(cls)
+        if node is not None:
+            for fn in node.body:
+                if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    continue
+                for n in ast.walk(fn):
+                    if isinstance(n, ast.Assign) and isinstance(n.value, ast.Attribute) and any(
+                            isinstance(t, ast.Attribute) and t.attr == "__dict__" for t in n.targets):
+                        names.add(n.value.attr)
+        got = frozenset(names)
+        self.shared_attrs[cls] = got
+        return got

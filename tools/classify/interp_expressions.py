@@ -12,7 +12,15 @@ from typing import Any
 
 from tools.classify import torch_api, torch_testing
 from tools.classify.devices import EXISTING_DEVICE, _compare, _device_of_existing, accel_device, truth
-from tools.classify.interp_base import DYNAMIC, BudgetExceeded, Frame, InterpBase
+from tools.classify.interp_base import (
+    DYNAMIC,
+    EMPTY_DICT,
+    BudgetExceeded,
+    Frame,
+    InterpBase,
+    attrs_dict,
+    namespace_key,
+)
 from tools.classify.values import UNKNOWN as UNK
 from tools.classify.values import (
     ClassV,
@@ -303,6 +311,12 @@ class ExpressionsMixin(InterpBase):
             v = obj.attr(name)
             if v is not None:
                 return v
+            if name == "__dict__":
+                return attrs_dict(obj)
+            key = self.store_key(obj.cls, name, frame.world)
+            if key is not None:
+                # a shared namespace (the Borg idiom): the object's own attributes when it adopted this one
+                return attrs_dict(obj) if namespace_key(obj) == key else frame.env.get(key, EMPTY_DICT)
             found = self.class_lookup(obj.cls, name, frame.world)
             if isinstance(found, FuncV):
                 bound = FuncV(found.rel, found.pos, found.name, bound=obj, captured=found.captured, cls=found.cls)
@@ -320,6 +334,9 @@ class ExpressionsMixin(InterpBase):
             member = self.enum_member(obj, name, frame.world)
             if member is not None:
                 return member
+            key = self.store_key(obj, name, frame.world)
+            if key is not None:
+                return frame.env.get(key, EMPTY_DICT)  # `PartialState._shared_state`: empty in a fresh process
             found = self.class_lookup(obj, name, frame.world)
             if found is None and name in ("__name__", "__qualname__"):
                 return Const(obj.name)

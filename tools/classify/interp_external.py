@@ -31,6 +31,7 @@ from tools.classify.values import (
     TestFnV,
     Unknown,
     Value,
+    alternatives,
     join_all,
 )
 from tools.classify.values import UNKNOWN as UNK
@@ -165,6 +166,16 @@ class ExternalMixin(InterpBase):
                                                  f"{_short(path)}({k}={d!r}) needs a {_accel_name(d)} device"),),
                                       gpu_count_of(d)))
 
+    def _isinstance_in_repo(self, v: Value, classes: Value, world: int) -> Value | None:
+        """`isinstance(obj, Cls)` for in-repo objects (or a choice of them, one per path) and in-repo classes:
+        decided by each object's MRO (linear_operator's `isinstance(linear_ops[0], DiagLinearOperator)`)."""
+        wanted = classes.items if isinstance(classes, Seq) else (classes,)
+        objs = alternatives(v)
+        if not wanted or not all(isinstance(c, ClassV) for c in wanted) or not all(isinstance(o, Inst) for o in objs):
+            return None
+        hits = {any(c in self.mro(o.cls, world) for c in wanted) for o in objs if isinstance(o, Inst)}
+        return Const(hits.pop()) if len(hits) == 1 else UNK
+
     def call_builtin(self, name: str, args: list[Value], kwargs: dict[str, Value], n: ast.AST,
                      frame: Frame) -> Value:
         line = getattr(n, "lineno", 0)
@@ -195,7 +206,8 @@ class ExternalMixin(InterpBase):
             t = type_path(args[0])
             return Ext(TYPE_PREFIX + t) if t else UNK
         if name == "isinstance" and len(args) == 2:
-            return isinstance_of(args[0], args[1])
+            got = self._isinstance_in_repo(args[0], args[1], frame.world)
+            return got if got is not None else isinstance_of(args[0], args[1])
         if name == "str" and len(args) == 1 and isinstance(args[0], EnumV):
             return Const(args[0].text)
         if name in ("str", "int", "float", "bool") and len(args) == 1 and isinstance(args[0], Const):

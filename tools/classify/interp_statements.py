@@ -7,17 +7,24 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
 
 from tools.classify.devices import accel_device, gpu_count_of, truth
 from tools.classify.evidence import GPU, SKIP, UNKNOWN, Finding, step
 from tools.classify.interp_base import (
+    EMPTY_DICT,
     MUTATORS,
+    NAMESPACE,
+    STORE,
     BudgetExceeded,
     Frame,
     InterpBase,
     _last_name,
     _mutable_target,
+    dict_alternatives,
     is_fixture_def,
+    namespace_key,
+    own_attrs,
 )
 from tools.classify.values import UNKNOWN as UNK
 from tools.classify.values import (
@@ -30,11 +37,14 @@ from tools.classify.values import (
     Inst,
     ModV,
     NoReturn,
+    OneOf,
     ParamV,
     Seq,
     Unknown,
     Value,
+    alternatives,
     bounded,
+    is_objects,
     join_all,
 )
 
@@ -62,6 +72,9 @@ class StatementsMixin(InterpBase):
         keys = sorted(set().union(*(b.env.keys() for b in live)))
         merged: dict[str, Value] = {}
         for k in keys:
+            if k.startswith(STORE):  # a shared namespace not written on a path is empty there
+                merged[k] = join_all([b.env.get(k, EMPTY_DICT) for b in live])
+                continue
             vals = [b.env[k] for b in live if k in b.env]
             merged[k] = join_all(vals)
         frame.env.clear()
@@ -78,6 +91,9 @@ class StatementsMixin(InterpBase):
         if isinstance(s, ast.Assign):
             v = self.ev(s.value, frame)
             for t in s.targets:
+                if isinstance(t, ast.Attribute) and t.attr == "__dict__" and self._adopt_namespace(t, s.value, v,
+                                                                                                   frame):
+                    continue
                 self.bind(t, v, frame)
             return isinstance(v, NoReturn)
         if isinstance(s, ast.AnnAssign):
@@ -119,7 +135,18 @@ class StatementsMixin(InterpBase):
                 return self.exec_block(s.body, frame)
             if t is False:
                 return self.exec_block(s.orelse, frame)
+            split = self._refine(s.test, frame)
+            if split is not None:
+                var, yes, no = split
+                if yes is None or no is None:  # every object decides the test the same way
+                    frame.env[var] = yes if no is None else no  # type: ignore[assignment]
+                    self._sync_stores(frame.env[var], frame)
+                    return self.exec_block(s.body if no is None else s.orelse, frame)
             a, b = self._branch(frame), self._branch(frame)
+            if split is not None:
+                a.env[var], b.env[var] = yes, no  # type: ignore[assignment]
+                self._sync_stores(yes, a)  # type: ignore[arg-type]
+                self._sync_stores(no, b)  # type: ignore[arg-type]
             ea = self.exec_block(s.body, a)
             eb = self.exec_block(s.orelse, b)
             return self._merge(frame, [(a, ea), (b, eb)])
@@ -348,7 +375,161 @@ class StatementsMixin(InterpBase):
             owner = target.value.id
             cur = frame.env.get(owner)
             if isinstance(cur, Inst) and _hashable(v):
-                frame.env[owner] = bounded(cur.with_attr(target.attr, bounded(v)))
+                frame.env[owner] = new = bounded(cur.with_attr(target.attr, bounded(v)))
+                if namespace_key(cur):
+                    self._sync_stores(new, frame)
+            elif cur is not None and is_objects(cur) and _hashable(v):
+                # `self` after a branch that set its attributes differently on each path (stable-baselines3's
+                # `if isinstance(space, Dict): self.buffer_class = A else: ... = B`): one object per path, each
+                # keeping its attributes together; the write goes to each
+                frame.env[owner] = new = bounded(join_all([a.with_attr(target.attr, bounded(v))
+                                                           for a in alternatives(cur) if isinstance(a, Inst)]))
+                self._sync_stores(new, frame)
+        elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Attribute) and _hashable(v):
+            # `PartialState._shared_state["distributed_type"] = ...`: a write into a shared namespace
+            key = self.ev(target.slice, frame)
+            if isinstance(key, Const) and isinstance(key.value, str):
+                name, item = key.value, bounded(v)
+                self._update_namespace(target.value, lambda items: (*(kv for kv in items if kv[0] != name),
+                                                                    (name, item)), frame)
+
+    def _refine(self, test: ast.expr, frame: Frame) -> tuple[str, Value | None, Value | None] | None:
+        """A test the analysis cannot decide, while `self` is a choice of objects (one per earlier path) or a
+        shared namespace is a choice of contents: the test evaluated with each alternative alone. Returns (the
+        name, the alternatives for which it may be true, those for which it may be false; None: none), or
+        None when no alternative decides it."""
+        names = []
+        if frame.self_name and isinstance(frame.env.get(frame.self_name), OneOf) and is_objects(
+                frame.env[frame.self_name]):
+            names.append(frame.self_name)
+        if self.stores_seen:
+            names.extend(k for k, v in frame.env.items() if k.startswith(STORE) and isinstance(v, OneOf))
+        for var in names:
+            alts = alternatives(frame.env[var])
+            yes: list[Value] = []
+            no: list[Value] = []
+            for alt in alts:
+                scratch = self._branch(frame)
+                scratch.findings = []  # the test's findings were recorded when it was evaluated as a whole
+                scratch.env[var] = alt
+                t = truth(self.ev(test, scratch))
+                if t is not False:
+                    yes.append(alt)
+                if t is not True:
+                    no.append(alt)
+            if len(yes) < len(alts) or len(no) < len(alts):
+                return var, join_all(yes) if yes else None, join_all(no) if no else None
+        return None
+
+    # -- shared namespaces (the Borg idiom) -----------------------------------------------------------
+    def _adopt_namespace(self, target: ast.Attribute, src: ast.expr, v: Value, frame: Frame) -> bool:
+        """`self.__dict__ = self._shared_state` (or any dict of known keys): the object's attributes become the
+        dict's items; when the dict is a shared namespace (interp_classes.store_key) the object keeps its key,
+        so that later writes go to the namespace too. False: not an object, or a dict the analysis cannot list."""
+        if not isinstance(target.value, ast.Name):
+            return False
+        owner = target.value.id
+        cur = frame.env.get(owner)
+        dicts = dict_alternatives(v)
+        if not is_objects(cur) or dicts is None or cur is None:
+            return False
+        key = self._store_of(src, frame)
+        out: list[Value] = []
+        for a in alternatives(cur):
+            if isinstance(a, Inst):
+                for items in dicts:
+                    out.append(_with_attrs(a, items, key))
+        frame.env[owner] = new = bounded(join_all(out))
+        if key is not None:
+            self.stores_seen = True
+            self._sync_stores(new, frame)
+        return True
+
+    def _store_of(self, e: ast.expr, frame: Frame) -> str | None:
+        """The shared namespace `<name>.<attr>` is (`self._shared_state`, `PartialState._shared_state`)."""
+        if not (isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name)):
+            return None
+        base = self.lookup(e.value.id, frame)
+        keys = set()
+        for a in alternatives(base):
+            if isinstance(a, ClassV):
+                keys.add(self.store_key(a, e.attr, frame.world))
+            elif isinstance(a, Inst) and a.attr(e.attr) is None:
+                keys.add(self.store_key(a.cls, e.attr, frame.world))
+            else:
+                return None
+        return keys.pop() if len(keys) == 1 else None
+
+    def _sync_stores(self, v: Value, frame: Frame) -> None:
+        """After a write to objects sharing a namespace: the namespace holds their attributes."""
+        by_key: dict[str, list[Value]] = {}
+        for a in alternatives(v):
+            k = namespace_key(a)
+            if k is not None and isinstance(a, Inst):
+                by_key.setdefault(k, []).append(DictV(tuple((Const(n), x) for n, x in own_attrs(a))))
+        for k, dicts in by_key.items():
+            frame.env[k] = bounded(join_all(dicts))
+
+    def namespace_call(self, holder: ast.Attribute, method: str, args: list[Value], frame: Frame) -> bool:
+        """`obj.__dict__.update(d)` / `.clear()`, `Cls._shared_state.update(d)` / `.clear()`: True when
+        `holder` is an object's namespace or a shared one, updated here."""
+        if method == "clear" and not args:
+            return self._update_namespace(holder, lambda items: (), frame)
+        if method == "update" and len(args) == 1:
+            dicts = dict_alternatives(args[0])
+            if dicts is None:
+                return False
+            if len(dicts) == 1:
+                new = dict(dicts[0])
+                return self._update_namespace(holder, lambda items: (
+                    *(kv for kv in items if kv[0] not in new), *new.items()), frame)
+            # a choice of dicts: one namespace per choice
+            return self._update_namespace(holder, None, frame, dicts)
+        return False
+
+    def _update_namespace(self, holder: ast.Attribute, fn: Callable[[tuple[tuple[str, Value], ...]],
+                                                                    tuple[tuple[str, Value], ...]] | None,
+                          frame: Frame, updates: list[tuple[tuple[str, Value], ...]] | None = None) -> bool:
+        if not isinstance(holder.value, ast.Name):
+            return False
+
+        def apply(items: tuple[tuple[str, Value], ...]) -> list[tuple[tuple[str, Value], ...]]:
+            if fn is not None:
+                return [fn(items)]
+            out = []
+            for upd in updates or ():
+                new = dict(upd)
+                out.append((*(kv for kv in items if kv[0] not in new), *new.items()))
+            return out
+
+        name = holder.value.id
+        cur = frame.env.get(name)
+        key = None if holder.attr == "__dict__" else self._store_of(holder, frame)
+        if is_objects(cur) and cur is not None and (holder.attr == "__dict__" or key is not None and all(
+                namespace_key(a) == key for a in alternatives(cur))):
+            # the object's own namespace (shared or not)
+            out: list[Value] = []
+            for a in alternatives(cur):
+                if isinstance(a, Inst):
+                    out.extend(_with_attrs(a, items, namespace_key(a)) for items in apply(own_attrs(a)))
+            frame.env[name] = new_v = bounded(join_all(out))
+            self._sync_stores(new_v, frame)
+            return True
+        if key is None:
+            return False
+        dicts = dict_alternatives(frame.env.get(key, EMPTY_DICT))
+        if dicts is None:
+            return False
+        self.stores_seen = True
+        frame.env[key] = bounded(join_all([DictV(tuple((Const(k), x) for k, x in sorted(items, key=lambda kv: kv[0])))
+                                           for d in dicts for items in apply(d)]))
+        return True
+
+
+def _with_attrs(a: Inst, items: tuple[tuple[str, Value], ...], key: str | None) -> Inst:
+    """An instance of a's class with exactly these attributes (and the shared namespace `key`, if any)."""
+    attrs = sorted(((k, bounded(x)) for k, x in items if k != NAMESPACE and _hashable(x)), key=lambda kv: kv[0])
+    return Inst(a.cls, (((NAMESPACE, Const(key)),) if key is not None else ()) + tuple(attrs))
 
 
 def _grows_containers(loop: ast.For | ast.AsyncFor) -> bool:

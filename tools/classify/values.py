@@ -342,6 +342,12 @@ def join_all(values: list[Value]) -> Value:
     return out
 
 
+def is_objects(v: Value | None) -> bool:
+    """An in-repo object, or a choice of in-repo objects (one per path after a branch the analysis could not
+    decide, each keeping its attributes together)."""
+    return isinstance(v, Inst) or isinstance(v, OneOf) and all(isinstance(a, Inst) for a in v.alts)
+
+
 def alternatives(v: Value) -> tuple[Value, ...]:
     if isinstance(v, OneOf):
         return tuple(sorted(v.alts, key=repr))

@@ -225,3 +225,72 @@ def test_container_mutation_rules() -> None:
     either = OneOf(frozenset({Seq((), "set"), st}))
     assert _mutated(either, "pop", [])[1] == Const("cpu")  # the empty path raises
     assert _mutated(Seq((), "tuple"), "append", [Const(1)]) is None  # tuples do not mutate
+
+
+REL4 = "tests/realworld/test_round4_idioms.py"
+
+
+@pytest.fixture(scope="module")
+def round4(tmp_path_factory: pytest.TempPathFactory):
+    dst = tmp_path_factory.mktemp("round4") / "repo"
+    shutil.copytree(CORPUS / "repo", dst)
+    return run(dst, paths=["tests/realworld"], cache_dir=None).files[REL4].tests
+
+
+def test_round4_labels_match_expected(round4) -> None:
+    expected = json.loads((CORPUS / "expected.json").read_text())
+    want = {k: v for k, v in expected.items() if k.startswith(REL4 + "::")}
+    got = {f"{REL4}::{k}": [v.label, v.gpu_count, v.vram_gb] for k, v in round4.items()}
+    assert got == want
+
+
+def test_objects_per_path_keep_their_attributes(round4) -> None:
+    # stable-baselines3: `self` is one of two objects after `if isinstance(space, Dict)`; writes, methods and
+    # the object after __init__ go to each, so `self.device` stays known
+    assert round4["test_branchy_algo_cpu"].label == "cpu"
+    assert round4["test_branchy_algo_cuda"].label == "gpu"
+    # a method that moves only one of the objects to CUDA is not lost (never cpu)
+    assert round4["test_method_on_one_path_moves_to_cuda"].label == "gpu"
+
+
+def test_shared_state_is_read_across_instances(round4) -> None:
+    # accelerate's `self.__dict__ = self._shared_state`: one instance's attributes are every instance's
+    for name in ("test_shared_state_device_follows_the_machine", "test_shared_state_cpu",
+                 "test_shared_state_read_on_another_instance", "test_shared_state_reset",
+                 "test_shared_state_copied_between_classes"):
+        assert round4[name].label == "cpu", name
+    for name in ("test_shared_state_moves_to_cuda", "test_shared_state_set_on_another_instance_to_cuda"):
+        assert round4[name].label == "gpu", name
+
+
+def test_shared_state_device_follows_each_world(tmp_path: Path) -> None:
+    shutil.copytree(CORPUS / "repo" / "mypkg", tmp_path / "mypkg")
+    (tmp_path / "probe.py").write_text(
+        "from mypkg.shared_state import ProcessState, Trainer\n"
+        "DEVICE = Trainer().device\n"
+        "ProcessState(cpu=True)\n"
+        "FORCED = ProcessState().device\n")
+    from tools.classify.analyzer import Analyzer
+    from tools.classify.values import DeviceV
+
+    files = ["probe.py", *(f"mypkg/{p.name}" for p in (tmp_path / "mypkg").glob("*.py"))]
+    interp = Analyzer(tmp_path, files).interp
+    assert interp.module_state("probe.py", 0).env["DEVICE"] == DeviceV("cpu")
+    assert interp.module_state("probe.py", 1).env["DEVICE"] == DeviceV("cuda")
+    # a fresh process: the first construction initialises the shared state, later ones read it
+    assert interp.module_state("probe.py", 1).env["FORCED"] == DeviceV("cuda")
+
+
+def test_dict_comparisons() -> None:
+    import ast as _ast
+
+    from tools.classify.devices import _compare
+    from tools.classify.values import UNKNOWN, Const, DictV
+
+    empty = DictV(())
+    one = DictV(((Const("device"), Const("cpu")),))
+    assert _compare(_ast.Eq(), empty, DictV(())) == Const(True)
+    assert _compare(_ast.NotEq(), one, empty) == Const(True)
+    assert _compare(_ast.Eq(), one, DictV(((Const("device"), Const("cpu")),))) == Const(True)
+    assert _compare(_ast.Eq(), one, DictV(((Const("device"), Const("cuda")),))) == Const(False)
+    assert _compare(_ast.Eq(), one, DictV(((Const("device"), UNKNOWN),))) == UNKNOWN
