@@ -147,6 +147,8 @@ class Analyzer:
             tuple[str, dict[str, Value], dict[str, ParamCase], list[Value]]] | None] = {}
         self.context_memo: dict[tuple[object, ...], CaseContext] = {}
         self.neutral_memo: dict[tuple[str, int], bool] = {}
+        self.shape_memo: dict[tuple[int, str, int], tuple[TestItem, tuple[object, ...]]] = {}  # per file
+        self.param_names_memo: dict[tuple[str, tuple[int, int], bool], frozenset[str]] = {}
         self.fixture_args_memo: dict[tuple[str, tuple[int, int], bool], list[str]] = {}
         self.fixture_world_memo: dict[tuple[str, tuple[ClassV, ...]], bool] = {}
         self.prove_inert = prove_inert
@@ -377,11 +379,14 @@ class Analyzer:
                 return names
         return names[1:] if fv.cls is not None and names and names[0] in ("self", "cls") else names
 
-    def param_names(self, fv: FuncV) -> list[str]:
-        node = self.module(fv.rel).defs.get(fv.pos)
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            return []
-        return self._arg_names(fv, node, with_defaults=True)
+    def param_names(self, fv: FuncV) -> frozenset[str]:
+        key = (fv.rel, fv.pos, fv.cls is not None)
+        got = self.param_names_memo.get(key)
+        if got is None:
+            node = self.module(fv.rel).defs.get(fv.pos)
+            got = self.param_names_memo[key] = frozenset(self._arg_names(fv, node, with_defaults=True) if isinstance(
+                node, (ast.FunctionDef, ast.AsyncFunctionDef)) else ())
+        return got
 
     def closure_fixtures(self, tables: list[dict[str, Fixture]], initial: list[str]) -> list[Fixture]:
         """pytest's fixture closure: initial names, then their dependencies; sorted by scope (stable)."""
@@ -534,10 +539,14 @@ class Analyzer:
         file, classes, kind and fixture arguments (most tests of a file share one shape), else the test. A
         module-level test of a file that adds nothing of its own (no fixtures, no pytestmark, no findings at
         its top level) shares its shape with such tests of every file under the same conftests."""
+        key = (id(item), rel, world)
+        got = self.shape_memo.get(key)
+        if got is not None and got[0] is item:  # the item itself is kept: its id cannot be reused meanwhile
+            return got[1]
         node = self.module(item.func.rel).defs.get(item.func.pos)
-        if getattr(node, "decorator_list", None):
-            return (rel, item)
-        return self._undecorated_shape(rel, item, world)
+        sh = (rel, item) if getattr(node, "decorator_list", None) else self._undecorated_shape(rel, item, world)
+        self.shape_memo[key] = (item, sh)
+        return sh
 
     def _undecorated_shape(self, rel: str, item: TestItem, world: int) -> tuple[object, ...]:
         base = (item.classes, item.unittest, tuple(self.fixture_args(item.func)))
@@ -900,6 +909,7 @@ class Analyzer:
         broken = sorted(d for d in deps if d != rel and self.module(d).tree is None)
         extra = [Finding(ERROR, (step(d, 1, self.module(d).error or "cannot analyse"),)) for d in broken]
         self.fixture_modules = set()
+        self.shape_memo.clear()
         # The file's budget: collection and parametrizations are charged as they run, each case what it took.
         self.interp.steps, self.interp.limit = 0, FILE_BUDGET
         try:

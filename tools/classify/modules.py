@@ -138,8 +138,14 @@ def index_defs(tree: ast.Module) -> dict[tuple[int, int], ast.AST]:
 
 _FUNC_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef)
 _DEF_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-# Fields holding statement lists (module, def, class, if/for/while/with/try bodies, except handlers, match cases)
-_BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
+# The fields holding statement lists, per statement type that has any
+_BLOCK_FIELDS: dict[type, tuple[str, ...]] = {
+    ast.Module: ("body",), ast.FunctionDef: ("body",), ast.AsyncFunctionDef: ("body",), ast.ClassDef: ("body",),
+    ast.If: ("body", "orelse"), ast.For: ("body", "orelse"), ast.AsyncFor: ("body", "orelse"),
+    ast.While: ("body", "orelse"), ast.With: ("body",), ast.AsyncWith: ("body",),
+    ast.Try: ("body", "handlers", "orelse", "finalbody"), ast.TryStar: ("body", "handlers", "orelse", "finalbody"),
+    ast.ExceptHandler: ("body",), ast.Match: ("cases",), ast.match_case: ("body",),
+}
 
 
 def scan_module(tree: ast.Module) -> tuple[tuple[ImportSpec, ...], dict[tuple[int, int], ast.AST]]:
@@ -164,11 +170,11 @@ def scan_module(tree: ast.Module) -> tuple[tuple[ImportSpec, ...], dict[tuple[in
             for c in ast.walk(node.value):
                 if isinstance(c, ast.Constant) and isinstance(c.value, str):
                     out.append(ImportSpec(c.value, 0, (), node.lineno, top))
-        inner = top and not isinstance(node, _FUNC_TYPES)
-        for name in _BLOCK_FIELDS:  # expressions hold no imports and no def statements
-            block = getattr(node, name, None)
-            if block:
-                todo.extend((child, inner) for child in block)
+        fields = _BLOCK_FIELDS.get(type(node))  # expressions hold no imports and no def statements
+        if fields:
+            inner = top and not isinstance(node, _FUNC_TYPES)
+            for name in fields:
+                todo.extend((child, inner) for child in getattr(node, name))
     out.sort(key=lambda sp: (sp.line, sp.module, sp.level))
     return tuple(out), defs
 
@@ -183,6 +189,7 @@ class RepoIndex:
         if "__init__.py" in self.file_set:
             dirs_with_init.add("")
         self._init_dirs = dirs_with_init
+        self._conftests: dict[str, tuple[str, ...]] = {}
         self.names: dict[str, list[str]] = {}
         self.dirs: set[str] = set()
         for f in files:
@@ -300,15 +307,15 @@ class RepoIndex:
                 out.append(f)
         return out
 
-    def conftests_for(self, rel: str) -> list[str]:
-        """conftest.py files from the root down to rel's directory (outermost first)."""
-        parts = rel.split("/")[:-1]
-        out = []
-        for i in range(0, len(parts) + 1):
-            c = "/".join([*parts[:i], "conftest.py"])
-            if c in self.file_set:
-                out.append(c)
-        return out
+    def conftests_for(self, rel: str) -> tuple[str, ...]:
+        """conftest.py files from the root down to rel's directory (outermost first); memoised per directory."""
+        d = rel.rsplit("/", 1)[0] if "/" in rel else ""
+        got = self._conftests.get(d)
+        if got is None:
+            parts = d.split("/") if d else []
+            got = self._conftests[d] = tuple(c for c in ("/".join([*parts[:i], "conftest.py"])
+                                                         for i in range(len(parts) + 1)) if c in self.file_set)
+        return got
 
 
 def is_torch_module(dotted: str) -> bool:
