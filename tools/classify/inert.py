@@ -52,6 +52,7 @@ TRIGGER_SUBSTRING = re.compile("|".join(re.escape(w) for w in TRIGGER_SUBSTRINGS
 SHORT_WORD = re.compile(r"(?<![a-z])(?:xpu|mps|npu|hpu|mlu|musa|sdaa|neuron|xla|tpu|ipu|rocm|hip|mpi|rank)(?![a-z])")
 # Builtins that look names up or run code by a computed name; as methods (`model.eval()`) they are harmless.
 DYNAMIC_BUILTINS = ("eval", "exec", "getattr", "setattr", "delattr", "__import__", "vars", "globals", "locals")
+DYNAMIC_BUILTIN_SET = frozenset(DYNAMIC_BUILTINS)
 BARE_BUILTIN = re.compile(r"(?<![\w.])(?:" + "|".join(DYNAMIC_BUILTINS) + r")(?!\w)")
 # Every word of a text, strings and comments included: a trigger word inside a string counts too.
 WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -179,7 +180,7 @@ class InertProver:
         if own is None or (isinstance(own, (FuncV, ClassV)) and own.rel == rel and own.pos == pos):
             # its own name (the def line, recursion) stands for itself: inert exactly when the rest is
             words.discard(node.name)
-        if self._any_trigger(words) or BARE_BUILTIN.search(text):
+        if self._any_trigger(words) or (not DYNAMIC_BUILTIN_SET.isdisjoint(words) and BARE_BUILTIN.search(text)):
             return False
         names = words & env.keys()
         if has_star and len(names) < len(words):
