@@ -124,7 +124,7 @@ class Interp(StatementsMixin, ExpressionsMixin, ClassesMixin, CallsMixin, Extern
 
     def ext_value(self, path: str, world: int) -> Value:
         """An external name; machine-dependent well-known constants get their value in this world."""
-        q = torch_api.query_value(path, world) if path.startswith("torch.version") else NotImplemented
+        q = torch_api.query_value(path, world) if path.startswith(torch_api.CONSTANT_PREFIXES) else NotImplemented
         if q is not NotImplemented:
             return Const(q)
         last = path.rsplit(".", 1)[-1]

@@ -170,8 +170,19 @@ TENSOR_FACTORIES = frozenset({
 })
 
 
+# Constants whose value is known: torch.distributed.Backend is a str subclass whose members equal their names
+# in lower case (`backend == dist.Backend.NCCL` with backend "gloo" is False). Checked against the installed
+# torch by tests/tools/classify/test_torch_api_table.py.
+CONSTANTS: dict[str, str] = {f"torch.distributed.Backend.{n}": n.lower()
+                             for n in ("FAKE", "GLOO", "MPI", "NCCL", "UCC", "UNDEFINED", "XCCL")}
+CONSTANT_PREFIXES = ("torch.version", "torch.distributed.Backend.")
+
+
 def query_value(path: str, world: int) -> object:
-    """The value a device query returns in a world with `world` CUDA devices, or NotImplemented."""
+    """The value a device query returns in a world with `world` CUDA devices (or a known constant), or
+    NotImplemented."""
+    if path in CONSTANTS:
+        return CONSTANTS[path]
     if path in QUERIES_BOOL_AVAILABLE:
         return world > 0
     if path in QUERIES_COUNT:

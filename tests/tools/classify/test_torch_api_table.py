@@ -6,7 +6,7 @@ import warnings
 
 import pytest
 
-from tools.classify.torch_api import CPU, TABLE, TorchApi
+from tools.classify.torch_api import CONSTANTS, CPU, TABLE, TorchApi
 
 torch = pytest.importorskip("torch")
 
@@ -32,3 +32,13 @@ def test_cpu_safe_entry_runs(api: TorchApi) -> None:
 def test_accelerator_entry_raises(api: TorchApi) -> None:
     with pytest.raises(Exception):  # noqa: B017 - torch raises many types (AssertionError, RuntimeError...)
         _run(api)
+
+
+@pytest.mark.parametrize("path", sorted(CONSTANTS))
+def test_known_constants_match_the_installed_torch(path: str) -> None:
+    import torch.distributed  # noqa: F401 - the constants live there
+
+    obj = torch
+    for part in path.split(".")[1:]:
+        obj = getattr(obj, part)
+    assert obj == CONSTANTS[path]
