@@ -19,10 +19,24 @@ REL = "tests/realworld/test_library_idioms.py"
 
 
 @pytest.fixture(scope="module")
-def tests(tmp_path_factory: pytest.TempPathFactory):
+def realworld(tmp_path_factory: pytest.TempPathFactory):
+    """Every file of the corpus' tests/realworld, classified once for this module."""
     dst = tmp_path_factory.mktemp("idioms") / "repo"
     shutil.copytree(CORPUS / "repo", dst)
-    return run(dst, paths=["tests/realworld"], cache_dir=None).files[REL].tests
+    return run(dst, paths=["tests/realworld"], cache_dir=None).files
+
+
+def _labels_and_expected(rel: str, tests) -> tuple[dict[str, list[object]], dict[str, list[object]]]:
+    """(what the classifier says, what expected.json says) for the tests of one corpus file."""
+    expected = json.loads((CORPUS / "expected.json").read_text())
+    want = {k: v for k, v in expected.items() if k.startswith(rel + "::")}
+    got = {f"{rel}::{k}": [v.label, v.gpu_count, v.vram_gb] for k, v in tests.items()}
+    return got, want
+
+
+@pytest.fixture(scope="module")
+def tests(realworld):
+    return realworld[REL].tests
 
 
 def test_other_accelerator_checks_are_false_everywhere() -> None:
@@ -89,17 +103,14 @@ MIRROR = "tests/realworld/mirror/tests/mypkg/backends/test_mirror.py"
 
 
 @pytest.fixture(scope="module")
-def round2(tmp_path_factory: pytest.TempPathFactory):
-    dst = tmp_path_factory.mktemp("round2") / "repo"
-    shutil.copytree(CORPUS / "repo", dst)
-    return run(dst, paths=["tests/realworld"], cache_dir=None).files
+def round2(realworld):
+    return realworld
 
 
 def test_round2_labels_match_expected(round2) -> None:
-    expected = json.loads((CORPUS / "expected.json").read_text())
     for rel in (REL2, MIRROR):
-        got = {f"{rel}::{k}": [v.label, v.gpu_count, v.vram_gb] for k, v in round2[rel].tests.items()}
-        assert got == {k: v for k, v in expected.items() if k.startswith(rel + "::")}
+        got, want = _labels_and_expected(rel, round2[rel].tests)
+        assert got == want
 
 
 def test_usefixtures_parameters_make_ids_and_their_marks_follow_the_world(round2) -> None:
@@ -172,16 +183,12 @@ REL3 = "tests/realworld/test_round3_idioms.py"
 
 
 @pytest.fixture(scope="module")
-def round3(tmp_path_factory: pytest.TempPathFactory):
-    dst = tmp_path_factory.mktemp("round3") / "repo"
-    shutil.copytree(CORPUS / "repo", dst)
-    return run(dst, paths=["tests/realworld"], cache_dir=None).files[REL3].tests
+def round3(realworld):
+    return realworld[REL3].tests
 
 
 def test_round3_labels_match_expected(round3) -> None:
-    expected = json.loads((CORPUS / "expected.json").read_text())
-    want = {k: v for k, v in expected.items() if k.startswith(REL3 + "::")}
-    got = {f"{REL3}::{k}": [v.label, v.gpu_count, v.vram_gb] for k, v in round3.items()}
+    got, want = _labels_and_expected(REL3, round3)
     assert got == want
 
 
@@ -231,16 +238,12 @@ REL4 = "tests/realworld/test_round4_idioms.py"
 
 
 @pytest.fixture(scope="module")
-def round4(tmp_path_factory: pytest.TempPathFactory):
-    dst = tmp_path_factory.mktemp("round4") / "repo"
-    shutil.copytree(CORPUS / "repo", dst)
-    return run(dst, paths=["tests/realworld"], cache_dir=None).files[REL4].tests
+def round4(realworld):
+    return realworld[REL4].tests
 
 
 def test_round4_labels_match_expected(round4) -> None:
-    expected = json.loads((CORPUS / "expected.json").read_text())
-    want = {k: v for k, v in expected.items() if k.startswith(REL4 + "::")}
-    got = {f"{REL4}::{k}": [v.label, v.gpu_count, v.vram_gb] for k, v in round4.items()}
+    got, want = _labels_and_expected(REL4, round4)
     assert got == want
 
 
