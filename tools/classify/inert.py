@@ -90,7 +90,7 @@ class InertProver:
         self.lines_of = lines_of
         self.node_of = node_of
         self.module_env = module_env
-        self.memo: dict[tuple[Value, int], bool] = {}
+        self.memo: dict[tuple[object, ...], bool] = {}
         self.clean: set[str] = set()  # words known not to trigger (words repeat across a suite)
 
     def _any_trigger(self, words: set[str]) -> bool:
@@ -118,7 +118,7 @@ class InertProver:
     def method_inert(self, fv: FuncV, world: int) -> bool:
         """A method that never uses its instance (its `self` appears only as the parameter, and no
         `super()`): calling it can reach no other method, so its own text decides."""
-        key = (fv, world)
+        key = ("method", fv, world)
         got = self.memo.get(key)
         if got is not None:
             return got
