@@ -92,6 +92,7 @@ class InertProver:
         self.module_env = module_env
         self.memo: dict[tuple[object, ...], bool] = {}
         self.clean: set[str] = set()  # words known not to trigger (words repeat across a suite)
+        self.leaves: dict[Value, bool] = {}  # constants and external names: plain or not
 
     def _any_trigger(self, words: set[str]) -> bool:
         for w in words - self.clean:
@@ -136,16 +137,15 @@ class InertProver:
 
     def value_plain(self, v: Value, world: int, depth: int = 0) -> bool:
         """A value no rule reacts to, wherever it flows."""
-        if isinstance(v, Const):
-            return not isinstance(v.value, (str, bytes)) or not self._text_triggers(
-                v.value if isinstance(v.value, str) else v.value.decode("latin-1"))
+        if isinstance(v, (Const, Ext)):
+            got = self.leaves.get(v)
+            if got is None:
+                got = self.leaves[v] = self._leaf_plain(v)
+            return got
         if isinstance(v, PLAIN_TYPES):
             return not isinstance(v, TensorV) or v.device == "cpu"
         if depth > 8:
             return False
-        if isinstance(v, Ext):
-            return not v.path.startswith("<") and v.path.rsplit(".", 1)[-1] not in DYNAMIC_BUILTINS \
-                and not self._text_triggers(v.path)
         if isinstance(v, Seq):
             return all(self.value_plain(i, world, depth + 1) for i in v.items)
         if isinstance(v, DictV):
@@ -156,6 +156,13 @@ class InertProver:
         if isinstance(v, (FuncV, ClassV)):
             return self.callable_inert(v, world)
         return False
+
+    def _leaf_plain(self, v: Const | Ext) -> bool:
+        if isinstance(v, Const):
+            return not isinstance(v.value, (str, bytes)) or not self._text_triggers(
+                v.value if isinstance(v.value, str) else v.value.decode("latin-1"))
+        return not v.path.startswith("<") and v.path.rsplit(".", 1)[-1] not in DYNAMIC_BUILTINS \
+            and not self._text_triggers(v.path)
 
     def _text_of(self, rel: str, node: ast.AST) -> str | None:
         """The def's source (signature with defaults, and body; decorators apart); None: not ASCII (a
