@@ -27,6 +27,7 @@ JOBS_ENV = "TORCH_CLASSIFY_JOBS"
 MIN_FILES_PER_WORKER = 64  # below this a fork costs more than it saves
 CHUNKS_PER_WORKER = 8  # enough to balance load, few enough to keep memo tables warm
 MAX_CHUNK = 512
+MIN_CHUNK = 16  # the smallest tail chunk: a few milliseconds of work
 
 _TASK: Callable[[Any], Any] | None = None  # what forked workers run (inherited, never pickled)
 
@@ -59,10 +60,20 @@ def resolve_workers(requested: int | None, items: int) -> int:
 
 
 def chunked(items: Sequence[T], workers: int) -> list[list[T]]:
+    """Contiguous chunks, shrinking towards the end (guided scheduling): early chunks are large (memo tables
+    stay warm across a directory), the last ones small, so workers run out of work at about the same time
+    instead of one waiting for another's last big chunk."""
     if not items:
         return []
     size = max(1, min(MAX_CHUNK, -(-len(items) // (workers * CHUNKS_PER_WORKER))))
-    return [list(items[i:i + size]) for i in range(0, len(items), size)]
+    out: list[list[T]] = []
+    start = 0
+    while start < len(items):
+        left = len(items) - start
+        n = min(size, max(min(MIN_CHUNK, size), -(-left // (2 * workers))))
+        out.append(list(items[start:start + n]))
+        start += n
+    return out
 
 
 def _call(chunk: Any) -> Any:
@@ -81,14 +92,17 @@ def map_ordered(task: Callable[[list[T]], R], items: Sequence[T], workers: int) 
     done = 0
     if workers > 1 and len(chunks) > 1:
         _TASK = task
+        pool = ProcessPoolExecutor(min(workers, len(chunks)), multiprocessing.get_context("fork"))
         try:
-            with ProcessPoolExecutor(min(workers, len(chunks)), multiprocessing.get_context("fork")) as pool:
-                for r in pool.map(_call, chunks):
-                    done += 1
-                    yield r
+            for r in pool.map(_call, chunks):
+                done += 1
+                yield r
         except BrokenProcessPool as exc:
             print(f"classify: a worker process died ({exc}); continuing in-process", file=sys.stderr)
         finally:
             _TASK = None
+            # Idle workers exit on their own (returning their memory to the system takes a while); the
+            # executor reaps them in the background, and at the latest when the interpreter exits.
+            pool.shutdown(wait=False, cancel_futures=True)
     for c in chunks[done:]:
         yield task(c)

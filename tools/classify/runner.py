@@ -119,7 +119,7 @@ def _run(root: Path, paths: list[str] | None, cache_dir: Path | None,
             digests[rel] = known
             new_stats[rel] = (*st, known)  # type: ignore[misc]
             continue
-        data, err = read_source(root, rel)
+        data, err = read_source(root, rel, size=st[1] if st is not None else None)
         if data is None:
             problems.append(Problem(rel, err or "cannot read"))
             digests[rel] = "unreadable"

@@ -13,6 +13,7 @@ import pytest
 
 from tools.classify import classification_file as cf
 from tools.classify.cli import main
+from tools.classify.modules import read_source
 from tools.classify.runner import run
 
 REPO = Path(__file__).resolve().parents[3]
@@ -149,6 +150,18 @@ def test_bad_inputs_are_reported_and_unknown(tmp_path: Path, capsys: pytest.Capt
     assert files["u/test_under_bad_conftest.py"]["tests"]["test_a"]["label"] == "unknown"
     assert files["t/test_cycle.py"]["tests"]["test_a"]["label"] == "gpu"
     assert files["ok/test_fine.py"]["label"] == "mixed"
+
+
+def test_a_file_is_read_whole_whatever_size_the_walk_saw(tmp_path: Path) -> None:
+    # The run reads with the size the directory walk recorded; a file that changed in between is still read
+    # to its end, and one that grew past the limit is refused with its real size.
+    (tmp_path / "a.py").write_bytes(b"x" * 5000)
+    for seen in (None, 0, 10, 4999, 5000, 10**6):
+        assert read_source(tmp_path, "a.py", size=seen) == (b"x" * 5000, None), seen
+    (tmp_path / "big.py").write_bytes(b"y" * 3_000_000)
+    data, why = read_source(tmp_path, "big.py", limit=1_000_000, size=5)
+    assert data is None and why == "file is 3000000 bytes, over the 1000000-byte limit; not analysed"
+    assert read_source(tmp_path, "gone.py", size=3) == (None, "cannot read: No such file or directory")
 
 
 def test_never_partially_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

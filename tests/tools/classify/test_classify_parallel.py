@@ -92,4 +92,7 @@ def test_worker_count(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(parallel, "fork_ok", lambda: False)
     assert parallel.resolve_workers(4, 100_000) == 1
     chunks = parallel.chunked(list(range(1000)), 2)
-    assert [x for c in chunks for x in c] == list(range(1000)) and len(chunks) == 16
+    assert [x for c in chunks for x in c] == list(range(1000))
+    sizes = [len(c) for c in chunks]
+    assert sizes[0] == 63 and sizes == sorted(sizes, reverse=True)  # large first, shrinking to the end
+    assert sizes[-2] == parallel.MIN_CHUNK
