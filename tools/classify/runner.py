@@ -151,8 +151,11 @@ def _run(root: Path, paths: list[str] | None, cache_dir: Path | None,
                         cache.put_result(key, result_to_json(res))
                 yield rel
 
-    for _ in progress(analysed(), len(tests)) if progress else analysed():
-        pass
+    try:
+        for _ in progress(analysed(), len(tests)) if progress else analysed():
+            pass
+    finally:
+        work.close()
     for rel, err in sorted(parse_errors):
         if digests.get(rel, "unreadable") != "unreadable":
             problems.append(Problem(rel, err))
@@ -206,6 +209,14 @@ class _Work:
         _dismantle(first)
         self.new_imports: list[tuple[str, tuple[ImportSpec, ...]]] = []
         self.current: Analyzer | None = None
+
+    def close(self) -> None:
+        """Drop this process's analyser. Its tables form cycles (analyser and interpreter refer to each
+        other) and the run keeps the cyclic collector off: left alone, the first collection after the run
+        would traverse millions of objects (seconds on a large tree, at the latest at interpreter exit)."""
+        if self.current is not None:
+            _dismantle(self.current)
+            self.current = None
 
     def _imports(self, an: Analyzer, parse: Callable[[str], ParsedModule], rel: str) -> tuple[ImportSpec, ...]:
         got = self.cache.get_imports(self.digests.get(rel, ""))
