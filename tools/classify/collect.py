@@ -11,7 +11,6 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from tools.classify import torch_testing
 from tools.classify.dataflow import (
@@ -22,6 +21,7 @@ from tools.classify.dataflow import (
     Interp,
     is_fixture_def,
 )
+from tools.classify.frozen import frozen
 from tools.classify.plugins import EXTERNAL_TEST_POS, EXTERNAL_TESTS_REL
 from tools.classify.values import (
     ClassV,
@@ -43,7 +43,7 @@ from tools.classify.values import (
 
 UNITTEST_BASES = ("TestCase", "IsolatedAsyncioTestCase", "TestCasePlus", "DistributedTestBase", "MultiProcessTestCase",
                   "MultiProcContinousTest", "DTensorTestBase", "FSDPTest", "TestCaseBase")
-@dataclass(frozen=True)
+@frozen
 class TestItem:
     """One collected test function or method (before parametrization)."""
 
@@ -143,7 +143,7 @@ def dedupe_ids(ids: list[str]) -> list[str]:
     return out
 
 
-@dataclass(frozen=True)
+@frozen
 class ParamCase:
     """One parameter set of one parametrize dimension."""
 

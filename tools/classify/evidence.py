@@ -7,7 +7,9 @@ silent cpu) are written once and read in one place.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
+
+from tools.classify.frozen import frozen
 
 GPU = "gpu"  # code that needs an accelerator when it runs on a CPU-only machine
 SKIP = "skip"  # a skip reached in the CPU world; GPU-related when it disappears with GPUs
@@ -21,7 +23,7 @@ ERROR = "error"  # the file (or a conftest) could not be analysed
 MAX_STEPS = 12
 
 
-@dataclass(frozen=True)
+@frozen
 class Finding:
     """One piece of evidence: a kind and the `path:line: what` chain that leads to it."""
 
@@ -42,7 +44,7 @@ def step(path: str, line: int, what: str) -> str:
     return f"{path}:{line}: {what}"
 
 
-@dataclass(frozen=True)
+@frozen
 class Verdict:
     """The label of one test (or parametrization) with its reasons."""
 

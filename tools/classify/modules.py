@@ -14,6 +14,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tools.classify.frozen import frozen
+
 MAX_FILE_BYTES = 8 * 1024 * 1024
 SKIP_DIR_NAMES = frozenset({"node_modules", "__pycache__", "site-packages", "venv", "env", ".tox", ".nox"})
 IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -38,7 +40,7 @@ def _skip_dir(name: str, path: str) -> bool:
     return os.path.exists(os.path.join(path, "pyvenv.cfg"))
 
 
-@dataclass(frozen=True)
+@frozen
 class Problem:
     """A file the run could not use, reported on stderr; its tests become `unknown`."""
 
@@ -76,7 +78,7 @@ def walk_python_files(root: Path, problems: list[Problem],
     return sorted(out)
 
 
-@dataclass(frozen=True)
+@frozen
 class ImportSpec:
     """One import: `module` (dotted, may be empty for `from . import x`), relative `level`, `names`."""
 
