@@ -40,6 +40,7 @@ from tools.classify.evidence import (
     join_verdicts,
     step,
 )
+from tools.classify.frozen import frozen
 from tools.classify.inert import InertProver
 from tools.classify.modules import (
     ImportSpec,
@@ -84,7 +85,7 @@ MAX_CASES = 1024
 EXCLUDED_ROOTS = frozenset({"torch"})  # never follow into a checkout of torch itself
 
 
-@dataclass(frozen=True)
+@frozen
 class Fixture:
     name: str
     fv: FuncV
@@ -104,7 +105,7 @@ class FileResult:
     deps: list[str] = field(default_factory=list)
 
 
-@dataclass(frozen=True)
+@frozen
 class CaseContext:
     """What a case sees before its body runs (see Analyzer.case_context); fixture findings are prefixed
     with the test's own line by the caller."""
@@ -133,6 +134,8 @@ class Analyzer:
         self.index = files if isinstance(files, RepoIndex) else RepoIndex(files)  # an index can be shared
         self.sources = sources if sources is not None else {}
         self.parsed: dict[str, ParsedModule] = {}
+        self.released: set[str] = set()  # parsed once, then let go (release)
+        self.parse_errors: list[tuple[str, str]] = []  # (file, reason) per module that failed to parse, in order
         self.interp = Interp(self)
         self.fixture_tables: dict[str, dict[str, Fixture]] = {}
         self.fixture_memo: dict[tuple[object, ...], tuple[Value, tuple[Finding, ...]]] = {}
@@ -151,6 +154,7 @@ class Analyzer:
         self.param_names_memo: dict[tuple[str, tuple[int, int], bool], frozenset[str]] = {}
         self.fixture_args_memo: dict[tuple[str, tuple[int, int], bool], list[str]] = {}
         self.fixture_world_memo: dict[tuple[str, tuple[ClassV, ...]], bool] = {}
+        self.literal_memo: dict[tuple[str, tuple[int, int]], bool] = {}
         self.prove_inert = prove_inert
         self.source_lines: dict[str, list[bytes] | None] = {}
         self.inert = InertProver(self.lines_of, lambda rel, pos: self.module(rel).defs.get(pos), self._env_of)
@@ -176,8 +180,25 @@ class Analyzer:
                     pm = ParsedModule(rel, digest_of(data), tree, None, imports, defs)
                 except RecursionError:
                     pm = ParsedModule(rel, digest_of(data), None, "expression nesting too deep to analyse")
+        if rel in self.released and pm.tree is not None:
+            # Parsed again after release(): lambdas are indexed by the interpreter when it meets them, and
+            # values made from the first tree may refer to any of them.
+            pm.defs.update(((n.lineno, n.col_offset), n) for n in ast.walk(pm.tree) if isinstance(n, ast.Lambda))
+        elif pm.error is not None:
+            self.parse_errors.append((rel, pm.error))
         self.parsed[rel] = pm
         return pm
+
+    def release(self, rel: str) -> None:
+        """Forget rel's syntax tree and source lines (a test file, once classified: other files seldom import
+        it, and a cold run over a large tree would otherwise hold every tree until it ends). Everything the
+        analysis keeps refers to code by (file, line, column), so a later use parses rel again and finds the
+        same definitions."""
+        pm = self.parsed.get(rel)
+        if pm is not None and pm.tree is not None:
+            del self.parsed[rel]
+            self.released.add(rel)
+        self.source_lines.pop(rel, None)
 
     def lines_of(self, rel: str) -> list[bytes] | None:
         if rel not in self.source_lines:
@@ -802,18 +823,24 @@ class Analyzer:
         fixture whose values are names (not literals) — literal lists are the same everywhere."""
         if item.unittest:
             return False
-        decos = list(getattr(self.module(item.func.rel).defs.get(item.func.pos), "decorator_list", []))
-        for c in item.classes:
-            decos += getattr(self.module(c.rel).defs.get(c.pos), "decorator_list", [])
-        if any(not _literal_only(d) for d in decos):
+        if not self.literal_decorators(item.func.rel, item.func.pos) or not all(
+                self.literal_decorators(c.rel, c.pos) for c in item.classes):
             return True
         key = (rel, item.classes)
         got = self.fixture_world_memo.get(key)
         if got is None:
             got = self.fixture_world_memo[key] = any(
-                fx.params and not fx.plugin_rank and any(not _literal_only(d) for d in getattr(
-                    self.module(fx.fv.rel).defs.get(fx.fv.pos), "decorator_list", []))
+                fx.params and not fx.plugin_rank and not self.literal_decorators(fx.fv.rel, fx.fv.pos)
                 for t in self.scopes(rel, item) for fx in t.values())
+        return got
+
+    def literal_decorators(self, rel: str, pos: tuple[int, int]) -> bool:
+        """Whether every decorator of the def at (rel, pos) is literal-only (_literal_only); memoised."""
+        key = (rel, pos)
+        got = self.literal_memo.get(key)
+        if got is None:
+            decos = getattr(self.module(rel).defs.get(pos), "decorator_list", ())
+            got = self.literal_memo[key] = all(_literal_only(d) for d in decos)
         return got
 
     def parametrizations(self, rel: str, item: TestItem, world: int = 0) -> list[
@@ -957,6 +984,16 @@ def _literal_only(node: ast.AST) -> bool:
     `@pytest.mark.slow` too. An alias (`@on_devices`) may stand for a parametrize mark: not literal."""
     if not isinstance(node, ast.Call):
         return isinstance(node, ast.Attribute)
-    return not any(isinstance(n, (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.Starred))
-                   for a in (*getattr(node, "args", ()), *(k.value for k in getattr(node, "keywords", ())))
-                   for n in ast.walk(a))
+    return all(_literal(a) for a in node.args) and all(_literal(k.value) for k in node.keywords)
+
+
+_NOT_LITERAL = (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.Starred)
+
+
+def _literal(node: ast.AST) -> bool:
+    """No name, attribute, call, subscript or star anywhere in the expression."""
+    if isinstance(node, ast.Constant):
+        return True
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return all(_literal(e) for e in node.elts)
+    return not any(isinstance(n, _NOT_LITERAL) for n in ast.walk(node))

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import gc
 import hashlib
-import itertools
 import os
 import sys
 import time
@@ -246,7 +245,7 @@ class _Work:
 
     def __call__(self, rels: list[str]) -> _Chunk:
         an = self.current if self.current is not None else self.analyzer()
-        reported = 0 if self.current is None else len(an.parsed)
+        reported = len(an.parse_errors)
         self.current = an
         results: list[tuple[str, str, FileResult | None]] = []
         for rel in rels:
@@ -254,13 +253,15 @@ class _Work:
             key = result_key(self.version, rel, deps, self.digests)
             if self.cache.get_result(key) is not None:
                 results.append((rel, key, None))
+                an.release(rel)
                 continue
             try:
                 res = an.classify_file(rel)
             except Exception as exc:  # noqa: BLE001 - one bad file must not stop the run
                 res = FileResult(rel, True, {}, f"internal analysis error: {type(exc).__name__}: {exc}", deps)
             results.append((rel, key, res))
-        errors = [(r, pm.error) for r, pm in itertools.islice(an.parsed.items(), reported, None) if pm.error]
+            an.release(rel)
+        errors = an.parse_errors[reported:]
         if FRESH_PER_CHUNK:
             _dismantle(an)
             self.current = None

@@ -4,6 +4,7 @@ the files are cut into chunks, or on PYTHONHASHSEED; a dying worker costs time, 
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import subprocess
 import sys
@@ -96,3 +97,22 @@ def test_worker_count(monkeypatch: pytest.MonkeyPatch) -> None:
     sizes = [len(c) for c in chunks]
     assert sizes[0] == 63 and sizes == sorted(sizes, reverse=True)  # large first, shrinking to the end
     assert sizes[-2] == parallel.MIN_CHUNK
+
+
+def test_a_released_test_file_imported_later_is_parsed_again(tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    # The runner lets go of each test file's syntax tree once it is classified. A later file importing it
+    # (a lambda and a helper from its top level) must see the same code as if the tree had been kept.
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_base.py").write_text(
+        "import torch\n\nto_gpu = lambda t: t.cuda()\n\n\ndef helper():\n    return torch.ones(1).to('cuda')\n\n\n"
+        "def test_base():\n    assert to_gpu is not None\n")
+    (tmp_path / "tests" / "test_user.py").write_text(
+        "import torch\nfrom test_base import helper, to_gpu\n\n\ndef test_lambda():\n    to_gpu(torch.ones(1))\n\n\n"
+        "def test_helper():\n    helper()\n\n\ndef test_cpu():\n    torch.ones(1)\n")
+    released = _snapshot(tmp_path, 1)
+    monkeypatch.setattr(runner.Analyzer, "release", lambda self, rel: None)
+    assert _snapshot(tmp_path, 1) == released
+    labels = {k: v["label"] for k, v in json.loads(released[0]).items() if "::" in k}
+    assert labels == {"tests/test_base.py::test_base": "cpu", "tests/test_user.py::test_cpu": "cpu",
+                      "tests/test_user.py::test_helper": "gpu", "tests/test_user.py::test_lambda": "gpu"}
