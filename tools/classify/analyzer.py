@@ -731,7 +731,8 @@ class Analyzer:
         function whose marks, parameters and fixtures yield no finding and whose body is inert. None: take the
         general path (budgeted_case), which gives the same verdict for such a case, only slower."""
         if (case_marks or item.classes or item.bindings or item.marks or item.requirement or item.fallback
-                or self.interp.steps >= self.interp.limit):
+                or self.interp.steps >= self.interp.limit or not self.prove_inert or item.func.captured
+                or not self.inert.callable_inert(item.func, 0)):  # (memoised per function: the cheap test first)
             return None
         try:
             ctx, cost = self.interp.budgeted(CASE_BUDGET, self.case_context, rel, item, direct, choice, 0)
@@ -928,9 +929,15 @@ class Analyzer:
                 return [ParamCase(n, (("torch_dtype", Const(n)),), ()) for n in names]
         return None
 
-    def classify_file(self, rel: str) -> FileResult:
+    def file_deps(self, rel: str) -> list[str]:
+        """The files rel's result depends on: its import closure and its conftests' (sorted)."""
+        return sorted(set().union(self.closure(rel), *(self.closure(c) for c in self.index.conftests_for(rel))))
+
+    def classify_file(self, rel: str, deps: list[str] | None = None) -> FileResult:
+        """Every test of rel with its verdict. `deps`: file_deps(rel), when the caller has it already."""
         pm = self.module(rel)
-        deps = sorted(set().union(self.closure(rel), *(self.closure(c) for c in self.index.conftests_for(rel))))
+        if deps is None:
+            deps = self.file_deps(rel)
         if pm.tree is None:
             return FileResult(rel, True, {}, pm.error, deps)
         broken = sorted(d for d in deps if d != rel and self.module(d).tree is None)

@@ -185,6 +185,7 @@ class InterpBase:
 
     def __init__(self, source: ModuleSource) -> None:
         self.source = source
+        self.ev_methods: dict[type, Callable[[Any, Frame], Value]] = {}  # expression type -> its ev_* method
         self.modules: dict[tuple[str, int], ModuleState] = {}
         self.calls: dict[tuple[Any, ...], CallResult] = {}
         self.active: set[tuple[Any, ...]] = set()

@@ -60,13 +60,17 @@ class ExpressionsMixin(InterpBase):
         self.steps += 1
         if self.steps > self.limit:
             raise BudgetExceeded(self.limit)
-        m = getattr(self, "ev_" + type(node).__name__, None)
+        m = self.ev_methods.get(type(node))
         if m is None:
-            for child in ast.iter_child_nodes(node):
-                if isinstance(child, ast.expr):
-                    self.ev(child, frame)
-            return UNK
+            m = self.ev_methods[type(node)] = getattr(self, "ev_" + type(node).__name__, self._ev_children)
         return m(node, frame)
+
+    def _ev_children(self, node: ast.expr, frame: Frame) -> Value:
+        """An expression kind without a rule of its own: its parts still run (calls in them count)."""
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.expr):
+                self.ev(child, frame)
+        return UNK
 
     def ev_Constant(self, n: ast.Constant, frame: Frame) -> Value:
         return UNK if n.value is Ellipsis else Const(n.value)

@@ -96,6 +96,9 @@ class StatementsMixin(InterpBase):
                     continue
                 self.bind(t, v, frame)
             return isinstance(v, NoReturn)
+        if isinstance(s, ast.Assert):  # (early: test bodies are full of them)
+            self.ev(s.test, frame)
+            return False
         if isinstance(s, ast.AnnAssign):
             if s.value is not None:
                 self.bind(s.target, self.ev(s.value, frame), frame)
@@ -227,9 +230,6 @@ class StatementsMixin(InterpBase):
             return True
         if isinstance(s, (ast.Import, ast.ImportFrom)):
             self.do_import(s, frame)
-            return False
-        if isinstance(s, ast.Assert):
-            self.ev(s.test, frame)
             return False
         if isinstance(s, ast.Match):
             self.ev(s.subject, frame)

@@ -249,14 +249,14 @@ class _Work:
         self.current = an
         results: list[tuple[str, str, FileResult | None]] = []
         for rel in rels:
-            deps = sorted(set().union(an.closure(rel), *(an.closure(c) for c in an.index.conftests_for(rel))))
-            key = result_key(self.version, rel, deps, self.digests)
+            deps = an.file_deps(rel)
+            key = result_key(self.version, rel, deps, self.digests) if self.cache.directory is not None else rel
             if self.cache.get_result(key) is not None:
                 results.append((rel, key, None))
                 an.release(rel)
                 continue
             try:
-                res = an.classify_file(rel)
+                res = an.classify_file(rel, deps)
             except Exception as exc:  # noqa: BLE001 - one bad file must not stop the run
                 res = FileResult(rel, True, {}, f"internal analysis error: {type(exc).__name__}: {exc}", deps)
             results.append((rel, key, res))
