@@ -30,6 +30,7 @@ from tools.classify.evidence import (
     GPU,
     MANUAL_CPU,
     MANUAL_GPU,
+    MARK_SKIP_KEY,
     MOCK,
     SKIP,
     UNKNOWN,
@@ -469,7 +470,7 @@ class Analyzer:
                 m = self.bare_mark(m.path[len("pytest.mark."):], where)  # `marks=pytest.mark.gpu`, no call
             if isinstance(m, SkipV):
                 if m.active is True:
-                    out.append(Finding(SKIP, (where, m.where), key=m.where))
+                    out.append(Finding(SKIP, (where, m.where), key=MARK_SKIP_KEY + m.where))
                 elif m.active is None and m.cuda_related:
                     out.append(Finding(UNKNOWN, (where, m.where + " (condition cannot be evaluated statically)")))
             elif isinstance(m, ReqV):
@@ -663,7 +664,9 @@ class Analyzer:
                            tuple(wrappers))
 
     def analyse_case(self, rel: str, item: TestItem, direct: dict[str, Value], choice: dict[str, ParamCase],
-                     case_marks: list[Value], world: int) -> list[Finding]:
+                     case_marks: list[Value], world: int, body: bool = True) -> list[Finding]:
+        """The findings of one case in one world: its context (marks, module and conftest findings, fixtures),
+        then, unless `body` is false, its setup hooks, body and decorator wrappers."""
         findings: list[Finding] = []
         if item.bindings:
             direct = {**dict(item.bindings), **direct}
@@ -678,6 +681,8 @@ class Analyzer:
         for name, where, fs in ctx.fixture_findings:
             findings.extend(f.prefixed(step(rel, item.line, f"uses fixture {name} ({where})")) for f in fs)
         self.fixture_modules.update(ctx.fixture_modules)
+        if not body:
+            return findings
         kwargs, wrappers = ctx.kwargs, ctx.wrappers
         args = self.fixture_args(item.func)
         self_v: Value | None = None
@@ -792,7 +797,9 @@ class Analyzer:
         if skips:
             remaining = set(skips)
             for w in WORLDS:
-                fw = self.analyse_case(rel, item, *case(w), w)
+                # skips that are all marks are settled by the context alone (MARK_SKIP_KEY)
+                body = not all(k.startswith(MARK_SKIP_KEY) for k in remaining)
+                fw = self.analyse_case(rel, item, *case(w), w, body)
                 present = {f.key for f in fw if f.kind == SKIP and f.key in remaining}
                 for k in remaining - present:
                     gpu_skips[k] = w

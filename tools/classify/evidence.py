@@ -21,6 +21,11 @@ VRAM = "vram"  # a memory hint (largeTensorTest, torch_max_memory) that only mat
 ERROR = "error"  # the file (or a conftest) could not be analysed
 
 MAX_STEPS = 12
+# The identity of a skip (Finding.key) across analysis worlds: `path:line` of a skip call reached in code, or
+# this prefix and the mark's own location and text for a skip mark (skipif/skipUnless on a test, a class, a
+# parameter or a fixture parameter). Code never yields a mark key, which lets a GPU world that only has to
+# settle mark skips leave the test body alone (Analyzer.classify_case).
+MARK_SKIP_KEY = "mark:"
 
 
 @frozen
