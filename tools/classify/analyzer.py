@@ -153,7 +153,7 @@ class Analyzer:
         self.neutral_memo: dict[tuple[str, int], bool] = {}
         self.shape_memo: dict[tuple[int, str, int], tuple[TestItem, tuple[object, ...]]] = {}  # per file
         self.param_names_memo: dict[tuple[str, tuple[int, int], bool], frozenset[str]] = {}
-        self.fixture_args_memo: dict[tuple[str, tuple[int, int], bool], list[str]] = {}
+        self.fixture_args_memo: dict[tuple[str, tuple[int, int], bool], tuple[str, ...]] = {}
         self.fixture_world_memo: dict[tuple[str, tuple[ClassV, ...]], bool] = {}
         self.literal_memo: dict[tuple[str, tuple[int, int]], bool] = {}
         self.prove_inert = prove_inert
@@ -376,14 +376,15 @@ class Analyzer:
                 return fx
         return None
 
-    def fixture_args(self, fv: FuncV) -> list[str]:
+    def fixture_args(self, fv: FuncV) -> tuple[str, ...]:
+        """The fixtures a function requests (parameters without defaults, as pytest's getfuncargnames)."""
         key = (fv.rel, fv.pos, fv.cls is not None)
         got = self.fixture_args_memo.get(key)
         if got is None:
             node = self.module(fv.rel).defs.get(fv.pos)
-            got = self.fixture_args_memo[key] = self._arg_names(fv, node, with_defaults=False) if isinstance(
-                node, (ast.FunctionDef, ast.AsyncFunctionDef)) else []
-        return list(got)
+            got = self.fixture_args_memo[key] = tuple(self._arg_names(fv, node, with_defaults=False) if isinstance(
+                node, (ast.FunctionDef, ast.AsyncFunctionDef)) else ())
+        return got
 
     @staticmethod
     def _arg_names(fv: FuncV, node: ast.FunctionDef | ast.AsyncFunctionDef, with_defaults: bool) -> list[str]:
@@ -571,7 +572,7 @@ class Analyzer:
         return sh
 
     def _undecorated_shape(self, rel: str, item: TestItem, world: int) -> tuple[object, ...]:
-        base = (item.classes, item.unittest, tuple(self.fixture_args(item.func)))
+        base = (item.classes, item.unittest, self.fixture_args(item.func))
         if not item.classes and self.module_neutral(rel, world):
             return ("conftests", tuple(self.index.conftests_for(rel)), *base)
         return (rel, *base)

@@ -39,10 +39,12 @@ from tools.classify.values import (
     Seq,
     TestFnV,
     Value,
+    cached_hash,
 )
 
 UNITTEST_BASES = ("TestCase", "IsolatedAsyncioTestCase", "TestCasePlus", "DistributedTestBase", "MultiProcessTestCase",
                   "MultiProcContinousTest", "DTensorTestBase", "FSDPTest", "TestCaseBase")
+@cached_hash  # (a memo key of every per-test table)
 @frozen
 class TestItem:
     """One collected test function or method (before parametrization)."""

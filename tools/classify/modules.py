@@ -209,6 +209,7 @@ class RepoIndex:
             dirs_with_init.add("")
         self._init_dirs = dirs_with_init
         self._conftests: dict[str, tuple[str, ...]] = {}
+        self._deps_memo: dict[tuple[str, int, tuple[str, ...], str], list[str]] = {}
         self.names: dict[str, list[str]] = {}
         self.dirs: set[str] = set()
         for f in files:
@@ -300,7 +301,20 @@ class RepoIndex:
         return None
 
     def dep_files(self, spec: ImportSpec, importer: str) -> list[str]:
-        """Files an import statement may load (module and `from m import sub` submodules)."""
+        """Files an import statement may load (module and `from m import sub` submodules); memoised per
+        directory: resolution depends on the importer's directory, and on the importer itself only when it
+        is one of the candidates (a module named like it), which is not memoised."""
+        d, _, name = importer.rpartition("/")
+        stem = d.rpartition("/")[2] if name == "__init__.py" else name[:-3]
+        if stem in spec.names or stem in spec.module.split("."):
+            return self._dep_files(spec, importer)
+        key = (spec.module, spec.level, spec.names, d)
+        got = self._deps_memo.get(key)
+        if got is None:
+            got = self._deps_memo[key] = self._dep_files(spec, importer)
+        return list(got)
+
+    def _dep_files(self, spec: ImportSpec, importer: str) -> list[str]:
         out: list[str] = []
         if spec.level:
             f = self.resolve_relative_file(spec, importer)

@@ -224,6 +224,7 @@ Value = (
 
 
 def _children(v: object) -> tuple[object, ...]:
+    """The values directly inside v (none for the leaf kinds in _LEAVES)."""
     if isinstance(v, Seq):
         return v.items
     if isinstance(v, DictV):
@@ -249,9 +250,14 @@ def _children(v: object) -> tuple[object, ...]:
     return ()
 
 
+_LEAVES = frozenset({Const, Ext, Unknown, NoReturn, ClassV, TensorV})  # values holding no other value
+
+
 def size_of(v: object) -> tuple[int, int]:
     """(tree size, depth) of a value, cached on each node: linear in the distinct nodes even when subtrees
     are shared. Sizes saturate just past the bounds."""
+    if type(v) in _LEAVES:
+        return 1, 1
     d = getattr(v, "__dict__", None)
     if d is None:
         return 1, 1
@@ -276,8 +282,9 @@ def bounded(v: Value) -> Value:
     return UNKNOWN if nodes > MAX_VALUE_NODES or depth > MAX_VALUE_DEPTH else v
 
 
-def _cached_hash(cls: type) -> type:
-    """A container's hash is computed once (the generated one walks the whole value)."""
+def cached_hash(cls: type) -> type:
+    """A container's hash is computed once (the generated one walks the whole value). The hash is stored on
+    the object: such objects may cross a fork, never a pickle to a process with another hash seed."""
     gen = cls.__hash__
 
     def __hash__(self: object) -> int:
@@ -293,7 +300,7 @@ def _cached_hash(cls: type) -> type:
 
 
 for _cls in (Seq, DictV, OneOf, FuncV, Inst, SuperV, MarkV, ParamV, TestFnV, EnumV, RequestV):
-    _cached_hash(_cls)
+    cached_hash(_cls)
 
 
 def join(a: Value, b: Value) -> Value:
