@@ -172,6 +172,10 @@ def decorator_requirement(name: str, args: list[object], kwargs: Mapping[str, ob
     return None
 
 
+# Every name decorator_requirement knows: a call of any other name needs no argument conversion.
+DECORATOR_NAMES = frozenset({*SIMPLE, *LARGE_GPU, *GPU_COUNT_AT_LEAST, *ARGUMENT_DECORATORS})
+
+
 def _runif(kwargs: Mapping[str, object]) -> Requirement | None:
     """Lightning's RunIf(min_cuda_gpus=N, bf16_cuda=True, mps=True, ...)."""
     for key in ("min_cuda_gpus", "min_gpus"):

@@ -140,12 +140,12 @@ class ExternalMixin(InterpBase):
                 else:
                     items.append(ParamV((Const(k),), (ReqV(1, 0, here + f"{last}() marks {k!r} needs_{k}"),)))
             return Seq(tuple(items), "tuple")
-        kc = conventions.known_call(last, world)
+        kc = self.known_call(last, world)
         if kc is not NotImplemented:
             return Const(kc)
         fn_arg = len(args) == 1 and not kwargs and isinstance(args[0], (TestFnV, FuncV, ClassV))
-        req = conventions.decorator_requirement(last, [] if fn_arg else [_py(a) for a in args],
-                                                {} if fn_arg else {k: _py(v) for k, v in kwargs.items()})
+        req = None if last not in conventions.DECORATOR_NAMES else conventions.decorator_requirement(
+            last, [] if fn_arg else [_py(a) for a in args], {} if fn_arg else {k: _py(v) for k, v in kwargs.items()})
         if req is not None:
             rv = ReqV(req.gpu_count, req.vram_gb, here + f"@{last}: {req.note}", req.manual, req.cpu, req.hint_only)
             return self._apply_mark(rv, args[0]) if fn_arg else rv
