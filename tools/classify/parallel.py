@@ -81,22 +81,24 @@ def _call(chunk: Any) -> Any:
     return _TASK(chunk)
 
 
-def map_ordered(task: Callable[[list[T]], R], items: Sequence[T], workers: int) -> Iterator[R]:
+def map_ordered(task: Callable[[list[T]], R], items: Sequence[T], workers: int,
+                encode: Callable[[R], bytes] | None = None, decode: Callable[[bytes], R] | None = None) -> Iterator[R]:
     """task(chunk) for each chunk of items, in order; in `workers` forked processes when workers > 1.
 
     `task` and everything it reads are inherited by the fork; only each chunk (a list of plain values)
-    and its result cross the process boundary. A worker that dies (killed, out of memory) costs time,
-    not results: the chunks not yet done are analysed in-process."""
+    and its result cross the process boundary, the result as `encode` makes it (decoded in this process:
+    a flat encoding spares the worker pickling objects). A worker that dies (killed, out of memory) costs
+    time, not results: the chunks not yet done are analysed in-process."""
     global _TASK
     chunks = chunked(items, max(workers, 1))
     done = 0
     if workers > 1 and len(chunks) > 1:
-        _TASK = task
+        _TASK = task if encode is None else (lambda chunk: encode(task(chunk)))
         pool = ProcessPoolExecutor(min(workers, len(chunks)), multiprocessing.get_context("fork"))
         try:
             for r in pool.map(_call, chunks):
                 done += 1
-                yield r
+                yield r if decode is None else decode(r)
         except BrokenProcessPool as exc:
             print(f"classify: a worker process died ({exc}); continuing in-process", file=sys.stderr)
         finally:
