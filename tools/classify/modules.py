@@ -65,9 +65,10 @@ def walk_python_files(root: Path, problems: list[Problem],
             continue
         seen.add(real)
         dirnames[:] = sorted(d for d in dirnames if not _skip_dir(d, os.path.join(dirpath, d)))
+        prefix = "" if rel_dir == os.curdir else os.path.normpath(rel_dir).replace(os.sep, "/") + "/"
         for name in sorted(filenames):
             if name.endswith(".py"):
-                rel = os.path.normpath(os.path.join(rel_dir, name)).replace(os.sep, "/")
+                rel = prefix + name
                 out.append(rel)
                 if stats is not None:
                     try:
@@ -106,12 +107,13 @@ def read_source(root: Path, rel: str, limit: int = MAX_FILE_BYTES,
     `size`: the size the directory walk saw, which spares a second stat; the file is read to its end
     whatever its size now, and judged against the limit by what was read. Plain os.read: a third of the cost
     of Path.read_bytes on a tree of small files, and a cold run reads every one before it can fork."""
+    path = f"{os.fspath(root)}/{rel}"
     try:
         if size is None:
-            size = os.stat(os.path.join(root, rel)).st_size
+            size = os.stat(path).st_size
         if size > limit:
             return None, f"file is {size} bytes, over the {limit}-byte limit; not analysed"
-        fd = os.open(os.path.join(root, rel), os.O_RDONLY)
+        fd = os.open(path, os.O_RDONLY)
         try:
             want = size + 1
             parts = [os.read(fd, want)]  # a short read of a regular file is its end
@@ -210,21 +212,27 @@ class RepoIndex:
         self._init_dirs = dirs_with_init
         self._conftests: dict[str, tuple[str, ...]] = {}
         self._deps_memo: dict[tuple[str, int, tuple[str, ...], str], list[str]] = {}
+        self._base_dirs: dict[str, str] = {}
         self.names: dict[str, list[str]] = {}
-        self.dirs: set[str] = set()
         for f in files:
             for name in self._names_for(f):
                 self.names.setdefault(name, []).append(f)
-            parts = f.split("/")[:-1]
-            for i in range(1, len(parts) + 1):
-                self.dirs.add("/".join(parts[:i]))
+        self.dirs: set[str] = set()
+        for d in {f.rpartition("/")[0] for f in files}:
+            while d and d not in self.dirs:  # d and its ancestors
+                self.dirs.add(d)
+                d = d.rpartition("/")[0]
 
     def base_dir(self, rel: str) -> str:
         """First ancestor directory that is not a package: what pytest puts on sys.path for `rel`."""
-        d = rel.rsplit("/", 1)[0] if "/" in rel else ""
-        while d and d in self._init_dirs:
-            d = d.rsplit("/", 1)[0] if "/" in d else ""
-        return d
+        start = rel.rpartition("/")[0]
+        got = self._base_dirs.get(start)
+        if got is None:
+            d = start
+            while d and d in self._init_dirs:
+                d = d.rpartition("/")[0]
+            got = self._base_dirs[start] = d
+        return got
 
     def package_of(self, rel: str) -> str:
         """Dotted package name of rel (relative to its base dir)."""
