@@ -173,29 +173,30 @@ def scan_module(tree: ast.Module) -> tuple[tuple[ImportSpec, ...], dict[tuple[in
     """One walk over the statements (never into expressions): imports and def/class nodes."""
     out: list[ImportSpec] = []
     defs: dict[tuple[int, int], ast.AST] = {}
-    todo: list[tuple[ast.AST, bool]] = [(tree, True)]
-    while todo:
-        node, top = todo.pop()
-        if isinstance(node, ast.Import):
-            out.extend(ImportSpec(a.name, 0, (), node.lineno, top) for a in node.names)
-            continue
-        if isinstance(node, ast.ImportFrom):
-            out.append(ImportSpec(node.module or "", node.level, tuple(a.name for a in node.names), node.lineno,
-                                  top))
-            continue
-        if isinstance(node, _DEF_TYPES):
-            defs[(node.lineno, node.col_offset)] = node
-        elif isinstance(node, ast.Assign) and any(
-            isinstance(t, ast.Name) and t.id == "pytest_plugins" for t in node.targets
-        ):
-            for c in ast.walk(node.value):
-                if isinstance(c, ast.Constant) and isinstance(c.value, str):
-                    out.append(ImportSpec(c.value, 0, (), node.lineno, top))
-        fields = _BLOCK_FIELDS.get(type(node))  # expressions hold no imports and no def statements
-        if fields:
-            inner = top and not isinstance(node, _FUNC_TYPES)
-            for name in fields:
-                todo.extend((child, inner) for child in getattr(node, name))
+    blocks: list[tuple[list[ast.stmt], bool]] = [(tree.body, True)]  # statement lists, and whether top level
+    while blocks:
+        body, top = blocks.pop()
+        for node in body:
+            if isinstance(node, ast.Import):
+                out.extend(ImportSpec(a.name, 0, (), node.lineno, top) for a in node.names)
+                continue
+            if isinstance(node, ast.ImportFrom):
+                out.append(ImportSpec(node.module or "", node.level, tuple(a.name for a in node.names), node.lineno,
+                                      top))
+                continue
+            if isinstance(node, _DEF_TYPES):
+                defs[(node.lineno, node.col_offset)] = node
+            elif isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "pytest_plugins" for t in node.targets
+            ):
+                for c in ast.walk(node.value):
+                    if isinstance(c, ast.Constant) and isinstance(c.value, str):
+                        out.append(ImportSpec(c.value, 0, (), node.lineno, top))
+            fields = _BLOCK_FIELDS.get(type(node))  # expressions hold no imports and no def statements
+            if fields:
+                inner = top and not isinstance(node, _FUNC_TYPES)
+                for name in fields:
+                    blocks.append((getattr(node, name), inner))
     out.sort(key=lambda sp: (sp.line, sp.module, sp.level))
     return tuple(out), defs
 
