@@ -814,7 +814,7 @@ class Analyzer:
         """(id suffix, first world that collects it): world 0's, then those only a machine with GPUs collects
         (`DEVICES = ["cpu"]; if torch.cuda.is_available(): DEVICES.append("cuda")` gives `[cuda]` there).
         Worlds beyond the first are looked at only when the first one adds a case."""
-        out = {sfx: 0 for sfx, *_ in params}
+        out = {p[0]: 0 for p in params}
         if not self.world_dependent(rel, item):
             return list(out.items())
         for w in WORLDS:

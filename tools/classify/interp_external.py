@@ -67,7 +67,6 @@ class ExternalMixin(InterpBase):
             return Ext(REGEX_PREFIX + args[0].value)  # a parametrize value: pytest ids it by its pattern
         world = frame.world
         last = path.rsplit(".", 1)[-1]
-        here = step(frame.rel, line, "")
         q = torch_api.query_value(path, world)
         if q is not NotImplemented:
             return Const(q)
@@ -98,18 +97,18 @@ class ExternalMixin(InterpBase):
             if path.endswith("skipUnless") and t is not None:
                 t = not t
             src = _src(n)
-            return SkipV(t, here + f"{last}({src})", _cuda_text(src))
+            return SkipV(t, step(frame.rel, line, f"{last}({src})"), _cuda_text(src))
         if path in ("unittest.skip", "unittest.case.skip"):
             if args and isinstance(args[0], (TestFnV, FuncV)):
-                return self._apply_mark(SkipV(True, here + "skip"), args[0])
-            return SkipV(True, here + "skip")
+                return self._apply_mark(SkipV(True, step(frame.rel, line, "skip")), args[0])
+            return SkipV(True, step(frame.rel, line, "skip"))
         if path.endswith(("SkipTest", "Skipped")) or path == "pytest.skip.Exception":
             return Ext(path + "()")
         if last in ("patch", "object") and ("mock" in path or path.startswith("unittest")):
             if args and _mocks_cuda(args[0], args[1] if len(args) > 1 else None):
                 frame.add(Finding(MOCK, (step(frame.rel, line, f"patches {_mock_target(args)}: CUDA is faked, "
                                                               "the test runs on a CPU"),)))
-                return MockV(here)
+                return MockV(step(frame.rel, line, ""))
             return Ext("mock.patch()")
         if path in ("functools.wraps", "functools.lru_cache", "functools.cache"):
             return Ext("functools.wraps()")
@@ -138,7 +137,8 @@ class ExternalMixin(InterpBase):
                 if k == "cpu":
                     items.append(Const(k))
                 else:
-                    items.append(ParamV((Const(k),), (ReqV(1, 0, here + f"{last}() marks {k!r} needs_{k}"),)))
+                    note = step(frame.rel, line, f"{last}() marks {k!r} needs_{k}")
+                    items.append(ParamV((Const(k),), (ReqV(1, 0, note),)))
             return Seq(tuple(items), "tuple")
         kc = self.known_call(last, world)
         if kc is not NotImplemented:
@@ -147,7 +147,8 @@ class ExternalMixin(InterpBase):
         req = None if last not in conventions.DECORATOR_NAMES else conventions.decorator_requirement(
             last, [] if fn_arg else [_py(a) for a in args], {} if fn_arg else {k: _py(v) for k, v in kwargs.items()})
         if req is not None:
-            rv = ReqV(req.gpu_count, req.vram_gb, here + f"@{last}: {req.note}", req.manual, req.cpu, req.hint_only)
+            rv = ReqV(req.gpu_count, req.vram_gb, step(frame.rel, line, f"@{last}: {req.note}"), req.manual, req.cpu,
+                      req.hint_only)
             return self._apply_mark(rv, args[0]) if fn_arg else rv
         if fn_arg:
             return args[0]  # an unknown decorator: assume it keeps the test
