@@ -137,6 +137,7 @@ class Analyzer:
         self.parsed: dict[str, ParsedModule] = {}
         self.released: set[str] = set()  # parsed once, then let go (release)
         self.parse_errors: list[tuple[str, str]] = []  # (file, reason) per module that failed to parse, in order
+        self.read_from_disk: list[str] = []  # modules not in `sources`, read when first needed
         self.interp = Interp(self)
         self.fixture_tables: dict[str, dict[str, Fixture]] = {}
         self.fixture_memo: dict[tuple[object, ...], tuple[Value, tuple[Finding, ...]]] = {}
@@ -169,6 +170,9 @@ class Analyzer:
         err = None
         if data is None:
             data, err = read_source(self.root, rel)
+            self.read_from_disk.append(rel)
+            if data is not None:
+                self.sources[rel] = data  # (for lines_of, and parsing again after release)
         if data is None:
             pm = ParsedModule(rel, "", None, err)
         else:

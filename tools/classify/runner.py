@@ -112,7 +112,10 @@ def _run(root: Path, paths: list[str] | None, cache_dir: Path | None,
     sources: dict[str, bytes] = {}
     digests: dict[str, str] = {}
     new_stats: dict[str, tuple[int, int, str]] = {}
-    for rel in files:
+    # Without a cache nothing needs a digest before the analysis: each worker reads the files it uses (the
+    # reading is shared out instead of done here before the workers start); the rest is read afterwards,
+    # only to report the files that cannot be read.
+    for rel in files if cache.directory is not None else ():
         st = stats.get(rel)
         known = cache.digest_for(rel, st)
         if known is not None:  # same mtime and size: the recorded content digest; read when needed
@@ -128,10 +131,12 @@ def _run(root: Path, paths: list[str] | None, cache_dir: Path | None,
         digests[rel] = digest_of(data)
         if st is not None and st[0] < racy_after:
             new_stats[rel] = (*st, digests[rel])
+    unreadable = {p.rel for p in problems}
     work = _Work(root, files, sources, cache, digests, version)
     out: dict[str, FileResult] = {}
     live: set[str] = set()
     parse_errors: set[tuple[str, str]] = set()
+    read_in_workers: set[str] = set()
     hits = 0
 
     def analysed() -> Iterator[str]:
@@ -140,6 +145,7 @@ def _run(root: Path, paths: list[str] | None, cache_dir: Path | None,
             for digest, specs in chunk.imports:
                 cache.put_imports(digest, specs)
             parse_errors.update(chunk.errors)
+            read_in_workers.update(chunk.read)
             for rel, key, res in chunk.results:
                 live.add(key)
                 if res is None:  # a cache hit: the parent has the same cache
@@ -157,8 +163,15 @@ def _run(root: Path, paths: list[str] | None, cache_dir: Path | None,
     finally:
         work.close()
     for rel, err in sorted(parse_errors):
-        if digests.get(rel, "unreadable") != "unreadable":
+        if rel not in unreadable:  # (reported above, when it was read here)
             problems.append(Problem(rel, err))
+    if cache.directory is None:
+        for rel in files:
+            if rel not in read_in_workers:
+                st = stats.get(rel)
+                err = read_source(root, rel, size=st[1] if st is not None else None)[1]
+                if err is not None:
+                    problems.append(Problem(rel, err))
     cache.save(live, set(digests.values()), new_stats)
     seen: set[tuple[str, str]] = set()
     unique = []
@@ -185,6 +198,7 @@ class _Chunk:
     results: list[tuple[str, str, FileResult | None]]
     imports: list[tuple[str, tuple[ImportSpec, ...]]]
     errors: list[tuple[str, str]]
+    read: list[str]  # files read from disk in the worker (not in the sources it was given)
 
     def encode(self) -> bytes:
         """Plain tuples in marshal's format: what a worker sends (a fifth of the cost of pickling objects)."""
@@ -193,17 +207,17 @@ class _Chunk:
                 (k, v.label, v.gpu_count, v.vram_gb, v.reasons) for k, v in r.tests.items()]))
              for rel, key, r in self.results],
             [(d, [(s.module, s.level, s.names, s.line, s.toplevel) for s in specs]) for d, specs in self.imports],
-            self.errors))
+            self.errors, self.read))
 
     @staticmethod
     def decode(data: bytes) -> _Chunk:
-        results, imports, errors = marshal.loads(data)
+        results, imports, errors, read = marshal.loads(data)
         return _Chunk(
             [(rel, key, None if r is None else FileResult(rel, r[0], {
                 k: Verdict(label, count, vram, reasons) for k, label, count, vram, reasons in r[3]}, r[1], r[2]))
              for rel, key, r in results],
             [(d, tuple(ImportSpec(*s) for s in specs)) for d, specs in imports],
-            [tuple(e) for e in errors])  # type: ignore[misc]
+            [tuple(e) for e in errors], read)  # type: ignore[misc]
 
 
 class _Work:
@@ -265,7 +279,7 @@ class _Work:
 
     def __call__(self, rels: list[str]) -> _Chunk:
         an = self.current if self.current is not None else self.analyzer()
-        reported = len(an.parse_errors)
+        reported, read = len(an.parse_errors), len(an.read_from_disk)
         self.current = an
         results: list[tuple[str, str, FileResult | None]] = []
         for rel in rels:
@@ -281,12 +295,12 @@ class _Work:
                 res = FileResult(rel, True, {}, f"internal analysis error: {type(exc).__name__}: {exc}", deps)
             results.append((rel, key, res))
             an.release(rel)
-        errors = an.parse_errors[reported:]
+        errors, fresh = an.parse_errors[reported:], an.read_from_disk[read:]
         if FRESH_PER_CHUNK:
             _dismantle(an)
             self.current = None
         imports, self.new_imports = self.new_imports, []
-        return _Chunk(results, imports, errors)
+        return _Chunk(results, imports, errors, fresh)
 
 
 def _dismantle(an: Analyzer) -> None:

@@ -152,6 +152,24 @@ def test_bad_inputs_are_reported_and_unknown(tmp_path: Path, capsys: pytest.Capt
     assert files["ok/test_fine.py"]["label"] == "mixed"
 
 
+@pytest.mark.parametrize("workers", [1, 2])
+def test_unreadable_files_reported_alike_with_and_without_a_cache(tmp_path: Path, workers: int) -> None:
+    # Without a cache the workers read the files they use and the run reads the others afterwards; with one,
+    # the run reads everything first (for the digests). Either way every unreadable file is reported once.
+    files = {f"tests/test_{i}.py": "import torch\n\ndef test_a():\n    torch.ones(1)\n" for i in range(80)}
+    root = _tree(tmp_path, {**files, "tests/conftest.py": "def broken(:\n"})
+    (root / "tests" / "unused.py").symlink_to(root / "nowhere.py")  # nothing imports it
+    (root / "tests" / "test_gone.py").symlink_to(root / "nowhere_either.py")
+    expected = [("tests/conftest.py", "syntax error at line 1: invalid syntax"),
+                ("tests/test_gone.py", "cannot read: No such file or directory"),
+                ("tests/unused.py", "cannot read: No such file or directory")]
+    for cache in (None, tmp_path / "cache"):
+        res = run(root, None, cache, workers=workers)
+        assert [(p.rel, p.reason) for p in res.problems] == expected
+        assert res.files["tests/test_gone.py"].error == "cannot read: No such file or directory"
+        assert res.files["tests/test_7.py"].tests["test_a"].label == "unknown"  # under a broken conftest
+
+
 def test_a_file_is_read_whole_whatever_size_the_walk_saw(tmp_path: Path) -> None:
     # The run reads with the size the directory walk recorded; a file that changed in between is still read
     # to its end, and one that grew past the limit is refused with its real size.
