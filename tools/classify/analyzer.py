@@ -153,6 +153,7 @@ class Analyzer:
         self.context_memo: dict[tuple[object, ...], CaseContext] = {}
         self.neutral_memo: dict[tuple[str, int], bool] = {}
         self.shape_memo: dict[tuple[int, str, int], tuple[TestItem, tuple[object, ...]]] = {}  # per file
+        self.quiet_verdicts: dict[int, Verdict] = {}  # per file: "no GPU use found" by the test's line
         self.param_names_memo: dict[tuple[str, tuple[int, int], bool], frozenset[str]] = {}
         self.fixture_args_memo: dict[tuple[str, tuple[int, int], bool], tuple[str, ...]] = {}
         self.fixture_world_memo: dict[tuple[str, tuple[ClassV, ...]], bool] = {}
@@ -750,15 +751,21 @@ class Analyzer:
             return None
         if ctx.findings or ctx.fixture_findings or ctx.wrappers:
             return None
+        # the body is inert (checked above) when every value it is called with is plain (body_inert)
+        plain = self.inert.value_plain
         args = self.fixture_args(item.func)
-        call_kwargs = {k: v for k, v in ctx.kwargs.items() if k in args}
-        params = self.param_names(item.func)
-        call_kwargs.update((k, v) for k, v in direct.items() if k in params)
-        if not self.body_inert(item, call_kwargs, None, 0):
+        if not all(plain(v, 0) for k, v in ctx.kwargs.items() if k in args):
             return None
+        if direct:
+            params = self.param_names(item.func)
+            if not all(plain(v, 0) for k, v in direct.items() if k in params):
+                return None
         self.fixture_modules.update(ctx.fixture_modules)
         self.interp.steps += cost
-        return Verdict("cpu", 0, 0, (step(rel, item.line, "no GPU use found"),))
+        got = self.quiet_verdicts.get(item.line)  # (one per test function: its cases share it)
+        if got is None:
+            got = self.quiet_verdicts[item.line] = Verdict("cpu", 0, 0, (step(rel, item.line, "no GPU use found"),))
+        return got
 
     @staticmethod
     def _over_budget(rel: str, item: TestItem, limit: int, where: str) -> Verdict:
@@ -956,6 +963,7 @@ class Analyzer:
         extra = [Finding(ERROR, (step(d, 1, self.module(d).error or "cannot analyse"),)) for d in broken]
         self.fixture_modules = set()
         self.shape_memo.clear()
+        self.quiet_verdicts.clear()
         # The file's budget: collection and parametrizations are charged as they run, each case what it took.
         self.interp.steps, self.interp.limit = 0, FILE_BUDGET
         try:
