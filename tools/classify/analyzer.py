@@ -736,14 +736,18 @@ class Analyzer:
         classes = {*item.classes, self_v.cls, *([item.func.cls] if item.func.cls is not None else [])}
         return all(p.callable_inert(c, world) for c in sorted(classes, key=lambda c: (c.rel, c.pos)))
 
+    def may_be_quiet(self, item: TestItem) -> bool:
+        """Whether quiet_case can apply to the item's cases: a module-level test function, not generated,
+        whose body is inert (memoised per function)."""
+        return not (item.classes or item.bindings or item.marks or item.requirement or item.fallback
+                    or not self.prove_inert or item.func.captured) and self.inert.callable_inert(item.func, 0)
+
     def quiet_case(self, rel: str, item: TestItem, direct: dict[str, Value], choice: dict[str, ParamCase],
                    case_marks: list[Value]) -> Verdict | None:
-        """The verdict of a case with nothing to find, without the general machinery: a module-level test
-        function whose marks, parameters and fixtures yield no finding and whose body is inert. None: take the
-        general path (budgeted_case), which gives the same verdict for such a case, only slower."""
-        if (case_marks or item.classes or item.bindings or item.marks or item.requirement or item.fallback
-                or self.interp.steps >= self.interp.limit or not self.prove_inert or item.func.captured
-                or not self.inert.callable_inert(item.func, 0)):  # (memoised per function: the cheap test first)
+        """The verdict of a case of an item that may_be_quiet, without the general machinery, when its marks,
+        parameters and fixtures yield no finding. None: take the general path (budgeted_case), which gives the
+        same verdict for such a case, only slower."""
+        if case_marks or self.interp.steps >= self.interp.limit:  # (the caller asked may_be_quiet(item))
             return None
         try:
             ctx, cost = self.interp.budgeted(CASE_BUDGET, self.case_context, rel, item, direct, choice, 0)
@@ -992,8 +996,9 @@ class Analyzer:
                 first: dict[str, tuple[dict[str, Value], dict[str, ParamCase], list[Value]]] = {}
                 for sfx, direct, choice, marks in params:
                     first.setdefault(sfx, (direct, choice, marks))
+                may_be_quiet = not extra and self.may_be_quiet(item)
                 for suffix, first_world in suffixes:
-                    quick = None if first_world or extra else self.quiet_case(rel, item, *first[suffix])
+                    quick = self.quiet_case(rel, item, *first[suffix]) if may_be_quiet and not first_world else None
                     tests[item.key + suffix] = quick or self.budgeted_case(rel, item, suffix, extra, first_world)
         except RecursionError:
             return FileResult(rel, True, {}, "expression nesting too deep to analyse", deps)
