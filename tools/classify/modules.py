@@ -157,6 +157,9 @@ def index_defs(tree: ast.Module) -> dict[tuple[int, int], ast.AST]:
     return scan_module(tree)[1]
 
 
+# Statements that hold no import, no def and no other statement (most of a function body)
+_LEAF_STATEMENTS = frozenset({ast.Expr, ast.Return, ast.Assert, ast.AugAssign, ast.AnnAssign, ast.Pass, ast.Break,
+                              ast.Continue, ast.Raise, ast.Delete, ast.Global, ast.Nonlocal})
 _FUNC_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef)
 _DEF_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 # The fields holding statement lists, per statement type that has any
@@ -177,6 +180,8 @@ def scan_module(tree: ast.Module) -> tuple[tuple[ImportSpec, ...], dict[tuple[in
     while blocks:
         body, top = blocks.pop()
         for node in body:
+            if type(node) in _LEAF_STATEMENTS:
+                continue
             if isinstance(node, ast.Import):
                 out.extend(ImportSpec(a.name, 0, (), node.lineno, top) for a in node.names)
                 continue
