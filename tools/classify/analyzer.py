@@ -607,16 +607,24 @@ class Analyzer:
             return sh
         return self._undecorated_shape(rel, item, world)
 
+    def context_key(self, rel: str, item: TestItem, direct: dict[str, Value], choice: dict[str, ParamCase],
+                    world: int) -> tuple[object, ...] | None:
+        """The key case contexts are memoised on; None when a parameter value cannot be hashed."""
+        try:
+            key: tuple[object, ...] = (self.context_shape(rel, item, world), world, tuple(sorted(direct)),
+                                       tuple(sorted(choice.items())))
+            hash(key)
+        except TypeError:
+            return None
+        return key
+
     def case_context(self, rel: str, item: TestItem, direct: dict[str, Value], choice: dict[str, ParamCase],
                      world: int) -> CaseContext:
         """Everything a case's analysis needs before its body runs, memoised per context shape, parameter
         names and fixture parameters (its cost is charged again on every use, so budgets do not depend on the
         order of analysis). Parametrized argument values are not part of it: the caller passes them."""
-        try:
-            key: tuple[object, ...] = (self.context_shape(rel, item, world), world, tuple(sorted(direct)),
-                                       tuple(sorted(choice.items())))
-            hash(key)
-        except TypeError:  # an unhashable parameter value: not memoised
+        key = self.context_key(rel, item, direct, choice, world)
+        if key is None:  # an unhashable parameter value: not memoised
             return self._case_context(rel, item, direct, choice, world)
         got = self.context_memo.get(key)
         if got is not None:
@@ -749,10 +757,17 @@ class Analyzer:
         same verdict for such a case, only slower."""
         if case_marks or self.interp.steps >= self.interp.limit:  # (the caller asked may_be_quiet(item))
             return None
-        try:
-            ctx, cost = self.interp.budgeted(CASE_BUDGET, self.case_context, rel, item, direct, choice, 0)
-        except BudgetExceeded:
-            return None
+        key = self.context_key(rel, item, direct, choice, 0)
+        known = self.context_memo.get(key) if key is not None else None
+        if known is not None:  # what case_context under CASE_BUDGET would give, without the calls
+            if known.cost > CASE_BUDGET:
+                return None
+            ctx, cost = known, known.cost
+        else:
+            try:
+                ctx, cost = self.interp.budgeted(CASE_BUDGET, self.case_context, rel, item, direct, choice, 0)
+            except BudgetExceeded:
+                return None
         if ctx.findings or ctx.fixture_findings or ctx.wrappers:
             return None
         # the body is inert (checked above) when every value it is called with is plain (body_inert)
