@@ -256,7 +256,8 @@ _LEAVES = frozenset({Const, Ext, Unknown, NoReturn, ClassV, TensorV})  # values 
 def size_of(v: object) -> tuple[int, int]:
     """(tree size, depth) of a value, cached on each node: linear in the distinct nodes even when subtrees
     are shared. Sizes saturate just past the bounds."""
-    if type(v) in _LEAVES:
+    kind = type(v)
+    if kind in _LEAVES:
         return 1, 1
     d = getattr(v, "__dict__", None)
     if d is None:
@@ -264,13 +265,17 @@ def size_of(v: object) -> tuple[int, int]:
     got = d.get("_size")
     if got is not None:
         return got
-    nodes, depth = 1, 1
-    for c in _children(v):
-        cn, cd = size_of(c)
-        nodes = min(nodes + cn, MAX_VALUE_NODES + 1)
-        depth = max(depth, min(cd + 1, MAX_VALUE_DEPTH + 1))
-    got = (nodes, depth)
-    object.__setattr__(v, "_size", got)
+    nodes, depth = 1, 0
+    for c in v.items if kind is Seq else _children(v):  # type: ignore[attr-defined]
+        if type(c) in _LEAVES:
+            cn, cd = 1, 1
+        else:
+            cn, cd = size_of(c)
+        nodes += cn
+        if cd > depth:
+            depth = cd
+    got = (min(nodes, MAX_VALUE_NODES + 1), min(depth + 1, MAX_VALUE_DEPTH + 1))
+    d["_size"] = got  # (a frozen value: its __dict__ directly, like its hash)
     return got
 
 
@@ -291,8 +296,7 @@ def cached_hash(cls: type) -> type:
         d = self.__dict__
         h = d.get("_hash")
         if h is None:
-            h = gen(self)  # type: ignore[misc]
-            object.__setattr__(self, "_hash", h)
+            h = d["_hash"] = gen(self)  # type: ignore[misc]
         return h
 
     cls.__hash__ = __hash__  # type: ignore[method-assign,assignment]
