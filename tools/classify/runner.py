@@ -99,7 +99,8 @@ def _run(root: Path, paths: list[str] | None, cache_dir: Path | None,
         scope = load_scope(root, paths)
     problems.extend(Problem(p.split(": ", 1)[0], p.split(": ", 1)[-1]) for p in scope.problems)
     stats: dict[str, tuple[int, int]] = {}
-    files = walk_python_files(root, problems, stats)
+    # (mtime, size) per file, for the cache's stat check and the snapshot key; without a cache nothing needs them
+    files = walk_python_files(root, problems, stats if cache_dir is not None else None)
     version = tool_version()
     snap = snapshot_key(version, root, scope, stats, files) if cache_dir is not None else ""
     # An unchanged tree (same stats, config and classifier): the last run's result as it was.
