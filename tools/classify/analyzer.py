@@ -154,8 +154,7 @@ class Analyzer:
         self.neutral_memo: dict[tuple[str, int], bool] = {}
         self.shape_memo: dict[tuple[int, str, int], tuple[TestItem, tuple[object, ...]]] = {}  # per file
         self.quiet_verdicts: dict[int, Verdict] = {}  # per file: "no GPU use found" by the test's line
-        self.param_names_memo: dict[tuple[str, tuple[int, int], bool], frozenset[str]] = {}
-        self.fixture_args_memo: dict[tuple[str, tuple[int, int], bool], tuple[str, ...]] = {}
+        self.names_memo: dict[tuple[str, tuple[int, int], bool, bool], tuple[str, ...]] = {}  # parameter names
         self.fixture_world_memo: dict[tuple[str, tuple[ClassV, ...]], bool] = {}
         self.literal_memo: dict[tuple[str, tuple[int, int]], bool] = {}
         self.prove_inert = prove_inert
@@ -383,11 +382,18 @@ class Analyzer:
 
     def fixture_args(self, fv: FuncV) -> tuple[str, ...]:
         """The fixtures a function requests (parameters without defaults, as pytest's getfuncargnames)."""
-        key = (fv.rel, fv.pos, fv.cls is not None)
-        got = self.fixture_args_memo.get(key)
+        return self._names(fv, False)
+
+    def param_names(self, fv: FuncV) -> tuple[str, ...]:
+        """Every parameter name (without self/cls)."""
+        return self._names(fv, True)
+
+    def _names(self, fv: FuncV, with_defaults: bool) -> tuple[str, ...]:
+        key = (fv.rel, fv.pos, fv.cls is not None, with_defaults)
+        got = self.names_memo.get(key)
         if got is None:
             node = self.module(fv.rel).defs.get(fv.pos)
-            got = self.fixture_args_memo[key] = tuple(self._arg_names(fv, node, with_defaults=False) if isinstance(
+            got = self.names_memo[key] = tuple(self._arg_names(fv, node, with_defaults) if isinstance(
                 node, (ast.FunctionDef, ast.AsyncFunctionDef)) else ())
         return got
 
@@ -406,15 +412,6 @@ class Analyzer:
             if fv.cls is not None and a.posonlyargs and a.posonlyargs[0].arg in ("self", "cls"):
                 return names
         return names[1:] if fv.cls is not None and names and names[0] in ("self", "cls") else names
-
-    def param_names(self, fv: FuncV) -> frozenset[str]:
-        key = (fv.rel, fv.pos, fv.cls is not None)
-        got = self.param_names_memo.get(key)
-        if got is None:
-            node = self.module(fv.rel).defs.get(fv.pos)
-            got = self.param_names_memo[key] = frozenset(self._arg_names(fv, node, with_defaults=True) if isinstance(
-                node, (ast.FunctionDef, ast.AsyncFunctionDef)) else ())
-        return got
 
     def closure_fixtures(self, tables: list[dict[str, Fixture]], initial: list[str]) -> list[Fixture]:
         """pytest's fixture closure: initial names, then their dependencies; sorted by scope (stable)."""
