@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from tools import pretty_json
 from tools.atomic_write import write_text_atomic
 
 SCHEMA_VERSION = 1
@@ -101,7 +102,7 @@ def load(path: Path) -> dict[str, Any]:
 
 def dumps(data: Mapping[str, Any]) -> str:
     """The canonical text: sorted keys, two-space indent, trailing newline (byte-stable)."""
-    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    return pretty_json.dumps(data, ensure_ascii=False) + "\n"  # = json.dumps(indent=2, sort_keys=True), faster
 
 
 def write_atomic(path: Path, text: str) -> None:
