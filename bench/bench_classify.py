@@ -15,7 +15,8 @@ files). About 6.5 tests per file.
 
 Cold runs use every CPU the process may run on (one analysis process per CPU, tools/classify/parallel.py);
 the single-process figure is printed too. Times are wall-clock; on a machine shared with other work the
-parallel figure shows less than the CPU count would promise.
+parallel figure shows less than the CPU count would promise. Bare parsing and the cold run alternate
+`--repeats` times and the best of each is compared (the median ratio of the pairs is printed as well).
 """
 
 from __future__ import annotations
