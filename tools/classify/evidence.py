@@ -82,6 +82,8 @@ def decide(findings: Iterable[Finding], gpu_skips: dict[str, int], default_step:
     CUDA mock (the test runs on a CPU), then GPU effects, then unknowns, else cpu.
     """
     found = sorted(set(findings), key=lambda f: (f.kind, f.steps, f.key, f.gpu_count, f.vram_gb))
+    if not found:
+        return Verdict("cpu", 0, 0, (default_step,))
     by_kind: dict[str, list[Finding]] = {}
     for f in found:
         by_kind.setdefault(f.kind, []).append(f)
