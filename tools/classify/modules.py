@@ -107,14 +107,15 @@ def read_source(root: Path, rel: str, limit: int = MAX_FILE_BYTES,
     `size`: the size the directory walk saw, which spares a second stat; the file is read to its end
     whatever its size now, and judged against the limit by what was read. Plain os.read: a third of the cost
     of Path.read_bytes on a tree of small files, and a cold run reads every one before it can fork."""
-    path = f"{os.fspath(root)}/{rel}"
+    if size is not None and size > limit:
+        return None, f"file is {size} bytes, over the {limit}-byte limit; not analysed"
     try:
-        if size is None:
-            size = os.stat(path).st_size
-        if size > limit:
-            return None, f"file is {size} bytes, over the {limit}-byte limit; not analysed"
-        fd = os.open(path, os.O_RDONLY)
+        fd = os.open(f"{os.fspath(root)}/{rel}", os.O_RDONLY)
         try:
+            if size is None:
+                size = os.fstat(fd).st_size  # (on the open file: no second path lookup)
+                if size > limit:
+                    return None, f"file is {size} bytes, over the {limit}-byte limit; not analysed"
             want = size + 1
             parts = [os.read(fd, want)]  # a short read of a regular file is its end
             while len(parts[-1]) == want and sum(map(len, parts)) <= limit:  # it grew since the walk
