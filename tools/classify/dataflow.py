@@ -84,14 +84,6 @@ class Interp(StatementsMixin, ExpressionsMixin, ClassesMixin, CallsMixin, Extern
         finally:
             self.steps, self.limit = saved
 
-    def known_call(self, name: str, world: int) -> object:
-        """conventions.known_call, memoised (in-repo calls are frequent; most names are no convention)."""
-        key = (name, world)
-        got = self.known_calls.get(key, self)
-        if got is self:
-            got = self.known_calls[key] = conventions.known_call(name, world)
-        return got
-
     # -- modules -------------------------------------------------------------------------------
     def module_state(self, rel: str, world: int) -> ModuleState:
         """Top-level statements of `rel` run once per world; cycles see the partial namespace."""

@@ -157,6 +157,16 @@ def _py(v: Value) -> object:
     return conventions.UNSET
 
 
+def _call_requirement(name: str, args: list[Value], kwargs: dict[str, Value],
+                      fn_arg: bool) -> conventions.Requirement | None:
+    """conventions.decorator_requirement for a call of `name`; `fn_arg`: it is applied to a function (`@name`).
+    Arguments are converted only for the names the table knows (most calls are of other names)."""
+    if name not in conventions.DECORATOR_NAMES:
+        return None
+    return conventions.decorator_requirement(name, [] if fn_arg else [_py(a) for a in args],
+                                             {} if fn_arg else {k: _py(v) for k, v in kwargs.items()})
+
+
 def _last_name(e: ast.expr) -> str:
     e = e.func if isinstance(e, ast.Call) else e
     return e.attr if isinstance(e, ast.Attribute) else e.id if isinstance(e, ast.Name) else ""
@@ -186,7 +196,6 @@ class InterpBase:
     def __init__(self, source: ModuleSource) -> None:
         self.source = source
         self.ev_methods: dict[type, Callable[[Any, Frame], Value]] = {}  # expression type -> its ev_* method
-        self.known_calls: dict[tuple[str, int], object] = {}  # conventions.known_call per (name, world)
         self.modules: dict[tuple[str, int], ModuleState] = {}
         self.calls: dict[tuple[Any, ...], CallResult] = {}
         self.active: set[tuple[Any, ...]] = set()
@@ -213,7 +222,6 @@ class InterpBase:
         def module_state(self, rel: str, world: int) -> ModuleState: ...
         def module_attr(self, rel: str, name: str, world: int, dotted: str = "") -> Value: ...
         def ext_value(self, path: str, world: int) -> Value: ...
-        def known_call(self, name: str, world: int) -> object: ...
         def lookup(self, name: str, frame: Frame) -> Value: ...
 
         # interp_statements.StatementsMixin

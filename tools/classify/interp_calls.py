@@ -11,7 +11,15 @@ from typing import Any
 
 from tools.classify import conventions
 from tools.classify.evidence import UNKNOWN, Finding, step
-from tools.classify.interp_base import MUTATORS, CallResult, Frame, InterpBase, _mutable_target, _py, frame_stores
+from tools.classify.interp_base import (
+    MUTATORS,
+    CallResult,
+    Frame,
+    InterpBase,
+    _call_requirement,
+    _mutable_target,
+    frame_stores,
+)
 from tools.classify.values import UNKNOWN as UNK
 from tools.classify.values import (
     ClassV,
@@ -104,13 +112,11 @@ class CallsMixin(InterpBase):
         if isinstance(callee, Ext):
             return self.call_ext(callee.path, args, kwargs, n, frame)
         if isinstance(callee, (FuncV, ClassV)):
-            kc = self.known_call(callee.name, frame.world)
+            kc = conventions.known_call(callee.name, frame.world)
             if kc is not NotImplemented:
                 return Const(kc)
             fn_arg = len(args) == 1 and not kwargs and isinstance(args[0], (TestFnV, FuncV, ClassV))
-            req = None if callee.name not in conventions.DECORATOR_NAMES else conventions.decorator_requirement(
-                callee.name, [] if fn_arg else [_py(a) for a in args],
-                {} if fn_arg else {k: _py(v) for k, v in kwargs.items()})
+            req = _call_requirement(callee.name, args, kwargs, fn_arg)
             if req is not None:
                 rv = ReqV(req.gpu_count, req.vram_gb, step(frame.rel, line, f"@{callee.name}: {req.note}"),
                           req.manual, req.cpu, req.hint_only)

@@ -10,7 +10,16 @@ import ast
 from tools.classify import conventions, torch_api
 from tools.classify.devices import TYPE_PREFIX, _accel_name, accel_device, gpu_count_of, isinstance_of, truth, type_path
 from tools.classify.evidence import GPU, MOCK, SKIP, UNKNOWN, Finding, step
-from tools.classify.interp_base import DYNAMIC, Frame, InterpBase, _mock_target, _mocks_cuda, _py, _short
+from tools.classify.interp_base import (
+    DYNAMIC,
+    Frame,
+    InterpBase,
+    _call_requirement,
+    _mock_target,
+    _mocks_cuda,
+    _py,
+    _short,
+)
 from tools.classify.values import (
     NORETURN,
     ClassV,
@@ -140,12 +149,11 @@ class ExternalMixin(InterpBase):
                     note = step(frame.rel, line, f"{last}() marks {k!r} needs_{k}")
                     items.append(ParamV((Const(k),), (ReqV(1, 0, note),)))
             return Seq(tuple(items), "tuple")
-        kc = self.known_call(last, world)
+        kc = conventions.known_call(last, world)
         if kc is not NotImplemented:
             return Const(kc)
         fn_arg = len(args) == 1 and not kwargs and isinstance(args[0], (TestFnV, FuncV, ClassV))
-        req = None if last not in conventions.DECORATOR_NAMES else conventions.decorator_requirement(
-            last, [] if fn_arg else [_py(a) for a in args], {} if fn_arg else {k: _py(v) for k, v in kwargs.items()})
+        req = _call_requirement(last, args, kwargs, fn_arg)
         if req is not None:
             rv = ReqV(req.gpu_count, req.vram_gb, step(frame.rel, line, f"@{last}: {req.note}"), req.manual, req.cpu,
                       req.hint_only)

@@ -169,8 +169,7 @@ def _run(root: Path, paths: list[str] | None, cache_dir: Path | None,
     if cache.directory is None:
         for rel in files:
             if rel not in read_in_workers:
-                st = stats.get(rel)
-                err = read_source(root, rel, size=st[1] if st is not None else None)[1]
+                err = read_source(root, rel)[1]
                 if err is not None:
                     problems.append(Problem(rel, err))
     cache.save(live, set(digests.values()), new_stats)
