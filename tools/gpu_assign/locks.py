@@ -3,6 +3,10 @@
 flock locks belong to the open file description, so they vanish when the holder exits, even after
 `kill -9`; no stale-lock cleanup exists because none is needed. The directory defaults to /var/tmp,
 not /tmp: Bazel 7's sandbox may give every test a private /tmp, which would hide the locks.
+
+The directory is shared with other users, so it is trusted only when it belongs to us or root and
+others cannot swap files in it (sticky bit); lock files are opened read-only, never through a link,
+and only files this process created are chmodded (docs/planner.md, "Local runs").
 """
 
 from __future__ import annotations
@@ -30,22 +34,70 @@ class AssignTimeout(TimeoutError):
     """No block of GPUs became free before the deadline."""
 
 
+class LockDirError(OSError):
+    """The lock directory or a lock file in it cannot be used safely; the message says why and what to do."""
+
+
 def lock_dir(env: Mapping[str, str]) -> Path:
     return Path(env.get(LOCK_DIR_ENV) or DEFAULT_LOCK_DIR)
 
 
-def ensure_lock_dir(path: Path) -> Path:
-    """Create with mode 1777 (every user and sandbox may lock; sticky: nobody deletes others' files)."""
+_FIX = (f"ask an admin to create it as root (`install -d -m 1777 -o root DIR`) or set {LOCK_DIR_ENV} "
+        "to a directory of your own")
+
+
+def check_lock_dir(path: Path, info: os.stat_result, uid: int) -> str | None:
+    """Why a lock directory is unsafe (None: safe). Pure, so every refusal is testable without root.
+
+    Whoever controls the directory can delete or swap lock files (double GPU assignment) and plant
+    links; so it must belong to us or root, and others may write only with the sticky bit."""
+    if not stat.S_ISDIR(info.st_mode):
+        return f"GPU lock directory {path} is not a directory"
+    if info.st_uid not in (uid, 0):
+        return (f"GPU lock directory {path} belongs to uid {info.st_uid} (not you, not root), who could "
+                f"delete or replace its lock files; {_FIX}")
+    mode = stat.S_IMODE(info.st_mode)
+    if mode & (stat.S_IWGRP | stat.S_IWOTH) and not mode & stat.S_ISVTX:
+        return (f"GPU lock directory {path} is writable by others (mode {mode:04o}) without the sticky bit, "
+                f"so anyone could replace its lock files; chmod 1777 it or {_FIX}")
+    return None
+
+
+def open_lock_dir(path: Path) -> int:
+    """Create (mode 1777: every user and sandbox may lock; sticky: nobody deletes others' files) and
+    open the directory without following a link; return its fd after checking owner and mode on the
+    open directory itself, so nothing can be swapped between check and use."""
+    uid = os.getuid()
     try:
-        path.mkdir(parents=True, exist_ok=True)
-        if path.stat().st_uid == os.getuid() and stat.S_IMODE(path.stat().st_mode) != 0o1777:
-            os.chmod(path, 0o1777)
-    except PermissionError:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        os.mkdir(path, 0o1777)
+    except FileExistsError:
+        pass
+    except OSError as err:
+        if not path.is_dir():
+            raise LockDirError(f"cannot create GPU lock directory {path}: {err.strerror}; set {LOCK_DIR_ENV} "
+                               f"or add --sandbox_writable_path={path} to test:gpu in .bazelrc") from None
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError as err:
+        why = "is a symbolic link" if err.errno == errno.ELOOP or path.is_symlink() else (
+            "is not a directory" if err.errno == errno.ENOTDIR else f"cannot be opened: {err.strerror}")
+        raise LockDirError(f"GPU lock directory {path} {why}; {_FIX}") from None
+    try:
+        info = os.fstat(fd)
+        if info.st_uid == uid and stat.S_IMODE(info.st_mode) != 0o1777:
+            os.fchmod(fd, 0o1777)  # ours: mkdir's mode was cut by the umask
+            info = os.fstat(fd)
+        problem = check_lock_dir(path, info, uid)
+        if problem:
+            raise LockDirError(problem)
         if not os.access(path, os.W_OK):
-            raise PermissionError(
-                f"GPU lock directory {path} is not writable; set {LOCK_DIR_ENV} or add "
-                f"--sandbox_writable_path={path} to test:gpu in .bazelrc") from None
-    return path
+            raise LockDirError(f"GPU lock directory {path} is not writable; set {LOCK_DIR_ENV} or add "
+                               f"--sandbox_writable_path={path} to test:gpu in .bazelrc")
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 def slots_needed(vram_gb: float, gpu_memory_gb: float, slots_per_gpu: int) -> int:
@@ -78,13 +130,33 @@ class Held:
         self.fds.clear()
 
 
-def _open(path: Path) -> int:
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
+def _open(directory: int, name: str) -> int:
+    """Open (creating it 0644) one lock file of the directory `directory` (an fd).
+
+    flock needs only a read-only fd, so no lock file is ever writable by others, and nothing here
+    writes or chmods a file it did not just create: never a link (O_NOFOLLOW), never a FIFO or device
+    (O_NONBLOCK, then a regular-file check), never a file with a second hard link."""
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    created = True
     try:
-        if os.fstat(fd).st_uid == os.getuid():
-            os.fchmod(fd, 0o666)
-    except OSError:
-        pass
+        try:
+            fd = os.open(name, flags | os.O_CREAT | os.O_EXCL, 0o644, dir_fd=directory)
+        except FileExistsError:
+            created = False
+            fd = os.open(name, flags, dir_fd=directory)
+    except OSError as err:
+        why = "is a symbolic link" if err.errno == errno.ELOOP else f"cannot be opened: {err.strerror}"
+        raise LockDirError(f"GPU lock file {name} {why}; remove it or {_FIX}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:
+            what = "is not a regular file" if not stat.S_ISREG(info.st_mode) else "has another hard link"
+            raise LockDirError(f"GPU lock file {name} {what}; remove it or {_FIX}")
+        if created:
+            os.fchmod(fd, 0o644)  # others open it read-only to lock; the umask may have said 0600
+    except BaseException:
+        os.close(fd)
+        raise
     return fd
 
 
@@ -95,7 +167,18 @@ def _try_lock(fd: int) -> bool:
     except OSError as err:
         if err.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
             return False
-        raise
+        raise LockDirError(f"cannot flock a GPU lock file: {err.strerror} (the lock directory must be on a "
+                           "local file system)") from None
+
+
+def _lock_mutex(fd: int, deadline: float) -> bool:
+    """Take the allocation mutex, polling until `deadline`: whoever holds it forever (a stuck or hostile
+    process) costs a timeout, never a hang."""
+    while not _try_lock(fd):
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.002 * (0.5 + random.random()))
+    return True
 
 
 def choose(free: Sequence[int], count: int, slots: int, contiguous: bool) -> list[int] | None:
@@ -113,22 +196,28 @@ def choose(free: Sequence[int], count: int, slots: int, contiguous: bool) -> lis
     return sorted(sorted(fits, key=lambda i: (-free[i], i))[:count])
 
 
-def try_acquire(gpus: Sequence[Gpu], directory: Path, count: int, slots: int, slots_per_gpu: int,
-                contiguous: bool) -> Held | None:
-    """One attempt under the directory's allocation mutex: see which slots are free, take a block."""
-    mutex = _open(directory / "alloc.lock")
+def try_acquire(gpus: Sequence[Gpu], directory: int, count: int, slots: int, slots_per_gpu: int,
+                contiguous: bool, deadline: float = math.inf) -> Held | None:
+    """One attempt under the directory's (an fd's) allocation mutex: see which slots are free, take a block."""
+    mutex = _open(directory, "alloc.lock")
     try:
-        fcntl.flock(mutex, fcntl.LOCK_EX)  # short critical section: only lock probing happens here
+        if not _lock_mutex(mutex, deadline):  # short critical section: only lock probing happens here
+            return None
         taken: list[list[int]] = []
-        for gpu in gpus:
-            mine = []
-            for slot in range(slots_per_gpu):
-                fd = _open(directory / f"gpu-{_safe(gpu.uuid)}.slot{slot}.lock")
-                if _try_lock(fd):
-                    mine.append(fd)
-                else:
-                    os.close(fd)
-            taken.append(mine)
+        try:
+            for gpu in gpus:
+                mine: list[int] = []
+                taken.append(mine)
+                for slot in range(slots_per_gpu):
+                    fd = _open(directory, f"gpu-{_safe(gpu.uuid)}.slot{slot}.lock")
+                    if _try_lock(fd):
+                        mine.append(fd)
+                    else:
+                        os.close(fd)
+        except BaseException:
+            for fd in (fd for fds in taken for fd in fds):
+                os.close(fd)
+            raise
         picked = choose([len(t) for t in taken], count, slots, contiguous)
         keep: list[int] = []
         for position, fds in enumerate(taken):
@@ -150,14 +239,20 @@ def acquire(gpus: Sequence[Gpu], directory: Path, count: int, slots: int, slots_
         raise ValueError(f"test needs {count} GPUs but only {len(gpus)} are visible")
     if not 1 <= slots <= slots_per_gpu:
         raise ValueError(f"slots: expected 1..{slots_per_gpu}, got {slots}")
-    ensure_lock_dir(directory)
-    deadline = time.monotonic() + timeout_s
-    while True:
-        held = try_acquire(gpus, directory, count, slots, slots_per_gpu, contiguous)
-        if held is not None:
-            return held
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            raise AssignTimeout(f"no block of {count} GPU(s) x {slots}/{slots_per_gpu} slots became free "
-                                f"within {timeout_s:g}s (lock dir {directory})")
-        time.sleep(min(remaining, poll_s * (0.5 + random.random())))
+    dir_fd = open_lock_dir(directory)
+    try:
+        deadline = time.monotonic() + timeout_s
+        while True:
+            try:
+                held = try_acquire(gpus, dir_fd, count, slots, slots_per_gpu, contiguous, deadline)
+            except LockDirError as err:
+                raise LockDirError(f"{directory}: {err}") from None
+            if held is not None:
+                return held
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise AssignTimeout(f"no block of {count} GPU(s) x {slots}/{slots_per_gpu} slots became free "
+                                    f"within {timeout_s:g}s (lock dir {directory})")
+            time.sleep(min(remaining, poll_s * (0.5 + random.random())))
+    finally:
+        os.close(dir_fd)

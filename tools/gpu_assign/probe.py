@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import os
 import shutil
 import subprocess
@@ -16,6 +17,8 @@ from dataclasses import dataclass
 
 QUERY_ARGS = ["--query-gpu=index,uuid,name,memory.total", "--format=csv,noheader,nounits"]
 SMI_OUTPUT_ENV = "TORCH_GPU_ASSIGN_SMI_OUTPUT"  # file with nvidia-smi output: fake GPUs for tests/CPU dev
+SMI_TIMEOUT_ENV = "TORCH_GPU_ASSIGN_SMI_TIMEOUT_S"  # a hung driver must not hang every GPU test
+DEFAULT_SMI_TIMEOUT_S = 30.0
 
 
 class ProbeError(RuntimeError):
@@ -73,16 +76,38 @@ def apply_visible_devices(gpus: list[Gpu], visible: str | None) -> list[Gpu]:
 SmiRunner = Callable[[], str]
 
 
+def smi_timeout(env: Mapping[str, str]) -> float:
+    raw = env.get(SMI_TIMEOUT_ENV) or str(DEFAULT_SMI_TIMEOUT_S)
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise ProbeError(f"{SMI_TIMEOUT_ENV}={raw!r}: expected a number of seconds > 0")
+    return value
+
+
 def default_smi_runner(env: Mapping[str, str]) -> SmiRunner:
     def run() -> str:
         fake = env.get(SMI_OUTPUT_ENV)
         if fake:
-            with open(fake, encoding="utf-8") as handle:
-                return handle.read()
-        exe = shutil.which("nvidia-smi")
+            try:
+                with open(fake, encoding="utf-8", errors="replace") as handle:
+                    return handle.read(1 << 20)
+            except OSError as err:
+                raise ProbeError(f"{SMI_OUTPUT_ENV}={fake}: {err.strerror}") from None
+        exe = shutil.which("nvidia-smi", path=env.get("PATH"))
         if exe is None:
             raise ProbeError("nvidia-smi not found on PATH: no NVIDIA driver here, so no GPUs to assign")
-        result = subprocess.run([exe, *QUERY_ARGS], capture_output=True, text=True, timeout=30, check=False)
+        timeout = smi_timeout(env)
+        try:
+            result = subprocess.run([exe, *QUERY_ARGS], capture_output=True, text=True, errors="replace",
+                                    timeout=timeout, check=False)
+        except subprocess.TimeoutExpired:
+            raise ProbeError(f"nvidia-smi did not answer within {timeout:g}s (hung driver?); "
+                             f"{SMI_TIMEOUT_ENV} sets the limit") from None
+        except OSError as err:
+            raise ProbeError(f"cannot run {exe}: {err.strerror}") from None
         if result.returncode != 0:
             raise ProbeError(f"nvidia-smi failed (exit {result.returncode}): {result.stderr.strip()}")
         return result.stdout

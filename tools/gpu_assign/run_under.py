@@ -7,6 +7,7 @@ as the test, Bazel's timeout signals reach the test directly, and the exit code 
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -31,17 +32,29 @@ def exec_command(argv: Sequence[str], env: Mapping[str, str]) -> int:
     return 127
 
 
+def _number(kind: type[int] | type[float], minimum: float, maximum: float = math.inf) -> Callable[[str], float]:
+    """argparse type: a finite number in [minimum, maximum] (argparse turns the ValueError into exit 2)."""
+    def parse(text: str) -> float:
+        value = kind(text)
+        if not (math.isfinite(value) and minimum <= value <= maximum):
+            raise ValueError(text)
+        return value
+    parse.__name__ = f"{kind.__name__} in [{minimum:g}, {maximum:g}]"
+    return parse
+
+
 def parse_args(argv: Sequence[str], env: Mapping[str, str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="gpu_assign", description=__doc__,
                                      usage="%(prog)s [options] -- COMMAND [ARGS...]")
-    parser.add_argument("--gpus", type=int, default=int(env.get(COUNT_ENV, "0") or 0),
+    # Defaults come from the environment as strings, so argparse checks them like typed options.
+    parser.add_argument("--gpus", type=_number(int, 0), default=env.get(COUNT_ENV) or "0",
                         help=f"GPUs the test needs (default ${COUNT_ENV}, 0 = run without assignment)")
-    parser.add_argument("--vram-gb", type=float, default=float(env.get(VRAM_ENV, "0") or 0),
+    parser.add_argument("--vram-gb", type=_number(float, 0), default=env.get(VRAM_ENV) or "0",
                         help=f"GiB per GPU (default ${VRAM_ENV}; 0 = unknown, take whole GPUs)")
-    parser.add_argument("--slots-per-gpu", type=int,
-                        default=int(env.get("TORCH_GPU_SLOTS_PER_GPU", locks.DEFAULT_SLOTS_PER_GPU)))
+    parser.add_argument("--slots-per-gpu", type=_number(int, 1, 64),
+                        default=env.get("TORCH_GPU_SLOTS_PER_GPU") or str(locks.DEFAULT_SLOTS_PER_GPU))
     parser.add_argument("--contiguous", action="store_true", help="adjacent GPUs only")
-    parser.add_argument("--timeout", type=float, default=float(env.get("TORCH_GPU_WAIT_TIMEOUT_S", "3600")),
+    parser.add_argument("--timeout", type=_number(float, 0), default=env.get("TORCH_GPU_WAIT_TIMEOUT_S") or "3600",
                         help="seconds to wait for free GPUs before failing")
     parser.add_argument("--lock-dir", default=None, help=f"default ${locks.LOCK_DIR_ENV} or {locks.DEFAULT_LOCK_DIR}")
     parser.add_argument("command", nargs=argparse.REMAINDER)
@@ -50,8 +63,6 @@ def parse_args(argv: Sequence[str], env: Mapping[str, str]) -> argparse.Namespac
         args.command = args.command[1:]
     if not args.command:
         parser.error("missing COMMAND after --")
-    if args.gpus < 0:
-        parser.error(f"--gpus: expected int >= 0, got {args.gpus}")
     return args
 
 
@@ -87,6 +98,9 @@ def main(argv: Sequence[str], env: Mapping[str, str] | None = None, smi: SmiRunn
     except locks.AssignTimeout as err:
         print(f"gpu_assign: {err}", file=sys.stderr)
         return EXIT_TIMEOUT
+    except OSError as err:  # LockDirError, or the file system refused (read-only, full, EIO)
+        print(f"gpu_assign: cannot take GPU locks: {err}".replace("\n", " "), file=sys.stderr)
+        return EXIT_NO_GPU
     for fd in held.fds:
         os.set_inheritable(fd, True)  # the exec'd test inherits, and so holds, the locks
     child = child_env(env, held.gpus, held.memory_fraction)
