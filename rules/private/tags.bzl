@@ -61,7 +61,8 @@ def route(paths, classified, device = None):
         if device == "cpu":
             _add(cpu, path, "attribute", torch = torch)
         elif device == "gpu":
-            _add(gpu, path, "attribute", gpu_count = entry.get("gpu_count", 1) if entry else 1, vram_gb = entry.get("vram_gb", 0) if entry else 0)
+            # Forced onto a GPU: at least one, even when the file was classified cpu (gpu_count 0).
+            _add(gpu, path, "attribute", gpu_count = max(1, entry.get("gpu_count", 1)) if entry else 1, vram_gb = entry.get("vram_gb", 0) if entry else 0)
         elif entry == None:
             _add(gpu, path, "unclassified", gpu_count = 1, unclassified = True)
         elif entry["label"] == "cpu":

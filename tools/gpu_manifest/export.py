@@ -16,7 +16,7 @@ from pathlib import Path
 from tools.bazel_paths import workspace_root
 from tools.gpu_manifest import history
 from tools.gpu_manifest.query import QueryTarget
-from tools.gpu_manifest.schema import Manifest, ManifestTest, command_for
+from tools.gpu_manifest.schema import Manifest, ManifestTest, canonical_int, command_for
 
 GPU_TAG = "requires-gpu"
 DEFAULT_PATTERN = "//..."
@@ -78,7 +78,7 @@ def run_query(pattern: str, runner: Runner, cwd: Path, bazel: str = "bazel") -> 
 
 
 _INT_TAGS = {"gpu-count": "gpu_count", "gpu-vram-gb": "vram_gb"}
-_CUDA_RE = re.compile(r"^\d+\.\d+$")
+_CUDA_RE = re.compile(r"[0-9]+\.[0-9]+")
 
 
 def _tag_values(target: QueryTarget) -> dict[str, str]:
@@ -99,12 +99,10 @@ def _tag_values(target: QueryTarget) -> dict[str, str]:
 
 
 def _int_tag(target: QueryTarget, key: str, value: str, minimum: int) -> int:
-    try:
-        number = int(value)
-    except ValueError:
-        number = None
+    number = canonical_int(value)
     if number is None or number < minimum:
-        raise ExportError(f"{target.label}: tag '{key}:{value}': expected an integer >= {minimum}")
+        raise ExportError(f"{target.label}: tag '{key}:{value}': expected an integer >= {minimum} "
+                          "(ASCII digits, no sign, spaces, '_' or leading zeros)")
     return number
 
 
@@ -123,7 +121,7 @@ def to_manifest_test(target: QueryTarget, testlogs: Path | None) -> ManifestTest
     gpu_count = count or resources or 1
     vram = _int_tag(target, "gpu-vram-gb", values["gpu-vram-gb"], 0) if "gpu-vram-gb" in values else 0
     cuda_min = values.get("cuda-min")
-    if cuda_min is not None and not _CUDA_RE.match(cuda_min):
+    if cuda_min is not None and not _CUDA_RE.fullmatch(cuda_min):
         raise ExportError(f"{target.label}: tag 'cuda-min:{cuda_min}': expected MAJOR.MINOR like 12.4")
     shards = max(target.shard_count, 1)
     duration = history.estimate(target.label, target.size, shards, testlogs)
@@ -147,6 +145,10 @@ def to_manifest_test(target: QueryTarget, testlogs: Path | None) -> ManifestTest
     )
 
 
+def _field(test: ManifestTest, name: str) -> str:
+    return repr(getattr(test, name))[:80]
+
+
 def build_manifest(
     targets: Iterable[QueryTarget],
     tag_filter: TagFilter,
@@ -158,5 +160,12 @@ def build_manifest(
     for target in targets:
         if GPU_TAG not in target.tags or not tag_filter.accepts(target.tags):
             continue
-        chosen.setdefault(target.label, to_manifest_test(target, testlogs))
+        test = to_manifest_test(target, testlogs)
+        first = chosen.setdefault(target.label, test)
+        if first != test:  # the same label reported twice with different attributes: which is real?
+            fields = [name for name in ManifestTest.__dataclass_fields__
+                      if getattr(first, name) != getattr(test, name)]
+            raise ExportError(f"{target.label}: listed twice with conflicting {', '.join(fields)} "
+                              f"({_field(first, fields[0])} vs {_field(test, fields[0])}); "
+                              "the query output is inconsistent")
     return Manifest(tests=tuple(chosen[label] for label in sorted(chosen)), source=source)

@@ -40,8 +40,10 @@ _TIMEOUTS = ("short", "moderate", "long", "eternal")
 
 
 def _check_label(label: str, where: str) -> str:
-    if not label or not (label.startswith("//") or label.startswith("@")) or ":" not in label:
-        raise QueryParseError(f"{where}: expected a canonical label like //pkg:name, got {label!r}")
+    if (not label or not (label.startswith("//") or label.startswith("@")) or ":" not in label
+            or any(ord(c) < 0x20 or c == "\x7f" for c in label)):
+        raise QueryParseError(f"{where}: expected a canonical label like //pkg:name (no control characters "
+                              f"or newlines), got {label[:200]!r}")
     return label
 
 

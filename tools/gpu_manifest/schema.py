@@ -7,7 +7,9 @@ every error names the field (`tests[3].gpu_count: expected int >= 1, got -2`).
 from __future__ import annotations
 
 import json
+import math
 import re
+import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -21,8 +23,19 @@ SCHEMA_VERSION = 1
 GENERATED_BY = "bazel run //tools:export_gpu_manifest"
 SIZES = ("small", "medium", "large", "enormous")
 DURATION_SOURCES = ("history", "size")
-_LABEL_RE = re.compile(r"^(@@?[A-Za-z0-9_.~+-]*)?//[^:]*:[^:]+$")
-_CUDA_RE = re.compile(r"^\d+\.\d+$")
+# fullmatch, ASCII digits only: `$` would accept a trailing newline and `\d` full-width digits.
+_LABEL_RE = re.compile(r"(@@?[A-Za-z0-9_.~+-]*)?//[^:\x00-\x1f\x7f]*:[^:\x00-\x1f\x7f]+")
+_CUDA_RE = re.compile(r"[0-9]+\.[0-9]+")
+_CANONICAL_INT = re.compile(r"0|[1-9][0-9]*")
+# Upper bounds keep every rendering in range (a k8s Job's activeDeadlineSeconds is an int64, a
+# GitHub job has 5 days); far above any real test.
+MAX_GPU_COUNT = 4096
+MAX_VRAM_GB = 65536
+MAX_TIMEOUT_S = 366 * 86400
+MAX_SHARD_COUNT = 100_000
+MAX_DURATION_S = 10**9
+# Tags whose values the exporter reads (docs/tags.md); each value has one spelling.
+INT_TAGS = ("gpu-count", "gpu-vram-gb", "resources:gpu")
 
 
 class ManifestError(ValueError):
@@ -68,8 +81,27 @@ class Manifest:
 
 
 def command_for(label: str) -> str:
-    """The exact command that runs one target on a GPU node."""
-    return f"bazel test --config=gpu {label}"
+    """The exact command that runs one target on a GPU node, with the label quoted for a shell."""
+    return shell_join(["bazel", "test", "--config=gpu", label])
+
+
+def shell_join(words: Sequence[str]) -> str:
+    """The one quoting function of every renderer: a line any POSIX shell (bash -c, an sbatch script,
+    a GitHub `run:`) splits back into exactly `words`, whatever characters a label holds."""
+    return shlex.join(words)
+
+
+def command_words(command: str) -> list[str]:
+    """A manifest `command` as argv: POSIX shell quoting; operators are not special (a `;` inside a
+    word is part of it), so renderers re-quote the words instead of passing the text to a shell.
+    Raises ValueError for unbalanced quotes."""
+    return shlex.split(command)
+
+
+def canonical_int(text: str) -> int | None:
+    """The integer a tag value spells in its one canonical form (ASCII digits, no sign, no leading
+    zero, no `_` or spaces), else None: `gpu-count: 2`, `+2`, `２`, `1_000` are not `gpu-count:2`."""
+    return int(text) if _CANONICAL_INT.fullmatch(text) else None
 
 
 # ---------------------------------------------------------------- validation helpers
@@ -92,21 +124,22 @@ def _check_test(where: str, entry: Any, problems: list[str]) -> None:
             problems.append(f"{where}.{key}: required field missing")
         return entry.get(key)
 
-    def check_int(key: str, minimum: int, required: bool = True) -> None:
+    def check_int(key: str, minimum: int, maximum: int, required: bool = True) -> None:
         value = need(key) if required else entry.get(key, minimum)
-        if key in entry and not (_is_int(value) and value >= minimum):
-            problems.append(f"{where}.{key}: expected int >= {minimum}, got {value!r}")
+        if key in entry and not (_is_int(value) and minimum <= value <= maximum):
+            problems.append(f"{where}.{key}: expected int in [{minimum}, {maximum}], got {_short(value)}")
 
-    def check_num(key: str, minimum: float) -> None:
+    def check_num(key: str, minimum: float, maximum: float) -> None:
         value = need(key)
-        if key in entry and not (_is_number(value) and value >= minimum):
-            problems.append(f"{where}.{key}: expected number >= {minimum:g}, got {value!r}")
+        if key in entry and not (_is_number(value) and math.isfinite(value) and minimum <= value <= maximum):
+            problems.append(f"{where}.{key}: expected a finite number in [{minimum:g}, {maximum:g}], "
+                            f"got {_short(value)}")
 
     def check_opt_str(key: str, pattern: re.Pattern[str] | None = None) -> None:
         value = entry.get(key)
         if value is None:
             return
-        if not isinstance(value, str) or not value or (pattern and not pattern.match(value)):
+        if not isinstance(value, str) or not value or (pattern and not pattern.fullmatch(value)):
             want = f"string matching {pattern.pattern}" if pattern else "non-empty string or null"
             problems.append(f"{where}.{key}: expected {want}, got {value!r}")
 
@@ -115,21 +148,22 @@ def _check_test(where: str, entry: Any, problems: list[str]) -> None:
             problems.append(f"{where}.{key}: expected bool, got {entry[key]!r}")
 
     label = need("label")
-    if "label" in entry and not (isinstance(label, str) and _LABEL_RE.match(label)):
-        problems.append(f"{where}.label: expected a canonical label like //pkg:name, got {label!r}")
-    check_int("gpu_count", 1)
-    check_num("vram_gb", 0)
+    if "label" in entry and not (isinstance(label, str) and _LABEL_RE.fullmatch(label)):
+        problems.append(f"{where}.label: expected a canonical label like //pkg:name (no control characters "
+                        f"or newlines), got {_short(label)}")
+    check_int("gpu_count", 1, MAX_GPU_COUNT)
+    check_num("vram_gb", 0, MAX_VRAM_GB)
     size = need("size")
     if "size" in entry and size not in SIZES:
         problems.append(f"{where}.size: expected one of {list(SIZES)}, got {size!r}")
-    check_int("timeout_s", 1)
-    check_num("estimated_duration_s", 0)
+    check_int("timeout_s", 1, MAX_TIMEOUT_S)
+    check_num("estimated_duration_s", 0, MAX_DURATION_S)
     src = need("duration_source")
     if "duration_source" in entry and src not in DURATION_SOURCES:
         problems.append(f"{where}.duration_source: expected one of {list(DURATION_SOURCES)}, got {src!r}")
     cmd = need("command")
-    if "command" in entry and not (isinstance(cmd, str) and cmd.startswith("bazel ")):
-        problems.append(f"{where}.command: expected a string starting with 'bazel ', got {cmd!r}")
+    if "command" in entry:
+        problems += _command_problems(f"{where}.command", cmd, label)
     kind = entry.get("kind", "py_test")
     if not (isinstance(kind, str) and kind.endswith("_test")):
         problems.append(f"{where}.kind: expected a test rule class (…_test), got {kind!r}")
@@ -138,14 +172,58 @@ def _check_test(where: str, entry: Any, problems: list[str]) -> None:
     check_opt_str("interconnect")
     check_bool("exclusive")
     check_bool("flaky")
-    check_int("shard_count", 1, required=False)
+    check_int("shard_count", 1, MAX_SHARD_COUNT, required=False)
     tags = entry.get("tags", [])
     if not (isinstance(tags, (list, tuple)) and all(isinstance(t, str) for t in tags)):
-        problems.append(f"{where}.tags: expected a list of strings, got {tags!r}")
+        problems.append(f"{where}.tags: expected a list of strings, got {_short(tags)}")
+    else:
+        problems += tag_problems(f"{where}.tags", tags)
     known = {f.name for f in ManifestTest.__dataclass_fields__.values()}
     for key in entry:
         if key not in known:
             problems.append(f"{where}.{key}: unknown field")
+
+
+def _short(value: Any, limit: int = 80) -> str:
+    """repr for a message, cut: a hostile value must not make a megabyte error line."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _command_problems(where: str, cmd: Any, label: Any) -> list[str]:
+    if not isinstance(cmd, str):
+        return [f"{where}: expected a string, got {_short(cmd)}"]
+    try:
+        words = command_words(cmd)
+    except ValueError as err:
+        return [f"{where}: not a valid shell word list ({err}): {_short(cmd)}"]
+    if not words or words[0] != "bazel":
+        return [f"{where}: expected a command starting with 'bazel ', got {_short(cmd)}"]
+    if isinstance(label, str) and label not in words:
+        return [f"{where}: does not name the label {_short(label)} as one word (quote it: "
+                f"{_short(command_for(label), 200)})"]
+    return []
+
+
+def tag_problems(where: str, tags: Sequence[str]) -> list[str]:
+    """Owned `key:value` tags with a non-canonical value, or one key with two different values."""
+    problems = []
+    seen: dict[str, str] = {}
+    for tag in tags:
+        key = next((k for k in INT_TAGS if tag.startswith(k + ":")), None)
+        if key is None and tag.startswith("cuda-min:"):
+            key = "cuda-min"
+        if key is None:
+            continue
+        value = tag[len(key) + 1:]
+        ok = canonical_int(value) is not None if key in INT_TAGS else bool(_CUDA_RE.fullmatch(value))
+        if not ok:
+            want = "a plain integer like 2" if key in INT_TAGS else "MAJOR.MINOR like 12.4"
+            problems.append(f"{where}: tag {_short(tag)}: value must be {want}")
+        elif key in seen and seen[key] != value:
+            problems.append(f"{where}: conflicting tags {key}:{seen[key]} and {key}:{value}")
+        seen.setdefault(key, value)
+    return problems
 
 
 def validate(doc: Any) -> list[str]:
@@ -154,7 +232,7 @@ def validate(doc: Any) -> list[str]:
     if not isinstance(doc, Mapping):
         return [f"document: expected a mapping, got {type(doc).__name__}"]
     version = doc.get("schema_version")
-    if version != SCHEMA_VERSION:
+    if not (_is_int(version) and version == SCHEMA_VERSION):
         problems.append(f"schema_version: expected {SCHEMA_VERSION}, got {version!r}")
     if "generated_by" in doc and not isinstance(doc["generated_by"], str):
         problems.append(f"generated_by: expected string, got {doc['generated_by']!r}")

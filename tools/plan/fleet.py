@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -11,8 +12,13 @@ from typing import Any
 import yaml
 
 FLEET_SCHEMA_VERSION = 1
-_CUDA_RE = re.compile(r"^\d+\.\d+$")
-_NAME_RE = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+_CUDA_RE = re.compile(r"[0-9]+\.[0-9]+")  # fullmatch, ASCII digits
+_NAME_RE = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+# The planner keeps state per node and per GPU: bounds far above real fleets keep a typo
+# (`nodes: 10000000`) from becoming minutes of work and gigabytes.
+LIMITS = {"nodes": 10_000, "gpus_per_node": 64}
+MAX_TOTAL_GPUS = 100_000
+MAX_VRAM_GB = 65536
 
 
 class FleetError(ValueError):
@@ -68,7 +74,7 @@ def validate(doc: Any) -> list[str]:
         return [f"document: expected a mapping, got {type(doc).__name__}"]
     problems: list[str] = []
     version = doc.get("schema_version", FLEET_SCHEMA_VERSION)
-    if version != FLEET_SCHEMA_VERSION:
+    if not (_is_int(version) and version == FLEET_SCHEMA_VERSION):
         problems.append(f"schema_version: expected {FLEET_SCHEMA_VERSION}, got {version!r}")
     pools = doc.get("pools")
     if not isinstance(pools, list) or not pools:
@@ -85,20 +91,22 @@ def validate(doc: Any) -> list[str]:
                 problems.append(f"{where}.{key}: required field missing")
         name = pool.get("name")
         if "name" in pool:
-            if not (isinstance(name, str) and _NAME_RE.match(name)):
+            if not (isinstance(name, str) and _NAME_RE.fullmatch(name)):
                 problems.append(f"{where}.name: expected lowercase letters, digits and '-', got {name!r}")
             elif name in names:
                 problems.append(f"{where}.name: duplicate pool name {name!r}")
             else:
                 names.add(name)
-        for key in ("nodes", "gpus_per_node"):
-            if key in pool and not (_is_int(pool[key]) and pool[key] >= 1):
-                problems.append(f"{where}.{key}: expected int >= 1, got {pool[key]!r}")
+        for key, most in LIMITS.items():
+            if key in pool and not (_is_int(pool[key]) and 1 <= pool[key] <= most):
+                problems.append(f"{where}.{key}: expected int in [1, {most}], got {_short(pool[key])}")
         vram = pool.get("vram_gb")
-        if "vram_gb" in pool and not (isinstance(vram, (int, float)) and not isinstance(vram, bool) and vram > 0):
-            problems.append(f"{where}.vram_gb: expected number > 0 (GiB per GPU), got {vram!r}")
+        if "vram_gb" in pool and not (isinstance(vram, (int, float)) and not isinstance(vram, bool)
+                                      and math.isfinite(vram) and 0 < vram <= MAX_VRAM_GB):
+            problems.append(f"{where}.vram_gb: expected a finite number in (0, {MAX_VRAM_GB}] (GiB per GPU), "
+                            f"got {_short(vram)}")
         cuda = pool.get("cuda")
-        if "cuda" in pool and not (isinstance(cuda, str) and _CUDA_RE.match(cuda)):
+        if "cuda" in pool and not (isinstance(cuda, str) and _CUDA_RE.fullmatch(cuda)):
             problems.append(f"{where}.cuda: expected a quoted version like \"12.4\", got {cuda!r}")
         for key in ("gpu_model", "interconnect", "slurm_partition"):
             if key in pool and not (isinstance(pool[key], str) and pool[key]):
@@ -115,7 +123,16 @@ def validate(doc: Any) -> list[str]:
         for key in pool:
             if key not in known:
                 problems.append(f"{where}.{key}: unknown field")
+    sizes = [p.get("nodes") * p.get("gpus_per_node") for p in pools if isinstance(p, Mapping)
+             and all(_is_int(p.get(k)) and 1 <= p.get(k) <= most for k, most in LIMITS.items())]
+    if sum(sizes) > MAX_TOTAL_GPUS:
+        problems.append(f"pools: {sum(sizes)} GPUs in all; at most {MAX_TOTAL_GPUS} can be planned")
     return problems
+
+
+def _short(value: Any, limit: int = 80) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def from_dict(doc: Any, source: str = "fleet") -> Fleet:

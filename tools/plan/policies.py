@@ -14,6 +14,8 @@ from tools.gpu_manifest.schema import ManifestTest
 from tools.plan.fleet import Fleet, Pool, cuda_tuple
 
 POLICIES = ("exclusive", "packed")
+MAX_SLOTS_PER_GPU = 64
+MAX_HEADROOM = 10.0
 
 
 @dataclass(frozen=True)
@@ -28,10 +30,11 @@ class PolicyConfig:
     def __post_init__(self) -> None:
         if self.name not in POLICIES:
             raise ValueError(f"policy: expected one of {POLICIES}, got {self.name!r}")
-        if self.slots_per_gpu < 1:
-            raise ValueError(f"slots_per_gpu: expected int >= 1, got {self.slots_per_gpu}")
-        if self.headroom < 0:
-            raise ValueError(f"headroom: expected number >= 0, got {self.headroom}")
+        if not 1 <= self.slots_per_gpu <= MAX_SLOTS_PER_GPU:
+            raise ValueError(f"--slots-per-gpu: expected int in [1, {MAX_SLOTS_PER_GPU}], got {self.slots_per_gpu}")
+        if not (math.isfinite(self.headroom) and 0 <= self.headroom <= MAX_HEADROOM):
+            raise ValueError(f"--headroom: expected a finite number in [0, {MAX_HEADROOM:g}] (a fraction of the "
+                             f"test's VRAM), got {self.headroom}")
 
     @property
     def slots(self) -> int:

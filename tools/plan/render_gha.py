@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from tools.gpu_manifest.schema import ManifestTest
+from tools.gpu_manifest.schema import ManifestTest, shell_join
 from tools.plan.fleet import Fleet
 from tools.plan.render_k8s import STARTUP_MARGIN_S, RenderError
 from tools.plan.scheduler import Plan
@@ -43,8 +43,8 @@ def render(plan: Plan, tests: Mapping[str, ManifestTest], fleet: Fleet) -> list[
             "gpus": pool.gpus_per_node,
             "tests": len(labels),
             "timeout_minutes": min(minutes, MAX_TIMEOUT_MINUTES),
-            "targets": " ".join(labels),
-            "command": "bazel test --config=gpu " + " ".join(labels),
+            "targets": shell_join(labels),
+            "command": shell_join(["bazel", "test", "--config=gpu", *labels]),
         })
     return [{"include": entries[i:i + MAX_MATRIX_JOBS]} for i in range(0, len(entries), MAX_MATRIX_JOBS)]
 

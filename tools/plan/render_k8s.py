@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from tools.gpu_manifest.schema import ManifestTest
+from tools.gpu_manifest.schema import ManifestTest, command_words, shell_join
 from tools.plan.fleet import Fleet, Pool
 from tools.plan.scheduler import Placement, Plan
 
@@ -37,6 +37,14 @@ def job_name(label: str) -> str:
     digest = hashlib.sha256(label.encode()).hexdigest()[:8]
     slug = re.sub(r"[^a-z0-9]+", "-", label.lower()).strip("-")[:46].strip("-")
     return f"gpu-{slug}-{digest}" if slug else f"gpu-{digest}"
+
+
+def shell_command(test: ManifestTest) -> str:
+    """The test's command as one line for the engine's shell, every word (the label too) quoted."""
+    try:
+        return shell_join(command_words(test.command))
+    except ValueError as err:
+        raise RenderError(f"{test.label}: command {test.command[:200]!r}: {err}") from None
 
 
 def node_selector(pool: Pool) -> dict[str, str]:
@@ -91,7 +99,7 @@ def render_job(placement: Placement, test: ManifestTest, pool: Pool, image: str,
                         "name": "bazel-test",
                         "image": image,
                         "workingDir": "/workspace",
-                        "command": ["bash", "-c", test.command],
+                        "command": ["bash", "-c", shell_command(test)],
                         "env": env,
                         "resources": {"limits": {"nvidia.com/gpu": str(gpus)}},
                     }],

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from tools.gpu_manifest.schema import ManifestTest
 from tools.plan.fleet import Fleet, Pool
-from tools.plan.render_k8s import STARTUP_MARGIN_S, RenderError, job_name
+from tools.plan.render_k8s import STARTUP_MARGIN_S, RenderError, job_name, shell_command
 from tools.plan.scheduler import Placement, Plan
 
 
@@ -66,7 +66,7 @@ def render_script(placement: Placement, test: ManifestTest, pool: Pool) -> str:
         f"export TORCH_TEST_GPU_COUNT={test.gpu_count}",
         f"export TORCH_TEST_VRAM_GB={test.vram_gb:g}",
         f"export TORCH_GPU_MEMORY_FRACTION={placement.slot_fraction:g}",
-        "exec " + " ".join(shlex.quote(w) for w in shlex.split(test.command)),
+        "exec " + shell_command(test),
         "",
     ]
     return "\n".join(lines)

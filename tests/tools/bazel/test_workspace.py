@@ -134,6 +134,8 @@ CONSUMER_BUILD = """\
 load("@rules_torch_test//rules:defs.bzl", "torch_py_test")
 
 torch_py_test(name = "test_model", srcs = ["test_model.py"], pytest_config = None)
+
+torch_py_test(name = "test_model_forced_gpu", srcs = ["test_model.py"], device = "gpu", pytest_config = None)
 """
 
 
@@ -175,6 +177,12 @@ def test_consumer_module_uses_its_own_classification_and_bad_input_fails(consume
     assert result.returncode != 0
     assert 'my_classification.json: files["test_model.py"]' in result.stderr
     assert "'label' must be one of cpu, gpu, mixed, unknown; got \"tpu\"" in result.stderr
+
+    # device = "gpu" on a file the classifier labelled cpu (gpu_count 0) implies one GPU (issue #13).
+    (workspace / "my_classification.json").write_text(classification({"label": "cpu", "gpu_count": 0}))
+    root = ET.fromstring(bazel("query", "//:test_model_forced_gpu", "--output=xml", cwd=workspace, env=env).stdout)
+    tags = {n.get("value") for n in root.iter("string")}
+    assert {"requires-gpu", "gpu-count:1", "resources:gpu:1", "torch-label-source:attribute"} <= tags
 
     (workspace / "my_classification.json").write_text(classification({"label": "cpu"}))
     result = bazel("query", "//bad:all", cwd=workspace, env=env, check=False)

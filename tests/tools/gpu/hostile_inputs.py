@@ -143,11 +143,190 @@ def run_lock_case(case: tuple[str, str, str], root: Path) -> Outcome:
     return Outcome("gpu_assign", name, verdict, detail)
 
 
+# ---------------------------------------------------------------- labels with shell characters → renderers
+
+_NAMES = ("a;b", "it's", 'say"hi"', "a b", "$(echo pwned)", "`id`", "${HOME}", "a&&b", "a||b", "a|b", "a&",
+          "(a)", "a<b", "a>b", "*", "a?", "[a]", "{a,b}", "~root", "#x", "!1", "%s", "a^b", "a=b", "a+b", "a,b",
+          "a\\b", "a\\", "'", '"', "a'\"b", "--flag", "-x", "a/b.py", "é", "日本", "a\u00a0b", "a@b", "a-b",
+          "$", "a$b", "\\$x", "a'b'c", "''", "a;echo x", "x\"; echo y; \"", "$'\\x41'", "a]]b", "a.b-c_d~e")
+SPECIAL_LABELS = [f"//t:{name}" for name in _NAMES] + [f"//p q/r's:{name}" for name in ("x", "y;z")]
+_FLEET = {"schema_version": 1, "pools": [{"name": "h100", "nodes": 1, "gpus_per_node": 8, "gpu_model": "h100",
+                                          "vram_gb": 80, "cuda": "12.4"}]}
+_BASH_EVAL = 'bazel() { printf "%s\\0" "$@"; }; for line; do (eval "$line"); printf "\\1"; done'
+
+
+def _bash_words(lines: list[str]) -> list[list[str]]:
+    """What bash hands to `bazel` when it runs each line (a shell function stands in for Bazel); one
+    bash for all lines, each in its own subshell so a mis-quoted one cannot hide the next."""
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="hostile-bash-") as cwd:  # a mis-quoted label runs here
+        out = subprocess.run(["bash", "-c", _BASH_EVAL, "bash", *lines], capture_output=True, timeout=10,
+                             check=False, cwd=cwd).stdout
+    return [part.split("\0")[:-1] for part in out.decode("utf-8", "replace").split("\1")[:-1]]
+
+
+def run_render_case(label: str) -> Outcome:
+    """Manifest (exporter's command) → plan → k8s/Slurm/GHA; each rendered command, parsed by bash,
+    must give Bazel exactly this label."""
+    import yaml  # imported here, in the parent: every forked child inherits the modules
+
+    from tools.gpu_manifest import schema
+    from tools.plan import fleet, render_gha, render_k8s, render_slurm
+    from tools.plan.policies import PolicyConfig
+    from tools.plan.scheduler import schedule
+
+    def attempt() -> tuple[str, str]:
+        entry = {"label": label, "gpu_count": 1, "vram_gb": 4, "size": "medium", "timeout_s": 300,
+                 "estimated_duration_s": 60.0, "duration_source": "size", "command": schema.command_for(label)}
+        try:
+            manifest = schema.from_dict({"schema_version": 1, "tests": [entry]})
+        except schema.ManifestError as err:
+            return "loss", f"valid label refused: {err.problems[0]}"
+        pools = fleet.from_dict(_FLEET)
+        plan = schedule(manifest.tests, pools, PolicyConfig())
+        tests = {t.label: t for t in manifest.tests}
+        job = next(iter(yaml.safe_load_all(render_k8s.dumps(render_k8s.render(plan, tests, pools)))))
+        k8s = job["spec"]["template"]["spec"]["containers"][0]["command"]
+        script = next(iter(render_slurm.render(plan, tests, pools).values()))
+        slurm = next(line for line in script.splitlines() if line.startswith("exec "))[len("exec "):]
+        gha = render_gha.render(plan, tests, pools)[0]["include"][0]["command"]
+        want = ["test", "--config=gpu", label]
+        lines = {"k8s": k8s[-1] if k8s[:2] == ["bash", "-c"] else "", "slurm": slurm, "gha": gha}
+        for engine, got in zip(lines, _bash_words(list(lines.values())), strict=True):
+            if got != want:
+                return "loss", f"{engine}: bash gives {got!r}"
+        return "ok", ""
+
+    verdict, detail = _in_child(attempt)
+    return Outcome("renderers (k8s, Slurm, GHA)", label, verdict, detail)
+
+
+# ---------------------------------------------------------------- malformed manifests and fleets
+
+_GOOD_TEST = {"label": "//t:a", "gpu_count": 1, "vram_gb": 4, "size": "medium", "timeout_s": 300,
+              "estimated_duration_s": 60.0, "duration_source": "size", "command": "bazel test --config=gpu //t:a"}
+BAD_MANIFEST_TESTS = [
+    ("gpu_count", 10**20), ("gpu_count", 2**63), ("vram_gb", float("inf")), ("vram_gb", float("nan")),
+    ("vram_gb", 1e308), ("timeout_s", 10**20), ("timeout_s", 2**63 - 1), ("estimated_duration_s", float("inf")),
+    ("estimated_duration_s", float("nan")), ("estimated_duration_s", 1e300), ("shard_count", 10**12),
+    ("label", "//t:a\n"), ("label", "//t:a\nb"), ("label", "//t\n:a"), ("label", "//t:a\x00"),
+    ("label", "//t:a\r"), ("command", "bazel test --config=gpu //t:it's"), ("command", "bazel test //t:other"),
+    ("tags", ["gpu-count: 2"]), ("tags", ["gpu-count:+2"]), ("tags", ["gpu-count:\uff12"]),
+    ("tags", ["gpu-count:1_000"]), ("tags", ["gpu-count:02"]), ("tags", ["gpu-vram-gb:4.0"]),
+    ("tags", ["resources:gpu:\u0662"]), ("tags", ["cuda-min:\uff11\uff12.4"]), ("tags", ["cuda-min:12.4\n"]),
+    ("tags", ["gpu-count:1", "gpu-count:2"]), ("cuda_min", "12.4\n"), ("cuda_min", "\uff11\uff12.4"),
+]
+BAD_FLEET_POOLS = [("nodes", 10**7), ("nodes", 10**18), ("gpus_per_node", 10**6), ("vram_gb", float("inf")),
+                   ("vram_gb", float("nan")), ("cuda", "12.4\n"), ("cuda", "\uff11\uff12.4"), ("name", "a\n")]
+BAD_HEADROOM = ("nan", "inf", "-inf", "1e400", "-1")
+BAD_TAGS = [("gpu-count: 2",), ("gpu-count:+2",), ("gpu-count:\uff12",), ("gpu-count:1_000",), ("gpu-count:02",),
+            ("gpu-vram-gb:\u0664\u0660",), ("resources:gpu: 1",), ("cuda-min:12.4\n",)]
+
+
+def run_manifest_case(key: str, value: object) -> Outcome:
+    """One bad field: the schema must reject it naming the field (no traceback, no silent accept)."""
+    def attempt() -> tuple[str, str]:
+        from tools.gpu_manifest import schema
+
+        entry = dict(_GOOD_TEST, **{key: value})
+        problems = schema.validate({"schema_version": 1, "tests": [entry]})
+        if not problems:
+            return "loss", "accepted"
+        named = [p for p in problems if p.startswith(f"tests[0].{key}")]
+        return ("ok", named[0]) if named else ("loss", f"not named: {problems[0]}")
+
+    verdict, detail = _in_child(attempt)
+    return Outcome("manifest schema", f"{key}: {value!r}"[:60], verdict, detail)
+
+
+def run_fleet_case(key: str, value: object) -> Outcome:
+    def attempt() -> tuple[str, str]:
+        from tools.plan import fleet
+
+        pool = dict(_FLEET["pools"][0], **{key: value})
+        problems = fleet.validate({"schema_version": 1, "pools": [pool]})
+        named = [p for p in problems if p.startswith(f"pools[0].{key}")]
+        return ("ok", named[0]) if named else ("loss", "accepted" if not problems else problems[0])
+
+    verdict, detail = _in_child(attempt, 60)
+    return Outcome("fleet", f"{key}: {value!r}"[:60], verdict, detail)
+
+
+def run_headroom_case(value: str, work: Path) -> Outcome:
+    """`plan --headroom VALUE`: exit 1 with one `plan: error:` line."""
+    def attempt() -> tuple[str, str]:
+        import yaml
+
+        from tools.plan import __main__ as plan_cli
+
+        work.mkdir(parents=True, exist_ok=True)
+        (work / "m.yaml").write_text(yaml.safe_dump({"schema_version": 1, "tests": [_GOOD_TEST]}))
+        (work / "f.yaml").write_text(yaml.safe_dump(_FLEET))
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            rc = plan_cli.main([str(work / "m.yaml"), "--fleet", str(work / "f.yaml"), f"--headroom={value}",
+                                "--out", str(work / "out"), "--render", ""])
+        if rc == 1 and "headroom" in err.getvalue():
+            return "ok", err.getvalue().strip()
+        return "loss", f"exit {rc}"
+
+    verdict, detail = _in_child(attempt)
+    return Outcome("plan --headroom", value, verdict, detail)
+
+
+def run_tag_case(tags: tuple[str, ...]) -> Outcome:
+    """Query output with a non-canonical owned tag: the exporter must refuse it, naming the tag."""
+    def attempt() -> tuple[str, str]:
+        from tools.gpu_manifest import export
+        from tools.gpu_manifest.query import QueryTarget
+
+        target = QueryTarget("//t:a", "py_test", ("requires-gpu", *tags))
+        try:
+            manifest = export.build_manifest([target], export.TagFilter.parse("requires-gpu"), None, {})
+        except export.ExportError as err:
+            return ("ok", str(err)) if "//t:a" in str(err) else ("loss", f"not named: {err}")
+        return "loss", f"accepted as gpu_count={manifest.tests[0].gpu_count} vram_gb={manifest.tests[0].vram_gb}"
+
+    verdict, detail = _in_child(attempt)
+    return Outcome("manifest export (tags)", repr(tags[0]), verdict, detail)
+
+
+def run_duplicate_case() -> Outcome:
+    """The same label twice in query output with different tags: an error, not first-wins."""
+    def attempt() -> tuple[str, str]:
+        from tools.gpu_manifest import export
+        from tools.gpu_manifest.query import QueryTarget
+
+        targets = [QueryTarget("//t:a", "py_test", ("requires-gpu", "gpu-count:1")),
+                   QueryTarget("//t:a", "py_test", ("requires-gpu", "gpu-count:4"))]
+        try:
+            export.build_manifest(targets, export.TagFilter.parse("requires-gpu"), None, {})
+        except export.ExportError as err:
+            return "ok", str(err)
+        return "loss", "first entry won silently"
+
+    verdict, detail = _in_child(attempt)
+    return Outcome("manifest export (tags)", "duplicate label, conflicting tags", verdict, detail)
+
+
 # ---------------------------------------------------------------- the table
 
 def all_outcomes(work: Path) -> Iterator[Outcome]:
     for i, case in enumerate(LOCK_CASES):
         yield run_lock_case(case, work / "locks" / str(i))
+    for label in SPECIAL_LABELS:
+        yield run_render_case(label)
+    for key, value in BAD_MANIFEST_TESTS:
+        yield run_manifest_case(key, value)
+    for tags in BAD_TAGS:
+        yield run_tag_case(tags)
+    yield run_duplicate_case()
+    for key, value in BAD_FLEET_POOLS:
+        yield run_fleet_case(key, value)
+    for i, value in enumerate(BAD_HEADROOM):
+        yield run_headroom_case(value, work / "headroom" / str(i))
 
 
 def table(outcomes: list[Outcome]) -> str:

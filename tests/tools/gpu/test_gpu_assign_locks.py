@@ -52,7 +52,7 @@ def test_probe_zero_gpus_is_a_clear_error() -> None:
 
 
 def test_probe_without_driver(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(probe_mod.shutil, "which", lambda name: None)
+    monkeypatch.setattr(probe_mod.shutil, "which", lambda name, path=None: None)
     with pytest.raises(ProbeError, match="nvidia-smi not found"):
         probe({})
 

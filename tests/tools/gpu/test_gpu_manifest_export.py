@@ -171,9 +171,9 @@ def _doc(examples_xml: str) -> dict:
 
 
 @pytest.mark.parametrize("edit,message", [
-    (lambda d: d["tests"][3].__setitem__("gpu_count", -2), "tests[3].gpu_count: expected int >= 1, got -2"),
-    (lambda d: d["tests"][0].__setitem__("gpu_count", "2"), "tests[0].gpu_count: expected int >= 1, got '2'"),
-    (lambda d: d["tests"][1].__setitem__("vram_gb", "lots"), "tests[1].vram_gb: expected number >= 0"),
+    (lambda d: d["tests"][3].__setitem__("gpu_count", -2), "tests[3].gpu_count: expected int in [1, 4096], got -2"),
+    (lambda d: d["tests"][0].__setitem__("gpu_count", "2"), "tests[0].gpu_count: expected int in [1, 4096], got '2'"),
+    (lambda d: d["tests"][1].__setitem__("vram_gb", "lots"), "tests[1].vram_gb: expected a finite number in [0, "),
     (lambda d: d["tests"][2].__setitem__("exclusive", "yes"), "tests[2].exclusive: expected bool, got 'yes'"),
     (lambda d: d["tests"][0].__setitem__("cuda_min", 12.4), "tests[0].cuda_min: expected string matching"),
     (lambda d: d["tests"][0].pop("timeout_s"), "tests[0].timeout_s: required field missing"),

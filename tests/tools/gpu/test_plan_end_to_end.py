@@ -161,9 +161,9 @@ def test_metrics_lower_bound() -> None:
 # ---------------------------------------------------------------- bad fleet input
 
 @pytest.mark.parametrize("pool_edit,message", [
-    ({"gpus_per_node": 0}, "pools[0].gpus_per_node: expected int >= 1, got 0"),
-    ({"vram_gb": -80}, "pools[0].vram_gb: expected number > 0 (GiB per GPU), got -80"),
-    ({"nodes": "four"}, "pools[0].nodes: expected int >= 1, got 'four'"),
+    ({"gpus_per_node": 0}, "pools[0].gpus_per_node: expected int in [1, 64], got 0"),
+    ({"vram_gb": -80}, "pools[0].vram_gb: expected a finite number in (0, 65536] (GiB per GPU), got -80"),
+    ({"nodes": "four"}, "pools[0].nodes: expected int in [1, 10000], got 'four'"),
     ({"cuda": 12.4}, "pools[0].cuda: expected a quoted version like \"12.4\", got 12.4"),
     ({"gpus": 8}, "pools[0].gpus: unknown field"),
 ])
