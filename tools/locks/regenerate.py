@@ -347,18 +347,11 @@ def resolve(spec: LockSpec, find_links: Sequence[str], root: Path = REPO_ROOT) -
 
 
 def write_atomically(path: Path, text: str) -> None:
-    """Write via a temporary file in the same directory and rename, so readers never see half a lock."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Write via a temporary file in the same directory and rename, so readers never see half a lock;
+    tools/atomic_write.py also removes what a killed earlier run left behind."""
+    from tools.atomic_write import write_text_atomic  # here: a script run puts the root on sys.path first
+
+    write_text_atomic(path, text)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -410,4 +403,5 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    sys.path.insert(0, str(REPO_ROOT))  # `python3 tools/locks/regenerate.py`: tools.* importable
     sys.exit(main())

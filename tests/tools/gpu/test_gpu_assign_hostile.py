@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 from gpu_paths import REPO_ROOT
-from hostile_inputs import LOCK_CASES, NOBODY, run_lock_case
 
+from bench.hostile_ops import LOCK_CASES, NOBODY, run_lock_case
 from tools.gpu_assign import locks, run_under
 from tools.gpu_assign.probe import ProbeError, default_smi_runner, parse_nvidia_smi
 

@@ -7,7 +7,8 @@ import shlex
 from pathlib import Path
 
 import pytest
-from hostile_inputs import (
+
+from bench.hostile_ops import (
     BAD_FLEET_POOLS,
     BAD_HEADROOM,
     BAD_MANIFEST_TESTS,
@@ -20,7 +21,6 @@ from hostile_inputs import (
     run_render_case,
     run_tag_case,
 )
-
 from tools.gpu_manifest import schema
 from tools.gpu_manifest.export import ExportError, TagFilter, build_manifest
 from tools.gpu_manifest.query import QueryTarget

@@ -4,7 +4,7 @@ Each generator yields small cases; `run_*` runs one case in a forked child (so a
 not a stuck test run) and returns an Outcome with a verdict: ok, crash (traceback or undocumented
 exit), hang, or loss (wrong result without an error: a foreign file changed, a label rendered wrong,
 bad input accepted, a test moved on bad evidence). Only public entry points are called, so the same
-generators measure an old checkout: `PYTHONPATH=OLD python3 tests/tools/gpu/hostile_inputs.py`.
+generators measure an old checkout: `PYTHONPATH=OLD python3 bench/hostile_ops.py`.
 """
 
 from __future__ import annotations
@@ -311,6 +311,105 @@ def run_duplicate_case() -> Outcome:
     return Outcome("manifest export (tags)", "duplicate label, conflicting tags", verdict, detail)
 
 
+# ---------------------------------------------------------------- malformed JUnit results
+
+_CUDA = "RuntimeError: Found no NVIDIA driver on your system"
+
+
+def _junit(cases: str, head: str = "") -> str:
+    return (f"<?xml version='1.0' encoding='utf-8'?>{head}<testsuites><testsuite name='pytest'>{cases}"
+            "</testsuite></testsuites>")
+
+
+def _case(name: str | None, message: str = "m", body: str = "", cls: str = "tests.test_x") -> str:
+    named = "" if name is None else f" name='{name}'"
+    return f"<testcase classname='{cls}'{named}><failure message='{message}'>{body}</failure></testcase>"
+
+
+# (name, document, node ids that must be read exactly, must a problem be reported?)
+JUNIT_CASES: list[tuple[str, Callable[[], str], set[str], bool]] = [
+    ("testcase without name", lambda: _junit(_case("test_a") + _case(None, _CUDA) + _case("test_b")),
+     {"tests/test_x.py::test_a", "tests/test_x.py::test_b"}, True),
+    ("testcase with empty name", lambda: _junit(_case("") + _case("test_b")), {"tests/test_x.py::test_b"}, True),
+    ("8 MiB message", lambda: _junit(_case("test_a", "x" * (8 << 20) + _CUDA)), {"tests/test_x.py::test_a"}, True),
+    ("8 MiB message of entities", lambda: _junit(_case("test_a", "&amp;&lt;" * (1 << 20))),
+     {"tests/test_x.py::test_a"}, True),
+    ("4 MiB message, newlines", lambda: _junit(_case("test_a", "line\n" * (800 << 10))), {"tests/test_x.py::test_a"},
+     True),
+    ("100 messages of 1 MiB", lambda: _junit("".join(_case(f"test_{i}", "y" * (1 << 20)) for i in range(100))),
+     {f"tests/test_x.py::test_{i}" for i in range(100)}, True),
+    ("4 MiB comment", lambda: _junit(_case("test_a"), "<!--" + "c" * (4 << 20) + "-->"), {"tests/test_x.py::test_a"},
+     False),
+    ("CDATA holding markup", lambda: _junit(_case("test_a", body="<![CDATA[<testcase name='x'> ' \" ]]>")),
+     {"tests/test_x.py::test_a"}, False),
+    ("truncated inside a message", lambda: _junit(_case("test_a") + _case("test_b", "z" * (1 << 20)))[:-200_000],
+     {"tests/test_x.py::test_a"}, True),
+    ("quote characters in messages", lambda: _junit(_case("test_a", "it&apos;s &quot;x&quot; >")),
+     {"tests/test_x.py::test_a"}, False),
+]
+
+
+def run_junit_case(case: tuple[str, Callable[[], str], set[str], bool], work: Path) -> Outcome:
+    """One malformed result file: exactly the expected node ids, bounded text, and a problem when due."""
+    from tools.feedback import results
+
+    name, make, want, problem_due = case
+
+    def attempt() -> tuple[str, str]:
+        work.mkdir(parents=True, exist_ok=True)
+        path = work / "junit.xml"
+        path.write_text(make(), encoding="utf-8")
+        got = results.read_results([path])
+        ids = {c.nodeid for c in got.cases}
+        if ids != want:
+            return "loss", f"node ids {sorted(ids)[:3]} (want {sorted(want)[:3]})"
+        longest = max((len(c.message) + len(c.details) for c in got.cases), default=0)
+        if longest > 256 << 10:
+            return "loss", f"kept {longest} characters of one test's text"
+        if problem_due and not got.problems:
+            return "loss", "no problem reported"
+        return "ok", got.problems[0].reason[:120] if got.problems else ""
+
+    verdict, detail = _in_child(attempt, 120)
+    return Outcome("feedback results (JUnit)", name, verdict, detail)
+
+
+# ---------------------------------------------------------------- writers killed mid-write
+
+KILL_DELAYS_S = (0.02, 0.05, 0.08, 0.12, 0.16, 0.2, 0.3, 0.5)
+
+
+def run_kill_case(delay_s: float, work: Path) -> Outcome:
+    """kill -9 a writer of a 64 MiB file after `delay_s`, then write again: the file must be whole (old
+    or new) and no temporary may be left."""
+    import signal
+    import subprocess
+    import time
+
+    from tools.atomic_write import write_text_atomic
+
+    work.mkdir(parents=True, exist_ok=True)
+    target = work / "torch_classification.json"
+    target.write_text("old\n")
+    script = (f"import sys; from pathlib import Path; from tools.atomic_write import write_text_atomic\n"
+              f"data = 'x' * (64 << 20) + '\\n'; print('ready', flush=True)\n"
+              f"write_text_atomic(Path({str(target)!r}), data)\n")
+    root = next(p for p in sys.path if (Path(p or ".") / "tools" / "atomic_write.py").exists())
+    child = subprocess.Popen([sys.executable, "-c", script], env=dict(os.environ, PYTHONPATH=root),
+                             stdout=subprocess.PIPE)
+    assert child.stdout is not None and child.stdout.readline() == b"ready\n"
+    time.sleep(delay_s)
+    child.send_signal(signal.SIGKILL)
+    child.wait()
+    text = target.read_text()
+    if text not in ("old\n", "x" * (64 << 20) + "\n"):
+        return Outcome("atomic writes (kill -9)", f"after {delay_s:g}s", "loss", "half-written file")
+    write_text_atomic(target, "again\n")
+    left = [p.name for p in work.iterdir() if p.name.endswith(".tmp")]
+    verdict = "loss" if left else "ok"
+    return Outcome("atomic writes (kill -9)", f"after {delay_s:g}s", verdict, f"left {left}" if left else "")
+
+
 # ---------------------------------------------------------------- the table
 
 def all_outcomes(work: Path) -> Iterator[Outcome]:
@@ -327,6 +426,10 @@ def all_outcomes(work: Path) -> Iterator[Outcome]:
         yield run_fleet_case(key, value)
     for i, value in enumerate(BAD_HEADROOM):
         yield run_headroom_case(value, work / "headroom" / str(i))
+    for i, junit_case in enumerate(JUNIT_CASES):
+        yield run_junit_case(junit_case, work / "junit" / str(i))
+    for i, delay in enumerate(KILL_DELAYS_S):
+        yield run_kill_case(delay, work / "kill" / str(i))
 
 
 def table(outcomes: list[Outcome]) -> str:
@@ -355,5 +458,5 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.path.append(str(Path(__file__).resolve().parents[3]))  # after PYTHONPATH: an old checkout wins
+    sys.path.append(str(Path(__file__).resolve().parents[1]))  # after PYTHONPATH: an old checkout wins
     sys.exit(main())
