@@ -444,13 +444,65 @@ def table(outcomes: list[Outcome]) -> str:
     return "\n".join(rows)
 
 
+def _big_junit(path: Path, cases: int, message_bytes: int) -> None:
+    """A JUnit file of `cases` failures whose `message` attributes hold `message_bytes` each, written
+    in pieces (the generator must not need the memory it measures)."""
+    piece = b"x" * (1 << 20)
+    with path.open("wb") as out:
+        out.write(b"<?xml version='1.0'?><testsuites><testsuite name='pytest'>")
+        for i in range(cases):
+            out.write(f"<testcase classname='tests.test_big' name='test_{i}'><failure message='".encode())
+            for _ in range(message_bytes >> 20):
+                out.write(piece)
+            out.write(b"'/></testcase>")
+        out.write(b"</testsuite></testsuites>")
+
+
+def bench_big_junit(work: Path, files: int) -> list[str]:
+    """Seconds and peak memory of reading a 128 MiB `message`, then `files` files of 200 MB."""
+    import resource
+    import time
+
+    rows = []
+    for name, count, cases, size in (("one 128 MiB message", 1, 1, 128 << 20),
+                                     (f"{files} files x 200 MB (50 messages of 4 MiB each)", files, 50, 4 << 20)):
+        paths = [work / f"big{i}.xml" for i in range(count)]
+        for path in paths:
+            _big_junit(path, cases, size)
+
+        def read(paths: list[Path] = paths) -> tuple[str, str]:
+            from tools.feedback import results
+
+            started = time.monotonic()
+            got = results.read_results(paths)
+            seconds = time.monotonic() - started
+            kept = sum(len(c.message) + len(c.details) for c in got.cases)
+            peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss >> 10
+            return "ok", f"{seconds:.1f} s, peak RSS {peak} MiB, {len(got.cases)} cases, {kept} characters kept"
+
+        verdict, detail = _in_child(read, 900)
+        rows.append(f"| {name} | {sum(p.stat().st_size for p in paths) >> 20} MiB | {verdict}: {detail} |")
+        for path in paths:
+            path.unlink()
+    return ["| input | size | result |", "|---|---:|---|", *rows]
+
+
 def main() -> int:
+    import argparse
     import tempfile
 
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--big", type=int, default=0, metavar="FILES",
+                        help="also time reading a 128 MiB message and FILES files of 200 MB")
+    args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="hostile-ops-") as tmp:
         os.chmod(tmp, 0o755)
         outcomes = list(all_outcomes(Path(tmp)))
+        big = bench_big_junit(Path(tmp), args.big) if args.big else []
     print(table(outcomes))
+    if big:
+        print()
+        print("\n".join(big))
     for o in outcomes:
         if o.verdict != "ok":
             print(f"{o.verdict}: {o.tool}: {o.case}: {o.detail}", file=sys.stderr)
