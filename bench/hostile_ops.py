@@ -61,7 +61,7 @@ DIR_STATES = ("missing", "ours-0755", "ours-0700", "ours-1777", "file", "symlink
               "under-a-file", "nobody-1777", "nobody-0777", "ours-0777")
 FILE_STATES = ("absent", "regular-0644", "symlink-to-victim", "dangling-symlink", "fifo", "hardlink-to-victim",
                "directory")
-SAFE_DIRS = {"missing", "ours-0755", "ours-0700", "ours-1777", "ours-0777"}
+SAFE_DIRS = {"missing", "ours-0755", "ours-0700", "ours-1777"}  # ours-0777: others could swap files
 SAFE_FILES = {"absent", "regular-0644"}
 LOCK_CASES = [(d, f, name) for d, f in itertools.product(DIR_STATES, FILE_STATES)
               for name in ("alloc.lock", f"gpu-GPU-{0:08x}-aaaa-bbbb-cccc-{0:012x}.slot0.lock")

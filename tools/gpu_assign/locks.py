@@ -46,21 +46,36 @@ _FIX = (f"ask an admin to create it as root (`install -d -m 1777 -o root DIR`) o
         "to a directory of your own")
 
 
-def check_lock_dir(path: Path, info: os.stat_result, uid: int) -> str | None:
+def check_lock_dir(path: Path, info: os.stat_result, uid: int, unmapped_uid: int | None = None) -> str | None:
     """Why a lock directory is unsafe (None: safe). Pure, so every refusal is testable without root.
 
     Whoever controls the directory can delete or swap lock files (double GPU assignment) and plant
-    links; so it must belong to us or root, and others may write only with the sticky bit."""
+    links; so it must belong to us or root, and others may write only with the sticky bit. Inside a
+    user namespace (Bazel's linux-sandbox) root's directory shows as `unmapped_uid` (the overflow
+    uid): who owns it cannot be known there, so it is accepted when sticky; the lock files' own checks
+    (no links, read-only, nothing chmodded) still hold."""
     if not stat.S_ISDIR(info.st_mode):
         return f"GPU lock directory {path} is not a directory"
-    if info.st_uid not in (uid, 0):
+    mode = stat.S_IMODE(info.st_mode)
+    unknown_but_sticky = unmapped_uid is not None and info.st_uid == unmapped_uid and mode & stat.S_ISVTX
+    if info.st_uid not in (uid, 0) and not unknown_but_sticky:
         return (f"GPU lock directory {path} belongs to uid {info.st_uid} (not you, not root), who could "
                 f"delete or replace its lock files; {_FIX}")
-    mode = stat.S_IMODE(info.st_mode)
     if mode & (stat.S_IWGRP | stat.S_IWOTH) and not mode & stat.S_ISVTX:
         return (f"GPU lock directory {path} is writable by others (mode {mode:04o}) without the sticky bit, "
                 f"so anyone could replace its lock files; chmod 1777 it or {_FIX}")
     return None
+
+
+def unmapped_uid() -> int | None:
+    """The overflow uid when this process runs in a user namespace that does not map every uid
+    (files of unmapped owners show as it), else None."""
+    try:
+        uid_map = Path("/proc/self/uid_map").read_text(encoding="ascii").split()
+        overflow = int(Path("/proc/sys/kernel/overflowuid").read_text(encoding="ascii"))
+    except (OSError, ValueError):
+        return None
+    return None if uid_map == ["0", "0", "4294967295"] else overflow
 
 
 def open_lock_dir(path: Path) -> int:
@@ -68,9 +83,11 @@ def open_lock_dir(path: Path) -> int:
     open the directory without following a link; return its fd after checking owner and mode on the
     open directory itself, so nothing can be swapped between check and use."""
     uid = os.getuid()
+    created = False
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         os.mkdir(path, 0o1777)
+        created = True
     except FileExistsError:
         pass
     except OSError as err:
@@ -85,10 +102,10 @@ def open_lock_dir(path: Path) -> int:
         raise LockDirError(f"GPU lock directory {path} {why}; {_FIX}") from None
     try:
         info = os.fstat(fd)
-        if info.st_uid == uid and stat.S_IMODE(info.st_mode) != 0o1777:
-            os.fchmod(fd, 0o1777)  # ours: mkdir's mode was cut by the umask
+        if created and info.st_uid == uid and stat.S_IMODE(info.st_mode) != 0o1777:
+            os.fchmod(fd, 0o1777)  # just made by us: mkdir's mode was cut by the umask
             info = os.fstat(fd)
-        problem = check_lock_dir(path, info, uid)
+        problem = check_lock_dir(path, info, uid, unmapped_uid())
         if problem:
             raise LockDirError(problem)
         if not os.access(path, os.W_OK):

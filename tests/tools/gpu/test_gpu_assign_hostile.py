@@ -82,6 +82,10 @@ def test_lock_directory_owner_and_mode_rules() -> None:
     assert "without the sticky bit" in locks.check_lock_dir(path, _stat(stat.S_IFDIR | 0o777, 0), me)
     assert "without the sticky bit" in locks.check_lock_dir(path, _stat(stat.S_IFDIR | 0o775, 0), me)
     assert "not a directory" in locks.check_lock_dir(path, _stat(stat.S_IFREG | 0o644, me), me)
+    # In Bazel's sandbox (a user namespace) root's directory shows as the overflow uid.
+    assert locks.check_lock_dir(path, _stat(stat.S_IFDIR | 0o1777, 65534), me, 65534) is None
+    assert "belongs to uid 65534" in locks.check_lock_dir(path, _stat(stat.S_IFDIR | 0o1777, 65534), me, None)
+    assert "belongs to uid 65534" in locks.check_lock_dir(path, _stat(stat.S_IFDIR | 0o755, 65534), me, 65534)
 
 
 def test_symlinked_lock_directory_is_refused(tmp_path: Path) -> None:
