@@ -127,13 +127,13 @@ def _check_test(where: str, entry: Any, problems: list[str]) -> None:
     def check_int(key: str, minimum: int, maximum: int, required: bool = True) -> None:
         value = need(key) if required else entry.get(key, minimum)
         if key in entry and not (_is_int(value) and minimum <= value <= maximum):
-            problems.append(f"{where}.{key}: expected int in [{minimum}, {maximum}], got {_short(value)}")
+            problems.append(f"{where}.{key}: expected int in [{minimum}, {maximum}], got {short_repr(value)}")
 
     def check_num(key: str, minimum: float, maximum: float) -> None:
         value = need(key)
         if key in entry and not (_is_number(value) and math.isfinite(value) and minimum <= value <= maximum):
             problems.append(f"{where}.{key}: expected a finite number in [{minimum:g}, {maximum:g}], "
-                            f"got {_short(value)}")
+                            f"got {short_repr(value)}")
 
     def check_opt_str(key: str, pattern: re.Pattern[str] | None = None) -> None:
         value = entry.get(key)
@@ -150,7 +150,7 @@ def _check_test(where: str, entry: Any, problems: list[str]) -> None:
     label = need("label")
     if "label" in entry and not (isinstance(label, str) and _LABEL_RE.fullmatch(label)):
         problems.append(f"{where}.label: expected a canonical label like //pkg:name (no control characters "
-                        f"or newlines), got {_short(label)}")
+                        f"or newlines), got {short_repr(label)}")
     check_int("gpu_count", 1, MAX_GPU_COUNT)
     check_num("vram_gb", 0, MAX_VRAM_GB)
     size = need("size")
@@ -175,7 +175,7 @@ def _check_test(where: str, entry: Any, problems: list[str]) -> None:
     check_int("shard_count", 1, MAX_SHARD_COUNT, required=False)
     tags = entry.get("tags", [])
     if not (isinstance(tags, (list, tuple)) and all(isinstance(t, str) for t in tags)):
-        problems.append(f"{where}.tags: expected a list of strings, got {_short(tags)}")
+        problems.append(f"{where}.tags: expected a list of strings, got {short_repr(tags)}")
     else:
         problems += tag_problems(f"{where}.tags", tags)
     known = {f.name for f in ManifestTest.__dataclass_fields__.values()}
@@ -184,7 +184,7 @@ def _check_test(where: str, entry: Any, problems: list[str]) -> None:
             problems.append(f"{where}.{key}: unknown field")
 
 
-def _short(value: Any, limit: int = 80) -> str:
+def short_repr(value: Any, limit: int = 80) -> str:
     """repr for a message, cut: a hostile value must not make a megabyte error line."""
     text = repr(value)
     return text if len(text) <= limit else text[:limit] + "..."
@@ -192,16 +192,16 @@ def _short(value: Any, limit: int = 80) -> str:
 
 def _command_problems(where: str, cmd: Any, label: Any) -> list[str]:
     if not isinstance(cmd, str):
-        return [f"{where}: expected a string, got {_short(cmd)}"]
+        return [f"{where}: expected a string, got {short_repr(cmd)}"]
     try:
         words = command_words(cmd)
     except ValueError as err:
-        return [f"{where}: not a valid shell word list ({err}): {_short(cmd)}"]
+        return [f"{where}: not a valid shell word list ({err}): {short_repr(cmd)}"]
     if not words or words[0] != "bazel":
-        return [f"{where}: expected a command starting with 'bazel ', got {_short(cmd)}"]
+        return [f"{where}: expected a command starting with 'bazel ', got {short_repr(cmd)}"]
     if isinstance(label, str) and label not in words:
-        return [f"{where}: does not name the label {_short(label)} as one word (quote it: "
-                f"{_short(command_for(label), 200)})"]
+        return [f"{where}: does not name the label {short_repr(label)} as one word (quote it: "
+                f"{short_repr(command_for(label), 200)})"]
     return []
 
 
@@ -219,7 +219,7 @@ def tag_problems(where: str, tags: Sequence[str]) -> list[str]:
         ok = canonical_int(value) is not None if key in INT_TAGS else bool(_CUDA_RE.fullmatch(value))
         if not ok:
             want = "a plain integer like 2" if key in INT_TAGS else "MAJOR.MINOR like 12.4"
-            problems.append(f"{where}: tag {_short(tag)}: value must be {want}")
+            problems.append(f"{where}: tag {short_repr(tag)}: value must be {want}")
         elif key in seen and seen[key] != value:
             problems.append(f"{where}: conflicting tags {key}:{seen[key]} and {key}:{value}")
         seen.setdefault(key, value)

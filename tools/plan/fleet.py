@@ -11,6 +11,8 @@ from typing import Any
 
 import yaml
 
+from tools.gpu_manifest.schema import short_repr
+
 FLEET_SCHEMA_VERSION = 1
 _CUDA_RE = re.compile(r"[0-9]+\.[0-9]+")  # fullmatch, ASCII digits
 _NAME_RE = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
@@ -99,12 +101,12 @@ def validate(doc: Any) -> list[str]:
                 names.add(name)
         for key, most in LIMITS.items():
             if key in pool and not (_is_int(pool[key]) and 1 <= pool[key] <= most):
-                problems.append(f"{where}.{key}: expected int in [1, {most}], got {_short(pool[key])}")
+                problems.append(f"{where}.{key}: expected int in [1, {most}], got {short_repr(pool[key])}")
         vram = pool.get("vram_gb")
         if "vram_gb" in pool and not (isinstance(vram, (int, float)) and not isinstance(vram, bool)
                                       and math.isfinite(vram) and 0 < vram <= MAX_VRAM_GB):
             problems.append(f"{where}.vram_gb: expected a finite number in (0, {MAX_VRAM_GB}] (GiB per GPU), "
-                            f"got {_short(vram)}")
+                            f"got {short_repr(vram)}")
         cuda = pool.get("cuda")
         if "cuda" in pool and not (isinstance(cuda, str) and _CUDA_RE.fullmatch(cuda)):
             problems.append(f"{where}.cuda: expected a quoted version like \"12.4\", got {cuda!r}")
@@ -129,10 +131,6 @@ def validate(doc: Any) -> list[str]:
         problems.append(f"pools: {sum(sizes)} GPUs in all; at most {MAX_TOTAL_GPUS} can be planned")
     return problems
 
-
-def _short(value: Any, limit: int = 80) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def from_dict(doc: Any, source: str = "fleet") -> Fleet:
