@@ -137,6 +137,18 @@ def test_cli_lock_dir_that_is_a_file_or_under_a_file_exits_2(tmp_path: Path) -> 
         assert str(lock_dir) in _one_line(result)
 
 
+def test_read_only_lock_dir_exits_2_with_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """A read-only mount or a directory we may not write (root passes mode checks, so the kernel's
+    answer is faked here): exit 2 with the sandbox hint, not a traceback."""
+    (tmp_path / "locks").mkdir()
+    monkeypatch.setattr(locks.os, "access", lambda path, mode: False)
+    env = {"TORCH_GPU_LOCK_DIR": str(tmp_path / "locks"), "TORCH_TEST_GPU_COUNT": "1"}
+    assert run_under.main(["--", "true"], env, lambda: SMI, lambda argv, e: 0) == run_under.EXIT_NO_GPU
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert "is not writable" in line and "--sandbox_writable_path=" in line
+
+
 def test_cli_hung_nvidia_smi_exits_2(tmp_path: Path) -> None:
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
