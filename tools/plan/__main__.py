@@ -18,6 +18,7 @@ from tools.bazel_paths import in_workspace
 from tools.gpu_manifest import schema
 from tools.plan import fleet as fleet_mod
 from tools.plan import gantt, render_gha, render_k8s, render_slurm
+from tools.plan.jobs import HANDOFFS
 from tools.plan.metrics import compute
 from tools.plan.policies import POLICIES, PolicyConfig
 from tools.plan.scheduler import Plan, schedule
@@ -53,6 +54,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--out", type=Path, default=Path("gpu_plan"))
     parser.add_argument("--render", default="k8s,slurm,gha",
                         help=f"comma-separated subset of {','.join(RENDERERS)} ('' for none)")
+    parser.add_argument("--handoff", choices=HANDOFFS, default="node",
+                        help="k8s/slurm: one job per planned node running `bazel test` over its targets "
+                             "(default), or one job per test")
     parser.add_argument("--image", default=render_k8s.DEFAULT_IMAGE, help="container image for k8s Jobs")
     parser.add_argument("--namespace", default=None)
     parser.add_argument("--sbatch-check", choices=("auto", "yes", "no"), default="auto",
@@ -86,11 +90,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         schema.atomic_write_text(out / "plan.json",
                                  json.dumps(plan_document(plan, metrics.to_dict()), indent=2) + "\n")
         if "k8s" in renders:
-            jobs = render_k8s.render(plan, tests, fleet, args.image, args.namespace)
+            jobs = render_k8s.render(plan, tests, fleet, args.image, args.namespace, args.handoff)
             render_k8s.validate_all(jobs)
             schema.atomic_write_text(out / "k8s-jobs.yaml", render_k8s.dumps(jobs))
         if "slurm" in renders:
-            scripts = render_slurm.render(plan, tests, fleet)
+            scripts = render_slurm.render(plan, tests, fleet, args.handoff)
             for name, text in scripts.items():
                 render_slurm.parse_directives(text, name)
             if args.sbatch_check == "yes" or (args.sbatch_check == "auto" and render_slurm.sbatch_available()):
@@ -98,6 +102,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             for name, text in scripts.items():
                 schema.atomic_write_text(out / "slurm" / name, text)
             schema.atomic_write_text(out / "slurm" / "submit.sh", render_slurm.submit_script(list(scripts)))
+            jobs_doc = render_slurm.jobs_document(plan, tests, fleet, args.handoff)
+            schema.atomic_write_text(out / "slurm" / "jobs.json", json.dumps(jobs_doc, indent=2) + "\n")
         if "gha" in renders:
             matrices = render_gha.render(plan, tests, fleet)
             render_gha.validate(matrices)

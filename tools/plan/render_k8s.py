@@ -1,4 +1,5 @@
-"""Kubernetes rendering: one batch/v1 Job per planned test, checked against the official client models.
+"""Kubernetes rendering: one batch/v1 Job per planned node (or per test), checked against the official
+client models.
 
 The plan picks a pool; Kubernetes still picks the node, so the Job carries the pool's node selector,
 the GPU count as `nvidia.com/gpu` limits, the GPU taint toleration and the Bazel timeout as
@@ -7,7 +8,6 @@ the GPU count as `nvidia.com/gpu` limits, the GPU taint toleration and the Bazel
 
 from __future__ import annotations
 
-import hashlib
 import inspect
 import json
 import re
@@ -18,10 +18,12 @@ import yaml
 
 from tools.gpu_manifest.schema import ManifestTest
 from tools.plan.fleet import Fleet, Pool
+from tools.plan.jobs import STARTUP_MARGIN_S, EngineJob, engine_jobs, job_name, test_budget_s
 from tools.plan.scheduler import Placement, Plan
 
+__all__ = ["STARTUP_MARGIN_S", "RenderError", "job_name", "render", "validate_all", "dumps"]
+
 DEFAULT_IMAGE = "ghcr.io/example/torch-bazel-ci:latest"
-STARTUP_MARGIN_S = 600  # Bazel server start, fetch and build before the test's own timeout starts
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 _LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
 _LABEL_KEY = re.compile(r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?"
@@ -30,13 +32,6 @@ _LABEL_KEY = re.compile(r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[
 
 class RenderError(ValueError):
     """A rendered object the engine would reject; the message names the object and field."""
-
-
-def job_name(label: str) -> str:
-    """DNS-1123 label ≤ 63 chars (the Job controller copies it into a pod label), unique by hash."""
-    digest = hashlib.sha256(label.encode()).hexdigest()[:8]
-    slug = re.sub(r"[^a-z0-9]+", "-", label.lower()).strip("-")[:46].strip("-")
-    return f"gpu-{slug}-{digest}" if slug else f"gpu-{digest}"
 
 
 def node_selector(pool: Pool) -> dict[str, str]:
@@ -79,7 +74,7 @@ def render_job(placement: Placement, test: ManifestTest, pool: Pool, image: str,
         "metadata": metadata,
         "spec": {
             "backoffLimit": 1 if test.flaky else 0,
-            "activeDeadlineSeconds": test.timeout_s * test.shard_count + STARTUP_MARGIN_S,
+            "activeDeadlineSeconds": test_budget_s(test),
             "ttlSecondsAfterFinished": 86400,
             "template": {
                 "metadata": {"labels": dict(labels)},
@@ -101,10 +96,54 @@ def render_job(placement: Placement, test: ManifestTest, pool: Pool, image: str,
     }
 
 
+def render_node_job(job: EngineJob, pool: Pool, image: str, namespace: str | None = None) -> dict[str, Any]:
+    """One Job for a planned node: holds the node's GPUs, runs one `bazel test` over its targets
+    (argv, no shell: labels reach Bazel verbatim)."""
+    labels = {"app.kubernetes.io/name": "torch-gpu-node", "torch-ci/pool": pool.name}
+    annotations = {
+        "torch-ci/planned-node": job.planned_node,
+        "torch-ci/planned-start-s": f"{job.start_s:.1f}",
+        "torch-ci/tests": str(len(job.labels)),
+        "torch-ci/bazel-labels": "\n".join(job.labels),
+    }
+    metadata: dict[str, Any] = {"name": job.name, "labels": labels, "annotations": annotations}
+    if namespace:
+        metadata["namespace"] = namespace
+    return {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": metadata,
+        "spec": {
+            "backoffLimit": 0,  # a retry would rerun the whole node; Bazel retries flaky tests itself
+            "activeDeadlineSeconds": job.time_limit_s,
+            "ttlSecondsAfterFinished": 86400,
+            "template": {
+                "metadata": {"labels": dict(labels)},
+                "spec": {
+                    "restartPolicy": "Never",
+                    "nodeSelector": node_selector(pool),
+                    "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
+                    "containers": [{
+                        "name": "bazel-test",
+                        "image": image,
+                        "workingDir": "/workspace",
+                        "command": job.bazel_argv(),
+                        "resources": {"limits": {"nvidia.com/gpu": str(job.gpus)}},
+                    }],
+                },
+            },
+        },
+    }
+
+
 def render(plan: Plan, tests: Mapping[str, ManifestTest], fleet: Fleet, image: str = DEFAULT_IMAGE,
-           namespace: str | None = None) -> list[dict[str, Any]]:
+           namespace: str | None = None, handoff: str = "node") -> list[dict[str, Any]]:
+    """Jobs as plain data: one per planned node (`node`, default) or one per test (`test`)."""
     pools = {p.name: p for p in fleet.pools}
-    return [render_job(p, tests[p.label], pools[p.pool], image, namespace) for p in plan.placements]
+    if handoff == "test":
+        return [render_job(p, tests[p.label], pools[p.pool], image, namespace) for p in plan.placements]
+    return [render_node_job(job, pools[job.pool], image, namespace)
+            for job in engine_jobs(plan, tests, fleet, handoff)]
 
 
 class _Response:

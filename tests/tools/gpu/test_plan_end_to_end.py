@@ -41,7 +41,7 @@ def manifest_path(tmp_path: Path) -> Path:
 def test_export_plan_render_end_to_end(manifest_path: Path, tmp_path: Path, policy: str) -> None:
     out = tmp_path / "plan"
     rc = plan_cli.main([str(manifest_path), "--fleet", str(FLEET), "--policy", policy, "--out", str(out),
-                        "--render", "k8s,slurm,gha,gantt"])
+                        "--render", "k8s,slurm,gha,gantt", "--handoff", "test"])
     assert rc == 0
     manifest = schema.read(manifest_path)
     plan = json.loads((out / "plan.json").read_text())
@@ -62,6 +62,8 @@ def test_export_plan_render_end_to_end(manifest_path: Path, tmp_path: Path, poli
     assert pod["tolerations"][0]["key"] == "nvidia.com/gpu"
     assert two["spec"]["activeDeadlineSeconds"] == 300 + render_k8s.STARTUP_MARGIN_S
     assert pod["containers"][0]["command"][-1] == "bazel test --config=gpu //tests/torch_gpu:test_two_gpu"
+    assert two["spec"]["template"]["spec"]["containers"][0]["env"][0] == {"name": "TORCH_TEST_GPU_COUNT",
+                                                                         "value": "2"}
 
     scripts = sorted((out / "slurm").glob("*.sbatch"))
     assert len(scripts) == len(manifest.tests)
@@ -243,8 +245,11 @@ def test_sbatch_itself_accepts_rendered_and_rejects_bad(manifest_path: Path) -> 
     fleet = fleet_mod.read(FLEET)
     manifest = schema.read(manifest_path)
     plan = schedule(manifest.tests, fleet, PolicyConfig("packed"))
-    scripts = render_slurm.render(plan, {t.label: t for t in manifest.tests}, fleet)
+    tests = {t.label: t for t in manifest.tests}
+    scripts = render_slurm.render(plan, tests, fleet, "test")
     assert render_slurm.check_with_sbatch(scripts, fleet) == len(manifest.tests)
+    nodes = render_slurm.render(plan, tests, fleet)
+    assert render_slurm.check_with_sbatch(nodes, fleet) == len({p.node for p in plan.placements})
     with pytest.raises(render_slurm.RenderError, match="Invalid --time"):
         render_slurm.check_with_sbatch({"bad.sbatch": "#!/bin/bash\n#SBATCH --time=bogus\ntrue\n"}, fleet)
 
@@ -284,4 +289,5 @@ def test_real_bazel_query_of_this_repo_end_to_end(tmp_path: Path) -> None:
                           str(out), "--render", "k8s,slurm,gha"]) == 0
     jobs = list(yaml.safe_load_all((out / "k8s-jobs.yaml").read_text()))
     render_k8s.validate_all(jobs)
-    assert len(jobs) == len(labels) == len(list((out / "slurm").glob("*.sbatch")))
+    nodes = {p["node"] for p in json.loads((out / "plan.json").read_text())["placements"]}
+    assert len(jobs) == len(nodes) == len(list((out / "slurm").glob("*.sbatch")))
