@@ -10,7 +10,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +27,7 @@ RENDERERS = ("k8s", "slurm", "gha", "gantt")
 EXIT_INFEASIBLE = 3
 
 
-def plan_document(plan: Plan, metrics: dict[str, Any]) -> dict[str, Any]:
+def plan_document(plan: Plan, metrics: dict[str, Any], other: dict[str, Any] | None = None) -> dict[str, Any]:
     placements = []
     for p in plan.placements:
         entry = asdict(p)
@@ -37,6 +37,8 @@ def plan_document(plan: Plan, metrics: dict[str, Any]) -> dict[str, Any]:
         "schema_version": 1,
         "policy": asdict(plan.policy),
         "metrics": metrics,
+        # packed only: the same plan made under the other compute model (memory-only vs compute-aware)
+        "metrics_other_compute_model": other,
         "placements": placements,
         "infeasible": [{"label": i.label, "reasons": list(i.reasons)} for i in plan.infeasible],
         "warnings": list(plan.warnings),
@@ -51,6 +53,11 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--policy", choices=POLICIES, default="packed")
     parser.add_argument("--slots-per-gpu", type=int, default=PolicyConfig.slots_per_gpu)
     parser.add_argument("--headroom", type=float, default=PolicyConfig.headroom)
+    parser.add_argument("--compute-headroom", type=float, default=PolicyConfig.compute_headroom,
+                        help="packed: extra compute share on top of each test's measured GPU utilisation")
+    parser.add_argument("--ignore-compute", action="store_true",
+                        help="packed: share GPUs by memory only, as if shared tests ran at full speed "
+                             "(the pre-utilisation model; optimistic for compute-bound tests)")
     parser.add_argument("--out", type=Path, default=Path("gpu_plan"))
     parser.add_argument("--render", default="k8s,slurm,gha",
                         help=f"comma-separated subset of {','.join(RENDERERS)} ('' for none)")
@@ -78,17 +85,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         manifest = schema.read(_resolve(args.manifest))
         fleet = fleet_mod.read(_resolve(args.fleet))
-        policy = PolicyConfig(args.policy, args.slots_per_gpu, args.headroom)
+        policy = PolicyConfig(args.policy, args.slots_per_gpu, args.headroom,
+                              compute_aware=not args.ignore_compute, compute_headroom=args.compute_headroom)
     except (schema.ManifestError, fleet_mod.FleetError, OSError, ValueError) as err:
         print(f"plan: error: {err}", file=sys.stderr)
         return 1
     plan = schedule(manifest.tests, fleet, policy)
     metrics = compute(plan, fleet)
+    # The other compute model, for comparison: what packing by memory alone would promise.
+    other = replace(policy, compute_aware=not policy.compute_aware)
+    other_metrics = compute(schedule(manifest.tests, fleet, other), fleet) if policy.name == "packed" else None
     out = _resolve(args.out)
     tests = {t.label: t for t in manifest.tests}
     try:
-        schema.atomic_write_text(out / "plan.json",
-                                 json.dumps(plan_document(plan, metrics.to_dict()), indent=2) + "\n")
+        document = plan_document(plan, metrics.to_dict(), other_metrics.to_dict() if other_metrics else None)
+        schema.atomic_write_text(out / "plan.json", json.dumps(document, indent=2) + "\n")
         if "k8s" in renders:
             jobs = render_k8s.render(plan, tests, fleet, args.image, args.namespace, args.handoff)
             render_k8s.validate_all(jobs)
@@ -121,6 +132,10 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"makespan {m.makespan_s:.0f}s (lower bound {m.lower_bound_s:.0f}s, ratio {ratio}); "
           f"GPU-hours reserved {m.gpu_hours_reserved:.2f} / requested {m.gpu_hours_requested:.2f}; "
           f"idle {m.idle_fraction:.1%}; wrote {out}")
+    if other_metrics is not None:
+        label = "memory-only sharing" if policy.compute_aware else "compute-aware sharing"
+        print(f"  ({label} would plan makespan {other_metrics.makespan_s:.0f}s, GPU-hours reserved "
+              f"{other_metrics.gpu_hours_reserved:.2f})")
     for warning in plan.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     for item in plan.infeasible:

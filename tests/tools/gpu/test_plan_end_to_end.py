@@ -108,8 +108,10 @@ def test_infeasible_tests_reported_with_reasons(tmp_path: Path, capsys: pytest.C
 
 def test_policies_reserve_differently() -> None:
     fleet = Fleet((Pool("n", 2, 8, "h100", 80, "12.4", "nvlink"),))
-    tests = [_test("//t:two", gpus=2, vram=10), _test("//t:one_a", vram=10), _test("//t:one_b", vram=10),
-             _test("//t:unknown_mem", vram=0), _test("//t:excl", exclusive=True)]
+    light = {"gpu_util": 0.2}  # measured: a fifth of a GPU's compute, so compute lets them share
+    tests = [_test("//t:two", gpus=2, vram=10, **light), _test("//t:one_a", vram=10, **light),
+             _test("//t:one_b", vram=10, **light), _test("//t:unknown_mem", vram=0, **light),
+             _test("//t:excl", exclusive=True)]
     excl = {p.label: p for p in schedule(tests, fleet, PolicyConfig("exclusive")).placements}
     packed = {p.label: p for p in schedule(tests, fleet, PolicyConfig("packed")).placements}
     assert len(excl["//t:two"].gpus) == 8 and excl["//t:two"].whole_node
@@ -120,6 +122,36 @@ def test_policies_reserve_differently() -> None:
     # Two 10 GB tests share one GPU (10 GB × 1.1 headroom fits one 20 GB slot).
     shared = [p for p in packed.values() if p.slot_fraction == 0.25 and len(p.gpus) == 1]
     assert len(shared) == 2
+
+
+def test_packing_never_puts_more_than_a_gpu_of_compute_on_a_gpu() -> None:
+    fleet = Fleet((Pool("n", 1, 1, "h100", 80, "12.4"),))
+    tests = [_test("//t:busy", vram=4, gpu_util=0.9), _test("//t:light_a", vram=4, gpu_util=0.2),
+             _test("//t:light_b", vram=4, gpu_util=0.24), _test("//t:unmeasured", vram=4),
+             _test("//t:light_c", vram=4, gpu_util=0.1)]
+    plan = {p.label: p for p in schedule(tests, fleet, PolicyConfig("packed")).placements}
+    assert plan["//t:busy"].slot_fraction == 1.0 and plan["//t:unmeasured"].slot_fraction == 1.0
+    assert {plan[f"//t:light_{x}"].slot_fraction for x in "abc"} == {0.25}
+    events = sorted((t, kind, p.slot_fraction) for p in plan.values() for t, kind in ((p.start_s, 1), (p.end_s, 0)))
+    load = 0.0
+    for _, kind, share in events:
+        load += share if kind else -share
+        assert load <= 1 + 1e-9
+    # Headroom: 0.24 x 1.1 no longer fits one quarter-GPU slot.
+    roomy = schedule(tests, fleet, PolicyConfig("packed", compute_headroom=0.1)).placements
+    assert next(p for p in roomy if p.label == "//t:light_b").slot_fraction == 0.5
+    # The memory-only model (today's) shares the compute-bound tests too.
+    memory_only = schedule(tests, fleet, PolicyConfig("packed", compute_aware=False)).placements
+    assert {p.slot_fraction for p in memory_only} == {0.25}
+    assert max(p.end_s for p in memory_only) < max(p.end_s for p in plan.values())
+
+
+def test_bad_gpu_util_is_named() -> None:
+    doc = schema.to_dict(schema.Manifest(tests=(_test("//t:a", gpu_util=0.5),)))
+    assert schema.from_dict(doc).tests[0].gpu_util == 0.5
+    doc["tests"][0]["gpu_util"] = 1.5
+    with pytest.raises(schema.ManifestError, match=r"tests\[0\].gpu_util: expected a number in \[0, 1\] or null"):
+        schema.from_dict(doc)
 
 
 def test_packing_never_oversubscribes_a_gpu() -> None:
