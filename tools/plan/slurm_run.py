@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from tools.atomic_write import write_text_atomic
+from tools.bazel_paths import in_workspace, workspace_root
 
 # Job states after which Slurm runs nothing more for the job (squeue(1) "JOB STATE CODES").
 TERMINAL = frozenset({"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL", "OUT_OF_MEMORY",
@@ -168,19 +169,21 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def main(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None,
+         run: Runner = subprocess.run) -> int:
     args = parse_args(argv)
     env = dict(os.environ if env is None else env)
-    env["TORCH_PLAN_RESULTS"] = str(args.results.resolve())
+    slurm_dir, results = in_workspace(args.slurm_dir, env), in_workspace(args.results, env)
+    env["TORCH_PLAN_RESULTS"] = str(results)
     try:
-        jobs = read_jobs(args.slurm_dir)
-        ids = submit(args.slurm_dir, jobs, env)
+        jobs = read_jobs(slurm_dir)
+        ids = submit(slurm_dir, jobs, env, cwd=workspace_root(None, env), run=run)
         print(f"slurm_run: submitted {len(ids)} job(s): {' '.join(ids)}", file=sys.stderr)
-        states = wait(ids, env, args.timeout, args.poll)
+        states = wait(ids, env, args.timeout, args.poll, run=run)
     except SlurmRunError as err:
         print(f"slurm_run: error: {err}", file=sys.stderr)
         return 2
-    report = outcomes(jobs, ids, states, args.results)
+    report = outcomes(jobs, ids, states, results)
     for item in report:
         print(f"{item.outcome:8s} {item.label} (job {item.job_id}){': ' + item.detail if item.detail else ''}")
     bad_jobs = [s for s in states.values() if s.state != "COMPLETED"]
@@ -189,7 +192,7 @@ def main(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None
               file=sys.stderr)
     if args.report:
         doc: dict[str, Any] = {"jobs": [asdict(states[i]) for i in ids], "tests": [asdict(o) for o in report]}
-        write_text_atomic(args.report, json.dumps(doc, indent=2) + "\n")
+        write_text_atomic(in_workspace(args.report, env), json.dumps(doc, indent=2) + "\n")
     return 0 if not bad_jobs and all(o.outcome == "passed" for o in report) else 1
 
 

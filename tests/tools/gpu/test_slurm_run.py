@@ -94,3 +94,26 @@ def test_submit_reports_sbatch_errors(tmp_path: Path) -> None:
         return subprocess.CompletedProcess(argv, 1, "", "sbatch: error: Invalid generic resource (gres) specification")
     with pytest.raises(slurm_run.SlurmRunError, match="sbatch a.sbatch failed .*Invalid generic resource"):
         slurm_run.submit(tmp_path / "slurm", jobs, {}, run=refuse)
+
+
+def test_cli_reports_killed_job_and_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    slurm = _jobs_dir(tmp_path)
+    _xml(tmp_path / "results" / "p" / "a1")
+    _xml(tmp_path / "results" / "p" / "a2")
+    ids = iter(["7", "8"])
+
+    def run(argv, **kw):
+        if argv[0] == "sbatch":
+            assert kw["env"]["TORCH_PLAN_RESULTS"] == str(tmp_path / "results") and kw["cwd"] == tmp_path
+            return subprocess.CompletedProcess(argv, 0, next(ids) + "\n", "")
+        return subprocess.CompletedProcess(argv, 0, SHOW, "")
+
+    env = {"BUILD_WORKSPACE_DIRECTORY": str(tmp_path)}
+    rc = slurm_run.main(["slurm", "--results", "results", "--report", "report.json", "--poll", "0"], env, run)
+    assert rc == 1
+    out, err = capsys.readouterr()
+    assert "passed   //p:a1 (job 7)" in out and "not run  //p:b (job 8): no test.xml; job 8 CANCELLED" in out
+    assert "job 8 ended CANCELLED" in err
+    report = json.loads((tmp_path / "report.json").read_text())
+    assert [t["outcome"] for t in report["tests"]] == ["passed", "passed", "not run"]
+    assert slurm.is_dir()
