@@ -91,3 +91,13 @@ def test_cli_default_is_node_handoff_and_writes_jobs_json(tmp_path: Path) -> Non
     assert doc["handoff"] == "node" and len(doc["jobs"]) == len(nodes)
     assert sorted(sum((j["labels"] for j in doc["jobs"]), [])) == sorted(t.label for t in tests)
     assert sorted(p.name for p in (out / "slurm").glob("*.sbatch")) == sorted(j["script"] for j in doc["jobs"])
+
+
+def test_gantt_stacks_tests_sharing_a_gpu() -> None:
+    from tools.plan.gantt import stack_offsets
+
+    quarters = [(0, 10, 0.25), (0, 4, 0.25), (1, 9, 0.25), (2, 8, 0.25), (4, 10, 0.25)]
+    offsets = stack_offsets(quarters)
+    assert sorted(offsets[:4]) == [0, 0.25, 0.5, 0.75]  # four at once: four levels
+    assert offsets[4] == offsets[1]  # takes the level freed at t=4
+    assert stack_offsets([(0, 5, 1.0), (5, 9, 1.0)]) == [0, 0]
