@@ -11,7 +11,6 @@ Figures only; no asserts.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from pathlib import Path
@@ -19,22 +18,16 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_plan import workload  # noqa: E402
+from bench_plan import bench_setup  # noqa: E402
 
 from tools.plan import render_k8s, render_slurm  # noqa: E402
-from tools.plan.fleet import Fleet, Pool  # noqa: E402
 from tools.plan.jobs import HANDOFFS  # noqa: E402
 from tools.plan.policies import PolicyConfig  # noqa: E402
 from tools.plan.scheduler import schedule  # noqa: E402
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--tests", type=int, default=10_000)
-    parser.add_argument("--seed", type=int, default=20240601)
-    args = parser.parse_args()
-    fleet = Fleet((Pool("h100", 64, 8, "h100", 80, "12.4", "nvlink"),))
-    tests = workload(args.tests, args.seed)
+    fleet, tests = bench_setup(__doc__)
     by_label = {t.label: t for t in tests}
     plan = schedule(tests, fleet, PolicyConfig("packed"))
     print(f"workload: {len(plan.placements)} tests planned on 64 nodes x 8 GPUs (packed)")

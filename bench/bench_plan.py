@@ -51,13 +51,17 @@ def run(tests: list[ManifestTest], fleet: Fleet, policy: PolicyConfig) -> tuple[
     return elapsed, compute(plan, fleet)
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def bench_setup(description: str | None) -> tuple[Fleet, list[ManifestTest]]:
+    """The benchmarks' command line (--tests, --seed), fleet (64 nodes x 8 H100) and workload."""
+    parser = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tests", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=20240601)
     args = parser.parse_args()
-    fleet = Fleet((Pool("h100", 64, 8, "h100", 80, "12.4", "nvlink"),))
-    tests = workload(args.tests, args.seed)
+    return Fleet((Pool("h100", 64, 8, "h100", 80, "12.4", "nvlink"),)), workload(args.tests, args.seed)
+
+
+def main() -> int:
+    fleet, tests = bench_setup(__doc__)
     area = sum(t.gpu_count * t.estimated_duration_s for t in tests)
     print(f"workload: {len(tests)} tests, {area / 3600:.1f} GPU-hours requested, longest "
           f"{max(t.estimated_duration_s for t in tests):.0f} s; fleet: 64 nodes x 8 GPUs (80 GB)")

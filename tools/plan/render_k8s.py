@@ -68,16 +68,24 @@ def render_job(placement: Placement, test: ManifestTest, pool: Pool, image: str,
         {"name": "TORCH_TEST_VRAM_GB", "value": f"{test.vram_gb:g}"},
         {"name": "TORCH_GPU_MEMORY_FRACTION", "value": f"{placement.slot_fraction:g}"},
     ]
+    container = {"command": ["bash", "-c", test.command], "env": env}
+    return _job(metadata, pool, image, 1 if test.flaky else 0, test_budget_s(test), container, gpus)
+
+
+def _job(metadata: dict[str, Any], pool: Pool, image: str, backoff: int, deadline_s: int,
+         container: dict[str, Any], gpus: int) -> dict[str, Any]:
+    """The Job around one `bazel-test` container: the pool's node selector, the GPU taint toleration,
+    `gpus` as the nvidia.com/gpu limit, never restarted in place."""
     return {
         "apiVersion": "batch/v1",
         "kind": "Job",
         "metadata": metadata,
         "spec": {
-            "backoffLimit": 1 if test.flaky else 0,
-            "activeDeadlineSeconds": test_budget_s(test),
+            "backoffLimit": backoff,
+            "activeDeadlineSeconds": deadline_s,
             "ttlSecondsAfterFinished": 86400,
             "template": {
-                "metadata": {"labels": dict(labels)},
+                "metadata": {"labels": dict(metadata["labels"])},
                 "spec": {
                     "restartPolicy": "Never",
                     "nodeSelector": node_selector(pool),
@@ -86,8 +94,7 @@ def render_job(placement: Placement, test: ManifestTest, pool: Pool, image: str,
                         "name": "bazel-test",
                         "image": image,
                         "workingDir": "/workspace",
-                        "command": ["bash", "-c", test.command],
-                        "env": env,
+                        **container,
                         "resources": {"limits": {"nvidia.com/gpu": str(gpus)}},
                     }],
                 },
@@ -109,31 +116,8 @@ def render_node_job(job: EngineJob, pool: Pool, image: str, namespace: str | Non
     metadata: dict[str, Any] = {"name": job.name, "labels": labels, "annotations": annotations}
     if namespace:
         metadata["namespace"] = namespace
-    return {
-        "apiVersion": "batch/v1",
-        "kind": "Job",
-        "metadata": metadata,
-        "spec": {
-            "backoffLimit": 0,  # a retry would rerun the whole node; Bazel retries flaky tests itself
-            "activeDeadlineSeconds": job.time_limit_s,
-            "ttlSecondsAfterFinished": 86400,
-            "template": {
-                "metadata": {"labels": dict(labels)},
-                "spec": {
-                    "restartPolicy": "Never",
-                    "nodeSelector": node_selector(pool),
-                    "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
-                    "containers": [{
-                        "name": "bazel-test",
-                        "image": image,
-                        "workingDir": "/workspace",
-                        "command": job.bazel_argv(),
-                        "resources": {"limits": {"nvidia.com/gpu": str(job.gpus)}},
-                    }],
-                },
-            },
-        },
-    }
+    # backoffLimit 0: a retry would rerun the whole node; Bazel retries flaky tests itself.
+    return _job(metadata, pool, image, 0, job.time_limit_s, {"command": job.bazel_argv()}, job.gpus)
 
 
 def render(plan: Plan, tests: Mapping[str, ManifestTest], fleet: Fleet, image: str = DEFAULT_IMAGE,
