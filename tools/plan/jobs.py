@@ -15,7 +15,6 @@ from __future__ import annotations
 import hashlib
 import math
 import re
-import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,17 +40,11 @@ class EngineJob:
     whole_node: bool
     time_limit_s: int
     start_s: float
-    wave: int
     gpu_share: float  # of each held GPU, for the per-test form (1.0 for node jobs)
-    flaky: bool
 
     def bazel_argv(self, bazel: str = "bazel") -> list[str]:
         """The command the job runs: Bazel packs the targets onto the job's GPUs."""
         return [bazel, "test", "--config=gpu", f"--local_resources=gpu={self.gpus}", "--", *self.labels]
-
-    def bazel_command(self) -> str:
-        """`bazel_argv` as one shell-safe string (every label quoted)."""
-        return " ".join(shlex.quote(word) for word in self.bazel_argv())
 
     def log_dirs(self) -> list[str]:
         """Each target's directory under bazel-testlogs (relative), where test.xml/test.log land."""
@@ -70,10 +63,13 @@ def test_budget_s(test: ManifestTest) -> int:
     return test.timeout_s * test.shard_count + STARTUP_MARGIN_S
 
 
-def node_budget_s(placements: Sequence[Placement], tests: Mapping[str, ManifestTest]) -> int:
-    """Budget of a whole node's run: twice the planned span (estimates are estimates) plus the
-    longest single timeout and the start-up margin."""
+def node_budget_s(placements: Sequence[Placement], tests: Mapping[str, ManifestTest], gpus: int) -> int:
+    """Budget of a whole node's run on `gpus` GPUs: twice the planned span (estimates are estimates)
+    plus the longest single timeout and the start-up margin. Bazel admits tests by whole GPUs
+    (`resources:gpu:N`), so tests the plan lets share a GPU run one after another there: the span
+    is at least Σ gpu_count·t / gpus."""
     span = max(p.end_s for p in placements) - min(p.start_s for p in placements)
+    span = max(span, sum(p.gpu_count * (p.end_s - p.start_s) for p in placements) / max(gpus, 1))
     longest = max(tests[p.label].timeout_s * tests[p.label].shard_count for p in placements)
     return math.ceil(2 * span + longest + STARTUP_MARGIN_S)
 
@@ -96,7 +92,7 @@ def engine_jobs(plan: Plan, tests: Mapping[str, ManifestTest], fleet: Fleet,
         return [EngineJob(
             name=job_name(p.label), pool=p.pool, planned_node=p.node, labels=(p.label,),
             gpus=len(p.gpus), whole_node=p.whole_node, time_limit_s=test_budget_s(tests[p.label]),
-            start_s=p.start_s, wave=p.wave, gpu_share=p.slot_fraction, flaky=tests[p.label].flaky,
+            start_s=p.start_s, gpu_share=p.slot_fraction,
         ) for p in plan.placements]
     jobs = []
     for node, placements in by_node(plan).items():
@@ -104,11 +100,11 @@ def engine_jobs(plan: Plan, tests: Mapping[str, ManifestTest], fleet: Fleet,
         used = {g for p in placements for g in p.gpus}
         # The job holds as many GPUs as the plan uses on the node; all of them = the whole node.
         whole = len(used) == pool.gpus_per_node or any(p.whole_node for p in placements)
+        gpus = pool.gpus_per_node if whole else len(used)
         jobs.append(EngineJob(
             name=job_name(node, "gpu-node"), pool=pool.name, planned_node=node,
-            labels=tuple(p.label for p in placements),
-            gpus=pool.gpus_per_node if whole else len(used), whole_node=whole,
-            time_limit_s=node_budget_s(placements, tests), start_s=min(p.start_s for p in placements),
-            wave=0, gpu_share=1.0, flaky=any(tests[p.label].flaky for p in placements),
+            labels=tuple(p.label for p in placements), gpus=gpus, whole_node=whole,
+            time_limit_s=node_budget_s(placements, tests, gpus), start_s=min(p.start_s for p in placements),
+            gpu_share=1.0,
         ))
     return jobs

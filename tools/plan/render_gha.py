@@ -34,7 +34,7 @@ def render(plan: Plan, tests: Mapping[str, ManifestTest], fleet: Fleet) -> list[
     for node, labels in by_node.items():
         mine = [p for p in plan.placements if p.node == node]
         pool = pools[mine[0].pool]
-        minutes = math.ceil(node_budget_s(mine, tests) / 60)
+        minutes = math.ceil(node_budget_s(mine, tests, pool.gpus_per_node) / 60)
         entries.append({
             "node": node,
             "pool": pool.name,

@@ -101,3 +101,13 @@ def test_gantt_stacks_tests_sharing_a_gpu() -> None:
     assert sorted(offsets[:4]) == [0, 0.25, 0.5, 0.75]  # four at once: four levels
     assert offsets[4] == offsets[1]  # takes the level freed at t=4
     assert stack_offsets([(0, 5, 1.0), (5, 9, 1.0)]) == [0, 0]
+
+
+def test_node_job_time_limit_covers_whole_gpu_admission() -> None:
+    # Four 100 s tests share one GPU in the plan (light, small), but Bazel admits them by whole GPUs:
+    # on the job's one GPU they run one after another, 400 s, which the limit must cover.
+    fleet = Fleet((Pool("n", 1, 8, "h100", 80, "12.4"),))
+    plan, by_label = _plan([_test(f"//t:{i}", vram=4, duration=100, gpu_util=0.1) for i in range(4)], fleet)
+    assert len({p.gpus for p in plan.placements}) == 1 and max(p.end_s for p in plan.placements) == 100
+    (job,) = engine_jobs(plan, by_label, fleet)
+    assert job.gpus == 1 and job.time_limit_s == 2 * 400 + 300 + 600
