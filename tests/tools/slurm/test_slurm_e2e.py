@@ -148,6 +148,11 @@ def test_plan_runs_on_live_slurm(cluster: Cluster, tmp_path: Path, handoff: str,
     states = slurm_run.wait(ids, env, timeout_s=90, poll_s=0.5)
     assert {s.state for s in states.values()} == {"COMPLETED"}, states
 
+    for job, job_id in zip(jobs, ids, strict=True):  # Slurm itself held whole-node jobs exclusively
+        shown = subprocess.run(["scontrol", "show", "job", "-o", job_id], env=env, capture_output=True,
+                               text=True, check=True, timeout=30).stdout
+        assert ("OverSubscribe=NO" in shown) == job.exclusive, shown
+    assert any(job.exclusive for job in jobs)
     ran = sorted(r["label"] for r in _records(tmp_path, "test"))
     assert ran == planned  # every planned test ran exactly once
     _check_placement_rules(tmp_path, jobs, ids)
