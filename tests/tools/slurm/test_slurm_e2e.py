@@ -10,6 +10,7 @@ About 30 s.
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 import sys
 import time
@@ -83,7 +84,10 @@ def _env(cluster: Cluster, tmp: Path, manifest: Path, **extra: str) -> dict[str,
     (tmp / "records").mkdir()
     (tmp / "locks").mkdir()
     (tmp / "smi.csv").write_text(SMI)
-    return dict(cluster.env, TORCH_PLAN_BAZEL=str(HERE / "fake_bazel.py"),
+    bazel = tmp / "bazel"  # the jobs run fake_bazel with this interpreter (and its packages), whatever PATH says
+    bazel.write_text(f'#!/bin/sh\nexec {shlex.quote(sys.executable)} {shlex.quote(str(HERE / "fake_bazel.py"))} "$@"\n')
+    bazel.chmod(0o755)
+    return dict(cluster.env, TORCH_PLAN_BAZEL=str(bazel),
                 TORCH_PLAN_RESULTS=str(tmp / "results"), TORCH_E2E_MANIFEST=str(manifest),
                 TORCH_E2E_RECORDS=str(tmp / "records"), TORCH_E2E_TEST_SECONDS=str(TEST_SECONDS),
                 TORCH_GPU_ASSIGN_SMI_OUTPUT=str(tmp / "smi.csv"), TORCH_GPU_LOCK_DIR=str(tmp / "locks"),
