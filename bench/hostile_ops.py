@@ -187,14 +187,26 @@ def run_render_case(label: str) -> Outcome:
         pools = fleet.from_dict(_FLEET)
         plan = schedule(manifest.tests, pools, PolicyConfig())
         tests = {t.label: t for t in manifest.tests}
-        job = next(iter(yaml.safe_load_all(render_k8s.dumps(render_k8s.render(plan, tests, pools)))))
-        k8s = job["spec"]["template"]["spec"]["containers"][0]["command"]
-        script = next(iter(render_slurm.render(plan, tests, pools).values()))
-        slurm = next(line for line in script.splitlines() if line.startswith("exec "))[len("exec "):]
+        def k8s_command(handoff: str) -> list[str]:
+            jobs = yaml.safe_load_all(render_k8s.dumps(render_k8s.render(plan, tests, pools, handoff=handoff)))
+            return next(iter(jobs))["spec"]["template"]["spec"]["containers"][0]["command"]
+
+        def slurm_line(handoff: str) -> str:
+            script = next(iter(render_slurm.render(plan, tests, pools, handoff=handoff).values()))
+            return "bazel " + next(line for line in script.splitlines()
+                                   if line.startswith('"$bazel" '))[len('"$bazel" '):]
+
+        node_argv = k8s_command("node")  # no shell: the label must be one argv word as it is
+        if node_argv[0] != "bazel" or node_argv[-1] != label:
+            return "loss", f"k8s node job: argv {node_argv!r}"
+        per_test = k8s_command("test")
         gha = render_gha.render(plan, tests, pools)[0]["include"][0]["command"]
-        want = ["test", "--config=gpu", label]
-        lines = {"k8s": k8s[-1] if k8s[:2] == ["bash", "-c"] else "", "slurm": slurm, "gha": gha}
-        for engine, got in zip(lines, _bash_words(list(lines.values())), strict=True):
+        batch = ["test", "--config=gpu", "--local_resources=gpu=1", "--", label]
+        expected = {"k8s (per test)": ["test", "--config=gpu", label], "slurm (node)": batch,
+                    "slurm (per test)": batch, "gha": ["test", "--config=gpu", label]}
+        lines = [per_test[-1] if per_test[:2] == ["bash", "-c"] else "", slurm_line("node"),
+                 slurm_line("test"), gha]
+        for (engine, want), got in zip(expected.items(), _bash_words(lines), strict=True):
             if got != want:
                 return "loss", f"{engine}: bash gives {got!r}"
         return "ok", ""

@@ -4,7 +4,8 @@
 #   2. a working `bazel`: the one on PATH if there is one (bazelisk, with internet), else Debian
 #      sid's packaged Bazel 7.7.1 in a chroot (third_party/bazel_offline), installed as
 #      /usr/local/bin/bazel; this works without internet access beyond the Debian archive;
-#   3. on machines with NVIDIA GPUs, .bazelrc.gpus (the GPU count for `bazel test --config=gpu`).
+#   3. on machines with NVIDIA GPUs, .bazelrc.gpus (the GPU count for `bazel test --config=gpu`);
+#   4. Slurm 22.05 + munge from Debian, for the live Slurm end-to-end test (tests/tools/slurm).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -48,4 +49,19 @@ if command -v nvidia-smi >/dev/null; then
   (cd "$ROOT" && "$PYTHON" -m tools.gpu_assign.local_resources --bazelrc --write .bazelrc.gpus)
   log "wrote .bazelrc.gpus: $(tail -n1 "$ROOT/.bazelrc.gpus")"
 fi
+# --- Slurm (live end-to-end test of the planner's Slurm rendering, tests/tools/slurm) ----------
+# Debian 12's slurm-wlm 22.05: the test starts its own munged/slurmctld/slurmd under a temp dir
+# (nothing is configured system-wide; the packages' services are not started). Skipped without
+# apt-get or root, or with SETUP_SLURM=0; the test then skips and says why.
+if [[ "${SETUP_SLURM:-1}" == 1 ]] && ! command -v slurmd >/dev/null && command -v apt-get >/dev/null \
+   && [[ "$(id -u)" == 0 ]]; then
+  log "Slurm + munge (apt-get install slurm-wlm slurmctld slurmd munge)"
+  if ! DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+       slurm-wlm slurmctld slurmd slurm-client munge >/dev/null; then
+    apt-get update >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+       slurm-wlm slurmctld slurmd slurm-client munge >/dev/null \
+      || log "could not install Slurm; tests/tools/slurm will skip"
+  fi
+fi
+
 log "done"

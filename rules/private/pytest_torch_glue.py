@@ -25,7 +25,8 @@ import json
 import os
 import sys
 import tempfile
-from collections.abc import Mapping
+import threading
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import pytest
@@ -42,6 +43,7 @@ REQUIRED_OPTIONS = (
 PERF_RECORD_FILE = "torch-perf-baselines.json"
 GPU_MEMORY_FILE = "torch-gpu-memory.json"
 RUNTIME_FILE = "torch-runtime.json"
+GPU_UTIL_FILE = "torch-gpu-util.json"
 
 
 def pytest_torch_args(environ: Mapping[str, str], root: str, user_set_threads: bool) -> list[str]:
@@ -144,6 +146,88 @@ class GpuMemoryPlugin:
         write_json_atomic(os.path.join(outputs, name), data)
 
 
+Sampler = Callable[[], list[float]]  # utilisation (0..1) of each of the test's GPUs, now
+
+
+def nvml_sampler(environ: Mapping[str, str]) -> Sampler | None:
+    """GPU (SM) utilisation of the GPUs this test was given, through NVML (`nvidia-ml-py`, imported
+    only here: machines without it or without a driver just record nothing)."""
+    try:
+        import pynvml
+    except ImportError:
+        return None
+    try:
+        pynvml.nvmlInit()
+        visible = environ.get("CUDA_VISIBLE_DEVICES")
+        entries = [e.strip() for e in visible.split(",")] if visible else \
+            [str(i) for i in range(pynvml.nvmlDeviceGetCount())]
+        # gpu_run_under sets CUDA_DEVICE_ORDER=PCI_BUS_ID, so CUDA indices are NVML's indices.
+        handles = [pynvml.nvmlDeviceGetHandleByIndex(int(e)) if e.isdigit() else
+                   pynvml.nvmlDeviceGetHandleByUUID(e) for e in entries if e]
+    except pynvml.NVMLError:
+        return None
+    if not handles:
+        return None
+    return lambda: [pynvml.nvmlDeviceGetUtilizationRates(h).gpu / 100 for h in handles]
+
+
+class GpuUtilisationPlugin:
+    """GPU runs: samples the test's GPUs' utilisation through the session, so the planner can tell
+    tests that leave a GPU mostly idle (safe to share) from compute-bound ones.
+
+    Writes `<outputs>/torch-gpu-util.json` ({"mean_util": [per GPU], "max_util": [...], "samples"}),
+    which `export_gpu_manifest --testlogs` reads into the manifest's `gpu_util`.
+    """
+
+    def __init__(self, environ: Mapping[str, str],
+                 sampler_factory: Callable[[Mapping[str, str]], Sampler | None] = nvml_sampler,
+                 interval_s: float | None = None):
+        self.environ = environ
+        self.factory = sampler_factory
+        self.interval_s = interval_s if interval_s is not None else float(
+            environ.get("TORCH_GPU_UTIL_INTERVAL_S", "0.5"))
+        self.samples: list[list[float]] = []
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def _run(self, sampler: Sampler) -> None:
+        while True:
+            try:
+                self.samples.append([min(1.0, max(0.0, float(v))) for v in sampler()])
+            except Exception:  # noqa: BLE001 - a sampler failing mid-run ends sampling, never the test
+                return
+            if self._stop.wait(self.interval_s):
+                return
+
+    def pytest_sessionstart(self, session: Any) -> None:
+        if int(self.environ.get("TORCH_TEST_GPU_COUNT", "0") or 0) < 1:
+            return  # not a GPU test
+        sampler = self.factory(self.environ)
+        if sampler is None:
+            return
+        self._thread = threading.Thread(target=self._run, args=(sampler,), name="gpu-util", daemon=True)
+        self._thread.start()
+
+    def pytest_sessionfinish(self, session: Any) -> None:
+        if self._thread is None:
+            return
+        self._stop.set()
+        self._thread.join()
+        outputs = self.environ.get("TEST_UNDECLARED_OUTPUTS_DIR")
+        rows = [row for row in self.samples if row]
+        if not rows or not outputs or len({len(r) for r in rows}) != 1:
+            return
+        columns = list(zip(*rows, strict=True))
+        name = GPU_UTIL_FILE
+        if int(self.environ.get("TEST_TOTAL_SHARDS", "1")) > 1:
+            name = f"torch-gpu-util.shard{self.environ.get('TEST_SHARD_INDEX', '0')}.json"
+        data = {"version": 1, "target": self.environ.get("TEST_TARGET", ""), "samples": len(rows),
+                "interval_s": self.interval_s,
+                "mean_util": [round(sum(c) / len(c), 4) for c in columns],
+                "max_util": [round(max(c), 4) for c in columns]}
+        write_json_atomic(os.path.join(outputs, name), data)
+
+
 # Tolerances used for the heatmap's colour scale when the assertion used dtype defaults
 # (the values of torch.testing.assert_close).
 _DEFAULT_TOLERANCES = {
@@ -235,7 +319,7 @@ class RuntimeInfoPlugin:
 
 def plugins(environ: Mapping[str, str]) -> list[Any]:
     """The runner's pytest-torch companions for this test."""
-    active: list[Any] = [GpuMemoryPlugin(environ)]
+    active: list[Any] = [GpuMemoryPlugin(environ), GpuUtilisationPlugin(environ)]
     outputs = environ.get("TEST_UNDECLARED_OUTPUTS_DIR")
     if outputs:
         active.append(MismatchHeatmapPlugin(os.path.join(outputs, "torch-failures")))

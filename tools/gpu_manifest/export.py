@@ -142,6 +142,7 @@ def to_manifest_test(target: QueryTarget, testlogs: Path | None) -> ManifestTest
         duration_source=duration.source,
         command=command_for(target.label),
         tags=tuple(sorted(set(target.tags))),
+        gpu_util=history.history_gpu_util(testlogs, target.label) if testlogs is not None else None,
     )
 
 

@@ -6,6 +6,7 @@ The lookup goes label → path (never path → label), since a target name may i
 
 from __future__ import annotations
 
+import json
 import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
@@ -101,6 +102,28 @@ def history_seconds(testlogs: Path, label: str) -> float | None:
     if not per_shard:
         return None
     return sum(per_shard.values())
+
+
+def history_gpu_util(testlogs: Path, label: str) -> float | None:
+    """GPU utilisation (0..1) of the last GPU run of `label`: the busiest GPU's mean over the run,
+    from the `torch-gpu-util*.json` the pytest-torch glue writes to `test.outputs/` (of any shard or
+    run; the highest wins, since the planner must not under-reserve). None when never measured;
+    unreadable files are skipped (history is advisory)."""
+    base = label_dir(testlogs, label)
+    if not base.is_dir():
+        return None
+    found: list[float] = []
+    dirs = [base] + [c for c in sorted(base.iterdir()) if c.is_dir() and c.name and _SUBDIR_RE.match(c.name)]
+    for directory in dirs:
+        for path in sorted((directory / "test.outputs").glob("torch-gpu-util*.json")):
+            try:
+                means = json.loads(path.read_text(encoding="utf-8"))["mean_util"]
+                values = [float(v) for v in means]
+            except (OSError, ValueError, KeyError, TypeError):
+                continue
+            if values and all(0 <= v <= 1 for v in values):
+                found.append(max(values))
+    return round(max(found), 4) if found else None
 
 
 def estimate(label: str, size: str, shard_count: int, testlogs: Path | None) -> Duration:

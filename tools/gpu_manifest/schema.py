@@ -68,6 +68,9 @@ class ManifestTest:
     shard_count: int = 1
     flaky: bool = False
     tags: tuple[str, ...] = ()
+    # Mean GPU (SM) utilisation of the last GPU run, 0..1 (busiest of its GPUs); None = not measured,
+    # which the planner treats as compute-bound (1.0).
+    gpu_util: float | None = None
 
 
 @dataclass(frozen=True)
@@ -173,6 +176,9 @@ def _check_test(where: str, entry: Any, problems: list[str]) -> None:
     check_bool("exclusive")
     check_bool("flaky")
     check_int("shard_count", 1, MAX_SHARD_COUNT, required=False)
+    util = entry.get("gpu_util")
+    if util is not None and not (_is_number(util) and 0 <= util <= 1):
+        problems.append(f"{where}.gpu_util: expected a number in [0, 1] or null, got {util!r}")
     tags = entry.get("tags", [])
     if not (isinstance(tags, (list, tuple)) and all(isinstance(t, str) for t in tags)):
         problems.append(f"{where}.tags: expected a list of strings, got {short_repr(tags)}")

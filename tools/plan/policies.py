@@ -1,8 +1,9 @@
 """Placement policies: how many GPUs (and GPU slots) a test reserves, and on which pools it may run.
 
-A GPU is modelled as `slots_per_gpu` equal slots of its VRAM. `exclusive` uses one slot per GPU
-(a test owns whole GPUs, multi-GPU tests own a whole node); `packed` lets tests share a GPU when
-their VRAM (plus headroom against fragmentation) fits in the slots they take.
+A GPU is modelled as `slots_per_gpu` equal slots, each 1/slots of its VRAM and of its compute.
+`exclusive` uses one slot per GPU (a test owns whole GPUs, multi-GPU tests own a whole node);
+`packed` lets tests share a GPU when both their VRAM (plus headroom against fragmentation) and their
+measured GPU utilisation fit in the slots they take (unmeasured tests are compute-bound: whole GPU).
 """
 
 from __future__ import annotations
@@ -26,6 +27,10 @@ class PolicyConfig:
     slots_per_gpu: int = 4
     headroom: float = 0.10
     prefer_interconnect: bool = True
+    # Compute-aware packing: the tests sharing a GPU never add up to more than one GPU's measured
+    # compute (`gpu_util`, plus compute_headroom); unmeasured tests count as compute-bound.
+    compute_aware: bool = True
+    compute_headroom: float = 0.0
 
     def __post_init__(self) -> None:
         if self.name not in POLICIES:
@@ -35,6 +40,9 @@ class PolicyConfig:
         if not (math.isfinite(self.headroom) and 0 <= self.headroom <= MAX_HEADROOM):
             raise ValueError(f"--headroom: expected a finite number in [0, {MAX_HEADROOM:g}] (a fraction of the "
                              f"test's VRAM), got {self.headroom}")
+        if not (math.isfinite(self.compute_headroom) and 0 <= self.compute_headroom <= MAX_HEADROOM):
+            raise ValueError(f"--compute-headroom: expected a finite number in [0, {MAX_HEADROOM:g}] (a fraction "
+                             f"of one GPU's compute), got {self.compute_headroom}")
 
     @property
     def slots(self) -> int:
@@ -65,7 +73,17 @@ def shape_for(test: ManifestTest, pool: Pool, policy: PolicyConfig) -> Shape:
     else:
         slot_gb = pool.vram_gb / total
         slots = min(total, max(1, math.ceil(test.vram_gb * (1 + policy.headroom) / slot_gb - 1e-9)))
+    if policy.compute_aware:
+        slots = max(slots, compute_slots(test.gpu_util, total, policy.compute_headroom))
     return Shape(test.gpu_count, slots, test.gpu_count == pool.gpus_per_node and slots == total)
+
+
+def compute_slots(gpu_util: float | None, total: int, headroom: float) -> int:
+    """Slots (of `total` per GPU) a test's compute takes: a slot is also 1/total of the GPU's SMs, so
+    the tests on a GPU never need more than one GPU's compute. Unmeasured = compute-bound = all."""
+    if gpu_util is None:
+        return total
+    return min(total, max(1, math.ceil(gpu_util * (1 + headroom) * total - 1e-9)))
 
 
 def pool_problems(test: ManifestTest, pool: Pool) -> list[str]:

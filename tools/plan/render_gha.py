@@ -15,7 +15,8 @@ from typing import Any
 
 from tools.gpu_manifest.schema import ManifestTest, shell_join
 from tools.plan.fleet import Fleet
-from tools.plan.render_k8s import STARTUP_MARGIN_S, RenderError
+from tools.plan.jobs import node_budget_s
+from tools.plan.render_k8s import RenderError
 from tools.plan.scheduler import Plan
 
 MAX_MATRIX_JOBS = 256
@@ -33,9 +34,7 @@ def render(plan: Plan, tests: Mapping[str, ManifestTest], fleet: Fleet) -> list[
     for node, labels in by_node.items():
         mine = [p for p in plan.placements if p.node == node]
         pool = pools[mine[0].pool]
-        span = max(p.end_s for p in mine) - min(p.start_s for p in mine)
-        longest_timeout = max(tests[label].timeout_s * tests[label].shard_count for label in labels)
-        minutes = math.ceil((2 * span + longest_timeout + STARTUP_MARGIN_S) / 60)
+        minutes = math.ceil(node_budget_s(mine, tests, pool.gpus_per_node) / 60)
         entries.append({
             "node": node,
             "pool": pool.name,

@@ -1,4 +1,5 @@
-"""Kubernetes rendering: one batch/v1 Job per planned test, checked against the official client models.
+"""Kubernetes rendering: one batch/v1 Job per planned node (or per test), checked against the official
+client models.
 
 The plan picks a pool; Kubernetes still picks the node, so the Job carries the pool's node selector,
 the GPU count as `nvidia.com/gpu` limits, the GPU taint toleration and the Bazel timeout as
@@ -7,7 +8,6 @@ the GPU count as `nvidia.com/gpu` limits, the GPU taint toleration and the Bazel
 
 from __future__ import annotations
 
-import hashlib
 import inspect
 import json
 import re
@@ -18,10 +18,12 @@ import yaml
 
 from tools.gpu_manifest.schema import ManifestTest, command_words, shell_join
 from tools.plan.fleet import Fleet, Pool
+from tools.plan.jobs import STARTUP_MARGIN_S, EngineJob, engine_jobs, job_name, test_budget_s
 from tools.plan.scheduler import Placement, Plan
 
+__all__ = ["STARTUP_MARGIN_S", "RenderError", "job_name", "render", "validate_all", "dumps"]
+
 DEFAULT_IMAGE = "ghcr.io/example/torch-bazel-ci:latest"
-STARTUP_MARGIN_S = 600  # Bazel server start, fetch and build before the test's own timeout starts
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 _LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
 _LABEL_KEY = re.compile(r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?"
@@ -30,13 +32,6 @@ _LABEL_KEY = re.compile(r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[
 
 class RenderError(ValueError):
     """A rendered object the engine would reject; the message names the object and field."""
-
-
-def job_name(label: str) -> str:
-    """DNS-1123 label ≤ 63 chars (the Job controller copies it into a pod label), unique by hash."""
-    digest = hashlib.sha256(label.encode()).hexdigest()[:8]
-    slug = re.sub(r"[^a-z0-9]+", "-", label.lower()).strip("-")[:46].strip("-")
-    return f"gpu-{slug}-{digest}" if slug else f"gpu-{digest}"
 
 
 def shell_command(test: ManifestTest) -> str:
@@ -81,16 +76,24 @@ def render_job(placement: Placement, test: ManifestTest, pool: Pool, image: str,
         {"name": "TORCH_TEST_VRAM_GB", "value": f"{test.vram_gb:g}"},
         {"name": "TORCH_GPU_MEMORY_FRACTION", "value": f"{placement.slot_fraction:g}"},
     ]
+    container = {"command": ["bash", "-c", shell_command(test)], "env": env}
+    return _job(metadata, pool, image, 1 if test.flaky else 0, test_budget_s(test), container, gpus)
+
+
+def _job(metadata: dict[str, Any], pool: Pool, image: str, backoff: int, deadline_s: int,
+         container: dict[str, Any], gpus: int) -> dict[str, Any]:
+    """The Job around one `bazel-test` container: the pool's node selector, the GPU taint toleration,
+    `gpus` as the nvidia.com/gpu limit, never restarted in place."""
     return {
         "apiVersion": "batch/v1",
         "kind": "Job",
         "metadata": metadata,
         "spec": {
-            "backoffLimit": 1 if test.flaky else 0,
-            "activeDeadlineSeconds": test.timeout_s * test.shard_count + STARTUP_MARGIN_S,
+            "backoffLimit": backoff,
+            "activeDeadlineSeconds": deadline_s,
             "ttlSecondsAfterFinished": 86400,
             "template": {
-                "metadata": {"labels": dict(labels)},
+                "metadata": {"labels": dict(metadata["labels"])},
                 "spec": {
                     "restartPolicy": "Never",
                     "nodeSelector": node_selector(pool),
@@ -99,8 +102,7 @@ def render_job(placement: Placement, test: ManifestTest, pool: Pool, image: str,
                         "name": "bazel-test",
                         "image": image,
                         "workingDir": "/workspace",
-                        "command": ["bash", "-c", shell_command(test)],
-                        "env": env,
+                        **container,
                         "resources": {"limits": {"nvidia.com/gpu": str(gpus)}},
                     }],
                 },
@@ -109,10 +111,31 @@ def render_job(placement: Placement, test: ManifestTest, pool: Pool, image: str,
     }
 
 
+def render_node_job(job: EngineJob, pool: Pool, image: str, namespace: str | None = None) -> dict[str, Any]:
+    """One Job for a planned node: holds the node's GPUs, runs one `bazel test` over its targets
+    (argv, no shell: labels reach Bazel verbatim)."""
+    labels = {"app.kubernetes.io/name": "torch-gpu-node", "torch-ci/pool": pool.name}
+    annotations = {
+        "torch-ci/planned-node": job.planned_node,
+        "torch-ci/planned-start-s": f"{job.start_s:.1f}",
+        "torch-ci/tests": str(len(job.labels)),
+        "torch-ci/bazel-labels": "\n".join(job.labels),
+    }
+    metadata: dict[str, Any] = {"name": job.name, "labels": labels, "annotations": annotations}
+    if namespace:
+        metadata["namespace"] = namespace
+    # backoffLimit 0: a retry would rerun the whole node; Bazel retries flaky tests itself.
+    return _job(metadata, pool, image, 0, job.time_limit_s, {"command": job.bazel_argv()}, job.gpus)
+
+
 def render(plan: Plan, tests: Mapping[str, ManifestTest], fleet: Fleet, image: str = DEFAULT_IMAGE,
-           namespace: str | None = None) -> list[dict[str, Any]]:
+           namespace: str | None = None, handoff: str = "node") -> list[dict[str, Any]]:
+    """Jobs as plain data: one per planned node (`node`, default) or one per test (`test`)."""
     pools = {p.name: p for p in fleet.pools}
-    return [render_job(p, tests[p.label], pools[p.pool], image, namespace) for p in plan.placements]
+    if handoff == "test":
+        return [render_job(p, tests[p.label], pools[p.pool], image, namespace) for p in plan.placements]
+    return [render_node_job(job, pools[job.pool], image, namespace)
+            for job in engine_jobs(plan, tests, fleet, handoff)]
 
 
 class _Response:

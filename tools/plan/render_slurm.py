@@ -1,4 +1,5 @@
-"""Slurm rendering: one sbatch script per planned test, plus checks of every `#SBATCH` directive.
+"""Slurm rendering: one sbatch script per planned node (or per test), plus checks of every `#SBATCH`
+directive. What a job runs is in tools/plan/jobs.py.
 
 Two checks: (1) a strict parser of the directives we emit, written against the sbatch(1) option
 grammar (time formats, GRES and constraint syntax); (2) when Debian's `slurm-client` is installed,
@@ -18,11 +19,13 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from tools.gpu_manifest.schema import ManifestTest
+from tools.gpu_manifest.schema import ManifestTest, shell_join
 from tools.plan.fleet import Fleet, Pool
-from tools.plan.render_k8s import STARTUP_MARGIN_S, RenderError, job_name, shell_command
-from tools.plan.scheduler import Placement, Plan
+from tools.plan.jobs import EngineJob, engine_jobs
+from tools.plan.render_k8s import RenderError
+from tools.plan.scheduler import Plan
 
 
 def slurm_time(seconds: int) -> str:
@@ -40,43 +43,72 @@ def features(pool: Pool) -> tuple[str, ...]:
     return (pool.gpu_model, pool.interconnect, "cuda" + pool.cuda.replace(".", "_"))
 
 
-def render_script(placement: Placement, test: ManifestTest, pool: Pool) -> str:
-    name = job_name(test.label)
-    gpus = len(placement.gpus)
+_BODY = """\
+set -uo pipefail
+cd "${TORCH_WORKSPACE:-${SLURM_SUBMIT_DIR:-.}}"
+# TORCH_PLAN_BAZEL: the bazel to run (default `bazel`); TORCH_PLAN_RESULTS: where each target's
+# test.xml/test.log are collected, in bazel-testlogs' layout (what //tools:converge and the
+# manifest's duration history read).
+bazel="${TORCH_PLAN_BAZEL:-bazel}"
+results="${TORCH_PLAN_RESULTS:-$PWD/gpu_plan_results}"
+testlogs="${TORCH_PLAN_TESTLOGS:-$PWD/bazel-testlogs}"
+echo "torch-plan: job ${SLURM_JOB_ID:-?} on $(hostname): CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-unset}" >&2
+# Slurm's allocation is what this job may use: Bazel admits the targets against it
+# (resources:gpu:N tags) and //tools:gpu_run_under picks each test's GPUs among CUDA_VISIBLE_DEVICES.
+"$bazel" %(args)s
+rc=$?
+for dir in %(dirs)s; do
+  if [[ -d "$testlogs/$dir" ]]; then
+    mkdir -p "$results/$dir" && cp -R "$testlogs/$dir/." "$results/$dir/"
+  else
+    echo "torch-plan: no test logs for $dir (not run)" >&2
+  fi
+done
+exit "$rc"
+"""
+
+
+def render_script(job: EngineJob, pool: Pool) -> str:
+    """One batch script: directives from the job's reservation, then Bazel over its targets."""
     lines = [
         "#!/bin/bash",
-        f"#SBATCH --job-name={name}",
+        f"#SBATCH --job-name={job.name}",
         "#SBATCH --nodes=1",
         "#SBATCH --ntasks=1",
-        f"#SBATCH --gres=gpu:{gpus}",
+        f"#SBATCH --gres=gpu:{job.gpus}",
         f"#SBATCH --constraint={'&'.join(features(pool))}",
-        f"#SBATCH --time={slurm_time(test.timeout_s * test.shard_count + STARTUP_MARGIN_S)}",
-        f"#SBATCH --output={name}-%j.out",
+        f"#SBATCH --time={slurm_time(job.time_limit_s)}",
+        f"#SBATCH --output={job.name}-%j.out",
     ]
     if pool.slurm_partition:
         lines.append(f"#SBATCH --partition={pool.slurm_partition}")
-    if placement.whole_node:
+    if job.whole_node:
         lines.append("#SBATCH --exclusive")
-    lines += [
-        f"# bazel label: {test.label}",
-        f"# planned: node {placement.node} GPUs {list(placement.gpus)} at +{placement.start_s:.0f}s, "
-        f"wave {placement.wave}, GPU share {placement.slot_fraction:g}",
-        "set -euo pipefail",
-        'cd "${TORCH_WORKSPACE:-${SLURM_SUBMIT_DIR:-.}}"',
-        f"export TORCH_TEST_GPU_COUNT={test.gpu_count}",
-        f"export TORCH_TEST_VRAM_GB={test.vram_gb:g}",
-        f"export TORCH_GPU_MEMORY_FRACTION={placement.slot_fraction:g}",
-        "exec " + shell_command(test),
-        "",
-    ]
-    return "\n".join(lines)
+    lines.append(f"# planned: node {job.planned_node} at +{job.start_s:.0f}s, {len(job.labels)} test(s), "
+                 f"{job.gpus} GPU(s), GPU share {job.gpu_share:g}")
+    lines += [f"# bazel label: {label}" for label in job.labels]
+    argv = job.bazel_argv()[1:]
+    body = _BODY % {"args": shell_join(argv),
+                    "dirs": shell_join(job.log_dirs())}
+    return "\n".join(lines) + "\n" + body
 
 
-def render(plan: Plan, tests: Mapping[str, ManifestTest], fleet: Fleet) -> dict[str, str]:
+def render(plan: Plan, tests: Mapping[str, ManifestTest], fleet: Fleet,
+           handoff: str = "node") -> dict[str, str]:
     """file name → script text, in planned start order."""
     pools = {p.name: p for p in fleet.pools}
-    return {f"{job_name(p.label)}.sbatch": render_script(p, tests[p.label], pools[p.pool])
-            for p in plan.placements}
+    return {f"{job.name}.sbatch": render_script(job, pools[job.pool])
+            for job in engine_jobs(plan, tests, fleet, handoff)}
+
+
+def jobs_document(plan: Plan, tests: Mapping[str, ManifestTest], fleet: Fleet,
+                  handoff: str = "node") -> dict[str, Any]:
+    """`slurm/jobs.json`: which script carries which tests, for `python -m tools.plan.slurm_run`."""
+    return {"handoff": handoff, "jobs": [
+        {"script": f"{job.name}.sbatch", "name": job.name, "planned_node": job.planned_node,
+         "labels": list(job.labels), "log_dirs": job.log_dirs(), "gpus": job.gpus,
+         "exclusive": job.whole_node}
+        for job in engine_jobs(plan, tests, fleet, handoff)]}
 
 
 def submit_script(names: Sequence[str]) -> str:

@@ -105,7 +105,7 @@ def schedule(tests: Sequence[ManifestTest], fleet: Fleet, policy: PolicyConfig) 
     placements: list[Placement] = []
     infeasible: list[InfeasibleTest] = []
     warnings: list[str] = []
-    shape_cache: dict[tuple[int, int, float, bool], Shape] = {}
+    shape_cache: dict[tuple[int, int, float, bool, float | None], Shape] = {}
     for test in _order(tests):
         cand = candidates(test, fleet, policy)
         warnings.extend(cand.warnings)
@@ -114,7 +114,7 @@ def schedule(tests: Sequence[ManifestTest], fleet: Fleet, policy: PolicyConfig) 
             continue
         best: tuple[float, _Node, Shape] | None = None
         for pool_index in cand.pools:
-            key = (pool_index, test.gpu_count, test.vram_gb, test.exclusive)
+            key = (pool_index, test.gpu_count, test.vram_gb, test.exclusive, test.gpu_util)
             shape = shape_cache.get(key)
             if shape is None:
                 shape = shape_cache[key] = shape_for(test, fleet.pools[pool_index], policy)

@@ -147,6 +147,26 @@ def test_history_durations(tmp_path: Path, examples_xml: str) -> None:
     assert by_label["//tests/torch_gpu:test_cuda_ops"].duration_source == "size"  # unreadable → size
 
 
+def test_history_gpu_utilisation(tmp_path: Path, examples_xml: str) -> None:
+    logs = tmp_path / "bazel-testlogs"
+
+    def util(path: str, means: object) -> None:
+        target = logs / path / "test.outputs"
+        target.mkdir(parents=True, exist_ok=True)
+        (target / "torch-gpu-util.json").write_text(json.dumps({"version": 1, "mean_util": means}))
+
+    util("tests/torch_gpu/test_two_gpu", [0.12, 0.31])
+    util("tests/torch_gpu/test_amp_h100/shard_1_of_2", [0.2])
+    util("tests/torch_gpu/test_amp_h100/shard_2_of_2", [0.45])
+    util("tests/torch_gpu/test_cuda_ops", [1.7])  # not a utilisation: ignored
+    by_label = {t.label: t for t in _manifest(examples_xml, "xml", testlogs=logs).tests}
+    assert by_label["//tests/torch_gpu:test_two_gpu"].gpu_util == 0.31  # busiest GPU
+    assert by_label["//tests/torch_gpu:test_amp_h100"].gpu_util == 0.45  # busiest shard
+    assert by_label["//tests/torch_gpu:test_cuda_ops"].gpu_util is None
+    assert by_label["//tests/torch_gpu:test_flaky_kernel"].gpu_util is None  # never measured
+    assert all(t.gpu_util is None for t in _manifest(examples_xml, "xml").tests)
+
+
 def test_history_ignores_runs_where_every_case_skipped(tmp_path: Path, examples_xml: str) -> None:
     # A GPU target run on a CPU machine skips everything in ~0 s: that is no duration estimate.
     logs = tmp_path / "bazel-testlogs"

@@ -41,7 +41,7 @@ def manifest_path(tmp_path: Path) -> Path:
 def test_export_plan_render_end_to_end(manifest_path: Path, tmp_path: Path, policy: str) -> None:
     out = tmp_path / "plan"
     rc = plan_cli.main([str(manifest_path), "--fleet", str(FLEET), "--policy", policy, "--out", str(out),
-                        "--render", "k8s,slurm,gha,gantt"])
+                        "--render", "k8s,slurm,gha,gantt", "--handoff", "test"])
     assert rc == 0
     manifest = schema.read(manifest_path)
     plan = json.loads((out / "plan.json").read_text())
@@ -62,6 +62,8 @@ def test_export_plan_render_end_to_end(manifest_path: Path, tmp_path: Path, poli
     assert pod["tolerations"][0]["key"] == "nvidia.com/gpu"
     assert two["spec"]["activeDeadlineSeconds"] == 300 + render_k8s.STARTUP_MARGIN_S
     assert pod["containers"][0]["command"][-1] == "bazel test --config=gpu //tests/torch_gpu:test_two_gpu"
+    assert two["spec"]["template"]["spec"]["containers"][0]["env"][0] == {"name": "TORCH_TEST_GPU_COUNT",
+                                                                         "value": "2"}
 
     scripts = sorted((out / "slurm").glob("*.sbatch"))
     assert len(scripts) == len(manifest.tests)
@@ -106,8 +108,10 @@ def test_infeasible_tests_reported_with_reasons(tmp_path: Path, capsys: pytest.C
 
 def test_policies_reserve_differently() -> None:
     fleet = Fleet((Pool("n", 2, 8, "h100", 80, "12.4", "nvlink"),))
-    tests = [_test("//t:two", gpus=2, vram=10), _test("//t:one_a", vram=10), _test("//t:one_b", vram=10),
-             _test("//t:unknown_mem", vram=0), _test("//t:excl", exclusive=True)]
+    light = {"gpu_util": 0.2}  # measured: a fifth of a GPU's compute, so compute lets them share
+    tests = [_test("//t:two", gpus=2, vram=10, **light), _test("//t:one_a", vram=10, **light),
+             _test("//t:one_b", vram=10, **light), _test("//t:unknown_mem", vram=0, **light),
+             _test("//t:excl", exclusive=True)]
     excl = {p.label: p for p in schedule(tests, fleet, PolicyConfig("exclusive")).placements}
     packed = {p.label: p for p in schedule(tests, fleet, PolicyConfig("packed")).placements}
     assert len(excl["//t:two"].gpus) == 8 and excl["//t:two"].whole_node
@@ -118,6 +122,36 @@ def test_policies_reserve_differently() -> None:
     # Two 10 GB tests share one GPU (10 GB × 1.1 headroom fits one 20 GB slot).
     shared = [p for p in packed.values() if p.slot_fraction == 0.25 and len(p.gpus) == 1]
     assert len(shared) == 2
+
+
+def test_packing_never_puts_more_than_a_gpu_of_compute_on_a_gpu() -> None:
+    fleet = Fleet((Pool("n", 1, 1, "h100", 80, "12.4"),))
+    tests = [_test("//t:busy", vram=4, gpu_util=0.9), _test("//t:light_a", vram=4, gpu_util=0.2),
+             _test("//t:light_b", vram=4, gpu_util=0.24), _test("//t:unmeasured", vram=4),
+             _test("//t:light_c", vram=4, gpu_util=0.1)]
+    plan = {p.label: p for p in schedule(tests, fleet, PolicyConfig("packed")).placements}
+    assert plan["//t:busy"].slot_fraction == 1.0 and plan["//t:unmeasured"].slot_fraction == 1.0
+    assert {plan[f"//t:light_{x}"].slot_fraction for x in "abc"} == {0.25}
+    events = sorted((t, kind, p.slot_fraction) for p in plan.values() for t, kind in ((p.start_s, 1), (p.end_s, 0)))
+    load = 0.0
+    for _, kind, share in events:
+        load += share if kind else -share
+        assert load <= 1 + 1e-9
+    # Headroom: 0.24 x 1.1 no longer fits one quarter-GPU slot.
+    roomy = schedule(tests, fleet, PolicyConfig("packed", compute_headroom=0.1)).placements
+    assert next(p for p in roomy if p.label == "//t:light_b").slot_fraction == 0.5
+    # The memory-only model (today's) shares the compute-bound tests too.
+    memory_only = schedule(tests, fleet, PolicyConfig("packed", compute_aware=False)).placements
+    assert {p.slot_fraction for p in memory_only} == {0.25}
+    assert max(p.end_s for p in memory_only) < max(p.end_s for p in plan.values())
+
+
+def test_bad_gpu_util_is_named() -> None:
+    doc = schema.to_dict(schema.Manifest(tests=(_test("//t:a", gpu_util=0.5),)))
+    assert schema.from_dict(doc).tests[0].gpu_util == 0.5
+    doc["tests"][0]["gpu_util"] = 1.5
+    with pytest.raises(schema.ManifestError, match=r"tests\[0\].gpu_util: expected a number in \[0, 1\] or null"):
+        schema.from_dict(doc)
 
 
 def test_packing_never_oversubscribes_a_gpu() -> None:
@@ -243,8 +277,11 @@ def test_sbatch_itself_accepts_rendered_and_rejects_bad(manifest_path: Path) -> 
     fleet = fleet_mod.read(FLEET)
     manifest = schema.read(manifest_path)
     plan = schedule(manifest.tests, fleet, PolicyConfig("packed"))
-    scripts = render_slurm.render(plan, {t.label: t for t in manifest.tests}, fleet)
+    tests = {t.label: t for t in manifest.tests}
+    scripts = render_slurm.render(plan, tests, fleet, "test")
     assert render_slurm.check_with_sbatch(scripts, fleet) == len(manifest.tests)
+    nodes = render_slurm.render(plan, tests, fleet)
+    assert render_slurm.check_with_sbatch(nodes, fleet) == len({p.node for p in plan.placements})
     with pytest.raises(render_slurm.RenderError, match="Invalid --time"):
         render_slurm.check_with_sbatch({"bad.sbatch": "#!/bin/bash\n#SBATCH --time=bogus\ntrue\n"}, fleet)
 
@@ -284,4 +321,5 @@ def test_real_bazel_query_of_this_repo_end_to_end(tmp_path: Path) -> None:
                           str(out), "--render", "k8s,slurm,gha"]) == 0
     jobs = list(yaml.safe_load_all((out / "k8s-jobs.yaml").read_text()))
     render_k8s.validate_all(jobs)
-    assert len(jobs) == len(labels) == len(list((out / "slurm").glob("*.sbatch")))
+    nodes = {p["node"] for p in json.loads((out / "plan.json").read_text())["placements"]}
+    assert len(jobs) == len(nodes) == len(list((out / "slurm").glob("*.sbatch")))

@@ -77,3 +77,59 @@ def test_unrelated_failures_have_no_tensors():
         raise AssertionError("plain")
     except AssertionError:
         assert glue.mismatched_tensors(sys.exc_info()[2]) is None
+
+
+def _gpu_env(tmp_path, **extra):
+    return {"TEST_UNDECLARED_OUTPUTS_DIR": str(tmp_path), "TORCH_TEST_GPU_COUNT": "2",
+            "TEST_TARGET": "//t:gpu", **extra}
+
+
+def test_gpu_utilisation_is_sampled_and_recorded_per_gpu(tmp_path):
+    import json
+    import time
+
+    calls = []
+
+    def factory(environ):
+        calls.append(environ["TEST_TARGET"])
+        return lambda: [0.2, 0.6]
+
+    plugin = glue.GpuUtilisationPlugin(_gpu_env(tmp_path), factory, interval_s=0.01)
+    plugin.pytest_sessionstart(None)
+    time.sleep(0.1)
+    plugin.pytest_sessionfinish(None)
+    data = json.loads((tmp_path / glue.GPU_UTIL_FILE).read_text())
+    assert calls == ["//t:gpu"] and data["samples"] >= 2
+    assert data["mean_util"] == [0.2, 0.6] and data["max_util"] == [0.2, 0.6] and data["target"] == "//t:gpu"
+
+
+def test_gpu_utilisation_not_sampled_for_cpu_tests_or_without_nvml(tmp_path, monkeypatch):
+    def never(environ):
+        raise AssertionError("a CPU test must not touch NVML")
+
+    cpu = glue.GpuUtilisationPlugin({"TEST_UNDECLARED_OUTPUTS_DIR": str(tmp_path)}, never, interval_s=0.01)
+    cpu.pytest_sessionstart(None)
+    cpu.pytest_sessionfinish(None)
+    monkeypatch.setitem(sys.modules, "pynvml", None)  # nvidia-ml-py not installed: import fails
+    assert glue.nvml_sampler({}) is None
+    gpu = glue.GpuUtilisationPlugin(_gpu_env(tmp_path), glue.nvml_sampler, interval_s=0.01)
+    gpu.pytest_sessionstart(None)
+    gpu.pytest_sessionfinish(None)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_gpu_utilisation_sampler_failure_never_fails_the_test(tmp_path):
+    import json
+
+    values = iter([[0.5], [0.7]])
+
+    def sampler():
+        return next(values)  # StopIteration on the third sample: the driver went away
+
+    plugin = glue.GpuUtilisationPlugin(_gpu_env(tmp_path, TEST_TOTAL_SHARDS="2", TEST_SHARD_INDEX="1"),
+                                       lambda env: sampler, interval_s=0.001)
+    plugin.pytest_sessionstart(None)
+    plugin._thread.join(5)
+    plugin.pytest_sessionfinish(None)
+    data = json.loads((tmp_path / "torch-gpu-util.shard1.json").read_text())
+    assert data["mean_util"] == [0.6] and data["max_util"] == [0.7] and data["samples"] == 2
