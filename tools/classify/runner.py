@@ -16,8 +16,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tools.classify import limits
 from tools.classify.analyzer import Analyzer, FileResult
-from tools.classify.cache import Cache, load_snapshot, result_key, save_snapshot, tool_version
+from tools.classify.cache import (
+    Cache,
+    load_secret,
+    load_snapshot,
+    result_key,
+    save_snapshot,
+    tool_version,
+    user_cache_base,
+)
 from tools.classify.evidence import Verdict
 from tools.classify.modules import (
     ImportSpec,
@@ -40,6 +49,7 @@ class RunResult:
     files: dict[str, FileResult]
     problems: list[Problem] = field(default_factory=list)
     cache_hits: int = 0
+    unseen: list[str] = field(default_factory=list)  # paths the walk could not look into (merge keeps them)
 
 
 def result_to_json(r: FileResult) -> dict[str, Any]:
@@ -100,16 +110,18 @@ def _run(root: Path, paths: list[str] | None, cache_dir: Path | None,
     problems.extend(Problem(p.split(": ", 1)[0], p.split(": ", 1)[-1]) for p in scope.problems)
     stats: dict[str, tuple[int, int]] = {}
     # (mtime, size) per file, for the cache's stat check and the snapshot key; without a cache nothing needs them
-    files = walk_python_files(root, problems, stats if cache_dir is not None else None)
+    unseen: list[str] = []
+    files = walk_python_files(root, problems, stats if cache_dir is not None else None, unseen)
     version = tool_version()
     snap = snapshot_key(version, root, scope, stats, files) if cache_dir is not None else ""
     # An unchanged tree (same stats, config and classifier): the last run's result as it was.
-    stored = load_snapshot(cache_dir, snap) if snap else None
+    secret = load_secret(user_cache_base()) if cache_dir is not None else b""
+    stored = load_snapshot(cache_dir, snap, secret) if snap else None
     if stored is not None:
         out = {rel: result_from_json(rel, r) for rel, r in stored["files"].items()}
-        return RunResult(out, [Problem(r, why) for r, why in stored["problems"]], len(out))
+        return RunResult(out, [Problem(r, why) for r, why in stored["problems"]], len(out), list(stored["unseen"]))
     tests = [f for f in files if is_test_file(f.rsplit("/", 1)[-1]) and scope.selects(f)]
-    cache = Cache(cache_dir)
+    cache = Cache(cache_dir, secret)
     sources: dict[str, bytes] = {}
     digests: dict[str, str] = {}
     new_stats: dict[str, tuple[int, int, str]] = {}
@@ -185,9 +197,9 @@ def _run(root: Path, paths: list[str] | None, cache_dir: Path | None,
             unique.append(Problem(rel, r.error))
     final = sorted(unique, key=lambda p: (p.rel, p.reason))
     if snap and len(new_stats) == len(files):
-        save_snapshot(cache_dir, {"key": snap, "files": {rel: result_to_json(r) for rel, r in out.items()},
-                                  "problems": [[p.rel, p.reason] for p in final]})
-    return RunResult(out, final, hits)
+        save_snapshot(cache_dir, secret, {"key": snap, "files": {rel: result_to_json(r) for rel, r in out.items()},
+                                          "problems": [[p.rel, p.reason] for p in final], "unseen": unseen})
+    return RunResult(out, final, hits, unseen)
 
 
 @dataclass
@@ -291,6 +303,8 @@ class _Work:
                 continue
             try:
                 res = an.classify_file(rel, deps)
+            except limits.TooLarge as exc:  # a bound hit outside any expression (collecting the tests)
+                res = FileResult(rel, True, {}, str(exc), deps)
             except Exception as exc:  # noqa: BLE001 - one bad file must not stop the run
                 res = FileResult(rel, True, {}, f"internal analysis error: {type(exc).__name__}: {exc}", deps)
             results.append((rel, key, res))
