@@ -19,7 +19,9 @@ from typing import Any
 
 from tools import pretty_json
 from tools.atomic_write import write_text_atomic
+from tools.classify.modules import read_source
 
+MAX_BYTES = 512 * 1024 * 1024  # 25x the file of a 70,000-test repository; a larger one is refused, not read
 SCHEMA_VERSION = 1
 DEFAULT_FILENAME = "torch_classification.json"
 GENERATED_BY = "bazel run //tools:classify -- --update"
@@ -155,13 +157,15 @@ def loads(text: str, origin: str) -> dict[str, Any]:
 
 def load(path: Path) -> dict[str, Any]:
     """Load and validate; a missing file is an empty classification, any other unreadable one an error."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    if not path.exists() and not path.is_symlink():
         return empty()
-    except (OSError, UnicodeDecodeError) as exc:
-        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise ClassificationFileError(f"{path}: cannot read: {why}") from exc
+    data, why = read_source(path.parent, path.name, MAX_BYTES)
+    if data is None:
+        raise ClassificationFileError(f"{path}: cannot read: {why}")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ClassificationFileError(f"{path}: not UTF-8 (byte {exc.start})") from exc
     return loads(text, str(path))
 
 

@@ -17,6 +17,7 @@ from tools.classify import classification_file as cf
 from tools.classify import report
 from tools.classify.cache import default_cache_dir
 from tools.classify.merge import kept_unanalysed, merge
+from tools.classify.modules import MAX_FILE_BYTES
 from tools.classify.runner import run
 
 
@@ -74,6 +75,8 @@ def parser() -> argparse.ArgumentParser:
                    "the root>, ~/.cache/... without XDG_CACHE_HOME; never read from inside the analysed tree unless "
                    "named here)")
     p.add_argument("--no-cache", action="store_true")
+    p.add_argument("--max-file-bytes", type=int, default=MAX_FILE_BYTES, metavar="N",
+                   help=f"larger Python files are not read: their tests are `unknown` (default {MAX_FILE_BYTES})")
     p.add_argument("--jobs", type=int, metavar="N", help="analysis processes (default: $TORCH_CLASSIFY_JOBS, "
                    "else one per CPU on large trees); the output does not depend on it")
     p.add_argument("--paths", nargs="*", default=[], help="only these files/directories (relative to root); overrides "
@@ -107,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"classify: {out_path} left unchanged; fix it (or delete it to start afresh) and run again",
                   file=sys.stderr)
             return 1 if args.check else 2
-    result = run(root, paths, cache_dir, _progress, workers=args.jobs)
+    result = run(root, paths, cache_dir, _progress, workers=args.jobs, max_file_bytes=args.max_file_bytes)
     for p in result.problems:
         print(f"classify: {p.rel}: {p.reason}", file=sys.stderr)
     if args.explain:

@@ -209,10 +209,13 @@ def read_source(root: Path, rel: str, limit: int = MAX_FILE_BYTES,
     if size is not None and size > limit:
         return None, f"file is {size} bytes, over the {limit}-byte limit; not analysed"
     try:
-        fd = os.open(f"{os.fspath(root)}/{rel}", os.O_RDONLY)
+        fd = os.open(f"{os.fspath(root)}/{rel}", os.O_RDONLY | os.O_NONBLOCK)  # (a FIFO never blocks)
         try:
             if size is None:
-                size = os.fstat(fd).st_size  # (on the open file: no second path lookup)
+                st = os.fstat(fd)  # (on the open file: no second path lookup)
+                if not stat.S_ISREG(st.st_mode):
+                    return None, "not a regular file; not analysed"
+                size = st.st_size
                 if size > limit:
                     return None, f"file is {size} bytes, over the {limit}-byte limit; not analysed"
             want = size + 1
@@ -228,6 +231,15 @@ def read_source(root: Path, rel: str, limit: int = MAX_FILE_BYTES,
     if size > limit:
         return None, f"file is {size} bytes, over the {limit}-byte limit; not analysed"
     return parts[0] if len(parts) == 1 else b"".join(parts), None
+
+
+def read_text_file(path: Path, limit: int = MAX_FILE_BYTES) -> tuple[str | None, str | None]:
+    """A configuration file's text (UTF-8, undecodable bytes replaced), or None and why: missing, not a
+    regular file, unreadable, or over `limit` bytes (a 3 GB pyproject.toml must not exhaust memory)."""
+    data, why = read_source(path.parent, path.name, limit)
+    if data is None:
+        return None, why
+    return data.decode("utf-8", "replace"), None
 
 
 def digest_of(data: bytes) -> str:
