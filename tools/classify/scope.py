@@ -130,7 +130,7 @@ def load_scope(root: Path, cli_paths: list[str] | None = None) -> Scope:
     problems: list[str] = []
     pyproject: dict[str, object] | None = None
     pp = root / "pyproject.toml"
-    if pp.is_file():
+    if pp.exists():
         data, why = read_source(root, "pyproject.toml")
         try:
             if data is None:
