@@ -262,7 +262,8 @@ def _mutations(text: str, rng: random.Random) -> list[tuple[str, str]]:
         ("conflict markers", "".join(lines[:k] + ["<<<<<<< ours\n"] + lines[k:k + 2] + ["=======\n", ">>>>>>> b\n"]
                                      + lines[k + 2:])),
         ("truncated", text[: rng.randrange(len(text))]),
-        ("misspelt key", text.replace('"source"', rng.choice(['"sorce"', '"Source"', '"source "']), 1)),
+        ("misspelt key", text.replace('"source": "manual"', rng.choice(['"sorce": "manual"', '"Source": "manual"',
+                                                                       '"source ": "manual"']), 1)),
         ("byte flip", flipped.decode("utf-8", "surrogateescape")),
         ("NaN/Infinity", text.replace('"vram_gb": 0', rng.choice(['"vram_gb": NaN', '"vram_gb": Infinity']), 1)),
         ("duplicate key", text.replace('"files": {', '"files": {"tests/test_x.py": {"label": "cpu"}, ', 1)),
