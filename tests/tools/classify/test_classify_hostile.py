@@ -407,3 +407,15 @@ def test_the_starlark_twin_agrees_on_keys() -> None:
         assert helpers["_has_control"](p) == bool(cf.CONTROL.search(p)), p  # type: ignore[operator]
     assert tuple(helpers["_TOP_KEYS"]) == cf.TOP_KEYS and tuple(helpers["_FILE_KEYS"]) == cf.FILE_KEYS  # type: ignore[arg-type]
     assert tuple(helpers["_TEST_KEYS"]) == cf.TEST_KEYS  # type: ignore[arg-type]
+
+
+def test_a_bound_hit_in_a_test_or_a_helper_names_the_line(tmp_path: Path) -> None:
+    _write(tmp_path, "test_f.py", "import torch\n\ndef helper():\n    return 'a' * 10 ** 10\n\n"
+           "def test_body():\n    x = 9 ** 9 ** 9\n    torch.ones(1, device='cpu')\n\n"
+           "def test_helper():\n    helper()\n    torch.ones(1, device='cpu')\n\n"
+           "def test_aug():\n    s = 'ab'\n    s *= 10 ** 10\n    torch.ones(1, device='cpu')\n")
+    tests = run(tmp_path, None, None, workers=1).files["test_f.py"].tests
+    assert {k: v.label for k, v in tests.items()} == {"test_body": "unknown", "test_helper": "unknown",
+                                                      "test_aug": "unknown"}
+    assert tests["test_helper"].reasons[0].startswith("test_f.py:11: calls helper() -> test_f.py:4: constant folding")
+    assert tests["test_aug"].reasons[0].startswith("test_f.py:16: constant folding bound: 'ab' * 10000000000")
