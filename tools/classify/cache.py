@@ -23,6 +23,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from tools.classify.classification_file import sweep_stale_temporaries
 from tools.classify.modules import ImportSpec
 
 CACHE_NAME = "classify-cache-v3.marshal"  # marshal: plain data, loads ~10x faster than JSON
@@ -234,6 +235,7 @@ def write_sealed(path: Path, secret: bytes, data: Any) -> None:
     """Seal and write atomically; caching is an optimisation, so a failure to write is ignored."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        sweep_stale_temporaries(path)  # (what a killed run left)
         _write_bytes_atomic(path, seal(secret, marshal.dumps(data)))
     except (OSError, ValueError):
         pass
