@@ -9,6 +9,67 @@ The Python twin of `validate_classification` is tools/classify/classification_fi
 _FILE_LABELS = ["cpu", "gpu", "mixed", "unknown"]
 _TEST_LABELS = ["cpu", "gpu", "unknown"]
 _SOURCES = ["static", "runtime", "manual"]
+_TOP_KEYS = ["version", "generated_by", "files"]
+_FILE_KEYS = ["label", "torch", "gpu_count", "vram_gb", "source", "tests", "reasons"]
+_TEST_KEYS = ["label", "gpu_count", "vram_gb", "source", "reasons"]
+
+# C0 control characters and DEL (octal escapes): never in a path or a test key (they would break node ids and tags).
+_CONTROL = [
+    "\000",
+    "\001",
+    "\002",
+    "\003",
+    "\004",
+    "\005",
+    "\006",
+    "\007",
+    "\010",
+    "\011",
+    "\012",
+    "\013",
+    "\014",
+    "\015",
+    "\016",
+    "\017",
+    "\020",
+    "\021",
+    "\022",
+    "\023",
+    "\024",
+    "\025",
+    "\026",
+    "\027",
+    "\030",
+    "\031",
+    "\032",
+    "\033",
+    "\034",
+    "\035",
+    "\036",
+    "\037",
+    "\177",
+]
+
+def _has_control(s):
+    for c in _CONTROL:
+        if c in s:
+            return True
+    return False
+
+def _unknown_key(where, entry, allowed):
+    unknown = sorted([k for k in entry.keys() if k not in allowed])
+    if unknown:
+        return "%s: unknown key %r (allowed: %s)" % (where, unknown[0], ", ".join(allowed))
+    return None
+
+def _canonical_path(path):
+    """Mirrors classification_file.canonical_path: `package/src` exactly as Bazel spells it."""
+    if not path or _has_control(path) or "\\" in path or path.startswith("/") or path.endswith("/"):
+        return False
+    for part in path.split("/"):
+        if part in ["", ".", ".."]:
+            return False
+    return True
 
 def _check_number(where, entry, key, integer):
     if key not in entry:
@@ -21,9 +82,12 @@ def _check_number(where, entry, key, integer):
         return "%s: '%s' must be >= 0, got %r" % (where, key, value)
     return None
 
-def _check_entry(where, entry, labels):
+def _check_entry(where, entry, labels, keys):
     if type(entry) != "dict":
         return "%s: entry must be an object, got %s" % (where, type(entry))
+    error = _unknown_key(where, entry, keys)
+    if error:
+        return error
     if entry.get("label") not in labels:
         return "%s: 'label' must be one of %s; got %r" % (where, ", ".join(labels), entry.get("label"))
     if entry.get("source", "static") not in _SOURCES:
@@ -49,6 +113,9 @@ def validate_classification(data, origin):
     """
     if type(data) != "dict":
         return "%s: top level must be an object" % origin
+    error = _unknown_key(origin, data, _TOP_KEYS)
+    if error:
+        return error
     if data.get("version") != 1:
         return "%s: unsupported 'version' %r (these rules read 1)" % (origin, data.get("version"))
     files = data.get("files")
@@ -57,9 +124,9 @@ def validate_classification(data, origin):
     for path in sorted(files.keys()):
         entry = files[path]
         where = "%s: files[%r]" % (origin, path)
-        if path.startswith("/") or ".." in path.split("/"):
-            return "%s: key must be a workspace-relative path" % where
-        error = _check_entry(where, entry, _FILE_LABELS)
+        if not _canonical_path(path):
+            return "%s: key must be a canonical workspace-relative POSIX path (no './', '//', '..', trailing '/', backslash or control character)" % where
+        error = _check_entry(where, entry, _FILE_LABELS, _FILE_KEYS)
         if error:
             return error
         if type(entry.get("torch", True)) != "bool":
@@ -68,7 +135,9 @@ def validate_classification(data, origin):
         if type(tests) != "dict":
             return "%s: 'tests' must be an object" % where
         for key in sorted(tests.keys()):
-            error = _check_entry("%s.tests[%r]" % (where, key), tests[key], _TEST_LABELS)
+            if not key or _has_control(key):
+                return "%s.tests[%r]: a test key must be a non-empty node id without control characters" % (where, key)
+            error = _check_entry("%s.tests[%r]" % (where, key), tests[key], _TEST_LABELS, _TEST_KEYS)
             if error:
                 return error
     return None

@@ -44,6 +44,7 @@ from tools.classify.evidence import (
 from tools.classify.frozen import frozen
 from tools.classify.inert import InertProver
 from tools.classify.modules import (
+    MAX_FILE_BYTES,
     ImportSpec,
     ParsedModule,
     RepoIndex,
@@ -126,10 +127,12 @@ class Analyzer:
     """Analyses test files of one root; implements the ModuleSource the interpreter reads from."""
 
     def __init__(self, root: Path, files: list[str] | RepoIndex, sources: dict[str, bytes] | None = None,
-                 pytest_torch: bool | None = None, prove_inert: bool = True) -> None:
+                 pytest_torch: bool | None = None, prove_inert: bool = True,
+                 max_file_bytes: int = MAX_FILE_BYTES) -> None:
         """prove_inert=False interprets every test body, even those inert.py proves yield nothing (the
         equivalence test compares both)."""
         self.root = root
+        self.max_file_bytes = max_file_bytes  # larger files are not read (`unknown`, with the reason)
         # pytest-torch declared: its pytest_generate_tests also parametrizes a repo-defined torch_device
         self.pytest_torch = declares_pytest_torch(root) if pytest_torch is None else pytest_torch
         self.index = files if isinstance(files, RepoIndex) else RepoIndex(files)  # an index can be shared
@@ -169,7 +172,7 @@ class Analyzer:
         data = self.sources.get(rel) or VIRTUAL_SOURCES.get(rel)
         err = None
         if data is None:
-            data, err = read_source(self.root, rel)
+            data, err = read_source(self.root, rel, self.max_file_bytes)
             self.read_from_disk.append(rel)
             if data is not None:
                 self.sources[rel] = data  # (for lines_of, and parsing again after release)
@@ -207,7 +210,8 @@ class Analyzer:
 
     def lines_of(self, rel: str) -> list[bytes] | None:
         if rel not in self.source_lines:
-            data = self.sources.get(rel) or VIRTUAL_SOURCES.get(rel) or read_source(self.root, rel)[0]
+            data = (self.sources.get(rel) or VIRTUAL_SOURCES.get(rel)
+                    or read_source(self.root, rel, self.max_file_bytes)[0])
             self.source_lines[rel] = data.splitlines(keepends=True) if data is not None else None
         return self.source_lines[rel]
 

@@ -6,14 +6,22 @@ it; the Starlark twin of `validate` lives in rules/private/classification_repo.b
 
 from __future__ import annotations
 
+import glob
 import json
+import math
+import posixpath
+import re
+import stat
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from tools import pretty_json
 from tools.atomic_write import write_text_atomic
+from tools.classify.modules import read_source
 
+MAX_BYTES = 512 * 1024 * 1024  # 25x the file of a 70,000-test repository; a larger one is refused, not read
 SCHEMA_VERSION = 1
 DEFAULT_FILENAME = "torch_classification.json"
 GENERATED_BY = "bazel run //tools:classify -- --update"
@@ -21,6 +29,11 @@ GENERATED_BY = "bazel run //tools:classify -- --update"
 FILE_LABELS = ("cpu", "gpu", "mixed", "unknown")
 TEST_LABELS = ("cpu", "gpu", "unknown")
 SOURCES = ("static", "runtime", "manual")
+TOP_KEYS = ("version", "generated_by", "files")
+FILE_KEYS = ("label", "torch", "gpu_count", "vram_gb", "source", "tests", "reasons")
+TEST_KEYS = ("label", "gpu_count", "vram_gb", "source", "reasons")
+CONFLICT_MARKER = re.compile(r"^(<<<<<<<|=======|>>>>>>>|\|\|\|\|\|\|\|)( |$)", re.MULTILINE)
+CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 class ClassificationFileError(ValueError):
@@ -35,13 +48,23 @@ def _check_number(where: str, entry: Mapping[str, Any], key: str, *, integer: bo
     if isinstance(value, bool) or not isinstance(value, kinds):
         kind = "an integer" if integer else "a number"
         raise ClassificationFileError(f"{where}: '{key}' must be {kind}, got {value!r}")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ClassificationFileError(f"{where}: '{key}' must be a finite number, got {value!r}")
     if value < 0:
         raise ClassificationFileError(f"{where}: '{key}' must be >= 0, got {value!r}")
 
 
-def _check_common(where: str, entry: Any, labels: tuple[str, ...]) -> None:
+def _check_keys(where: str, entry: Mapping[str, Any], allowed: tuple[str, ...]) -> None:
+    """A misspelt key (`sorce`) would silently lose what it says: every key must be one the schema has."""
+    unknown = sorted(k for k in entry if k not in allowed)
+    if unknown:
+        raise ClassificationFileError(f"{where}: unknown key {unknown[0]!r} (allowed: {', '.join(allowed)})")
+
+
+def _check_common(where: str, entry: Any, labels: tuple[str, ...], keys: tuple[str, ...]) -> None:
     if not isinstance(entry, dict):
         raise ClassificationFileError(f"{where}: entry must be an object, got {type(entry).__name__}")
+    _check_keys(where, entry, keys)
     label = entry.get("label")
     if label not in labels:
         raise ClassificationFileError(f"{where}: 'label' must be one of {', '.join(labels)}; got {label!r}")
@@ -55,10 +78,20 @@ def _check_common(where: str, entry: Any, labels: tuple[str, ...]) -> None:
         raise ClassificationFileError(f"{where}: 'reasons' must be a list of strings")
 
 
+def canonical_path(path: str) -> bool:
+    """A workspace-relative POSIX path as Bazel spells it (`package/src`): no `./`, `//`, `..`, `/` at either
+    end, backslash or control character; only such a key can ever match a target's source."""
+    return (bool(path) and not CONTROL.search(path) and "\\" not in path and posixpath.normpath(path) == path
+            and not path.startswith(("/", "../")) and path not in (".", ".."))
+
+
 def validate(data: Any, origin: str = DEFAULT_FILENAME) -> dict[str, Any]:
     """Return `data` unchanged if it follows schema version 1, else raise naming the bad entry."""
     if not isinstance(data, dict):
         raise ClassificationFileError(f"{origin}: top level must be an object")
+    _check_keys(origin, data, TOP_KEYS)
+    if not isinstance(data.get("generated_by", ""), str):
+        raise ClassificationFileError(f"{origin}: 'generated_by' must be a string")
     if data.get("version") != SCHEMA_VERSION:
         raise ClassificationFileError(
             f"{origin}: unsupported 'version' {data.get('version')!r} (this tool reads {SCHEMA_VERSION})"
@@ -68,9 +101,10 @@ def validate(data: Any, origin: str = DEFAULT_FILENAME) -> dict[str, Any]:
         raise ClassificationFileError(f"{origin}: 'files' must be an object")
     for path, entry in files.items():
         where = f"{origin}: files[{path!r}]"
-        if path.startswith("/") or "\\" in path or ".." in path.split("/"):
-            raise ClassificationFileError(f"{where}: key must be a workspace-relative POSIX path")
-        _check_common(where, entry, FILE_LABELS)
+        if not canonical_path(path):
+            raise ClassificationFileError(f"{where}: key must be a canonical workspace-relative POSIX path "
+                                          "(no './', '//', '..', trailing '/', backslash or control character)")
+        _check_common(where, entry, FILE_LABELS, FILE_KEYS)
         if "torch" in entry and not isinstance(entry["torch"], bool):
             raise ClassificationFileError(f"{where}: 'torch' must be true or false")
         tests = entry.get("tests", {})
@@ -79,7 +113,10 @@ def validate(data: Any, origin: str = DEFAULT_FILENAME) -> dict[str, Any]:
         for key, test in tests.items():
             if "::" in key and key.startswith(path):
                 raise ClassificationFileError(f"{where}.tests[{key!r}]: key must not repeat the file path")
-            _check_common(f"{where}.tests[{key!r}]", test, TEST_LABELS)
+            if not key or CONTROL.search(key):
+                raise ClassificationFileError(f"{where}.tests[{key!r}]: a test key must be a non-empty node id "
+                                              "without control characters")
+            _check_common(f"{where}.tests[{key!r}]", test, TEST_LABELS, TEST_KEYS)
     return data
 
 
@@ -87,17 +124,49 @@ def empty() -> dict[str, Any]:
     return {"version": SCHEMA_VERSION, "generated_by": GENERATED_BY, "files": {}}
 
 
-def load(path: Path) -> dict[str, Any]:
-    """Load and validate; a missing file is an empty classification."""
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in pairs:
+        if k in out:
+            raise ValueError(f"duplicate key {k!r}")
+        out[k] = v
+    return out
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def loads(text: str, origin: str) -> dict[str, Any]:
+    """Parse and validate the text of a classification file. Errors name `origin:line`: merge-conflict markers,
+    invalid JSON, duplicate keys (which JSON parsers resolve silently, losing one), NaN/Infinity (which Bazel's
+    json.decode refuses), and every schema violation."""
+    marker = CONFLICT_MARKER.search(text)
+    if marker:
+        line = text.count("\n", 0, marker.start()) + 1
+        raise ClassificationFileError(f"{origin}:{line}: unresolved merge conflict marker {marker.group(1)!r}; "
+                                      "resolve the conflict (or delete the file and run --update)")
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return empty()
-    try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
-        raise ClassificationFileError(f"{path}:{exc.lineno}: not valid JSON: {exc.msg}") from exc
-    return validate(data, str(path))
+        raise ClassificationFileError(f"{origin}:{exc.lineno}: not valid JSON: {exc.msg}") from exc
+    except ValueError as exc:  # (from the hooks; the position is not known, the key is)
+        raise ClassificationFileError(f"{origin}: not valid here: {exc}") from exc
+    return validate(data, origin)
+
+
+def load(path: Path) -> dict[str, Any]:
+    """Load and validate; a missing file is an empty classification, any other unreadable one an error."""
+    if not path.exists() and not path.is_symlink():
+        return empty()
+    data, why = read_source(path.parent, path.name, MAX_BYTES)
+    if data is None:
+        raise ClassificationFileError(f"{path}: cannot read: {why}")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ClassificationFileError(f"{path}: not UTF-8 (byte {exc.start})") from exc
+    return loads(text, str(path))
 
 
 def dumps(data: Mapping[str, Any]) -> str:
@@ -108,6 +177,29 @@ def dumps(data: Mapping[str, Any]) -> str:
 def write_atomic(path: Path, text: str) -> None:
     """Write via a temporary file in the same directory and rename: never half-written."""
     write_text_atomic(path, text)
+
+
+STALE_TEMPORARY_S = 600
+
+
+def sweep_stale_temporaries(path: Path, now: float | None = None) -> list[Path]:
+    """Remove the temporary files a killed writer of `path` left (`.<name>.*.tmp` beside it, untouched for
+    STALE_TEMPORARY_S: no live writer takes that long); returns what was removed."""
+    now = time.time() if now is None else now
+    removed = []
+    try:
+        candidates = list(path.parent.glob(f".{glob.escape(path.name)}.*.tmp"))
+    except OSError:
+        return removed
+    for tmp in candidates:
+        try:
+            st = tmp.lstat()
+            if stat.S_ISREG(st.st_mode) and now - st.st_mtime > STALE_TEMPORARY_S:
+                tmp.unlink()
+                removed.append(tmp)
+        except OSError:
+            pass
+    return removed
 
 
 def save(path: Path, data: Mapping[str, Any]) -> None:

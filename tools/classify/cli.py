@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import difflib
 import os
+import signal
 import sys
-from collections.abc import Iterable
+import threading
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from tools import bazel_paths
 from tools.classify import classification_file as cf
 from tools.classify import report
-from tools.classify.merge import merge
+from tools.classify.cache import default_cache_dir
+from tools.classify.merge import kept_unanalysed, merge
+from tools.classify.modules import MAX_FILE_BYTES
 from tools.classify.runner import run
 
 
@@ -32,6 +37,23 @@ def _progress(items: Iterable[str], total: int) -> Iterable[str]:
     return tqdm(items, total=total, unit="file", file=sys.stderr, desc="classify")
 
 
+@contextlib.contextmanager
+def _terminate_as_exit() -> Iterator[None]:
+    """SIGTERM during the write raises SystemExit, so the atomic writer removes its temporary file."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, _frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    before = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="classify", description="Statically label torch tests cpu/gpu/unknown.",
@@ -49,8 +71,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--output", help="classification file (default: <root>/torch_classification.json)")
     p.add_argument("--format", choices=("text", "markdown", "json"), default="text")
     p.add_argument("--explain", metavar="NODEID", help="print the evidence chain of a test")
-    p.add_argument("--cache-dir", help="cache directory (default: <root>/.torch-classify-cache)")
+    p.add_argument("--cache-dir", help="cache directory (default: $XDG_CACHE_HOME/rules_torch_test/classify/<hash of "
+                   "the root>, ~/.cache/... without XDG_CACHE_HOME; never read from inside the analysed tree unless "
+                   "named here)")
     p.add_argument("--no-cache", action="store_true")
+    p.add_argument("--max-file-bytes", type=int, default=MAX_FILE_BYTES, metavar="N",
+                   help=f"larger Python files are not read: their tests are `unknown` (default {MAX_FILE_BYTES})")
     p.add_argument("--jobs", type=int, metavar="N", help="analysis processes (default: $TORCH_CLASSIFY_JOBS, "
                    "else one per CPU on large trees); the output does not depend on it")
     p.add_argument("--paths", nargs="*", default=[], help="only these files/directories (relative to root); overrides "
@@ -71,13 +97,22 @@ def main(argv: list[str] | None = None) -> int:
     if not root.is_dir():
         print(f"classify: {root}: not a directory", file=sys.stderr)
         return 2
-    cache_dir = None if args.no_cache else Path(args.cache_dir).resolve() if args.cache_dir else (
-        root / ".torch-classify-cache")
+    cache_dir = None if args.no_cache else Path(args.cache_dir).resolve() if args.cache_dir else default_cache_dir(root)
     paths = [os.path.relpath(Path(p).resolve(), root) if os.path.isabs(p) else p for p in args.paths]
-    result = run(root, paths, cache_dir, _progress, workers=args.jobs)
+    out_path = Path(args.output).resolve() if args.output else root / cf.DEFAULT_FILENAME
+    old = cf.empty()
+    if args.update or args.check:
+        try:
+            old = cf.load(out_path)
+        except cf.ClassificationFileError as exc:
+            # Never write over a file that cannot be read: its manual and runtime labels would be lost.
+            print(f"classify: {exc}", file=sys.stderr)
+            print(f"classify: {out_path} left unchanged; fix it (or delete it to start afresh) and run again",
+                  file=sys.stderr)
+            return 1 if args.check else 2
+    result = run(root, paths, cache_dir, _progress, workers=args.jobs, max_file_bytes=args.max_file_bytes)
     for p in result.problems:
         print(f"classify: {p.rel}: {p.reason}", file=sys.stderr)
-    out_path = Path(args.output).resolve() if args.output else root / cf.DEFAULT_FILENAME
     if args.explain:
         text = report.explain(result.files, args.explain)
         if text is None:
@@ -87,16 +122,18 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     rc = 0
     if args.update or args.check:
-        try:
-            old = cf.load(out_path)
-        except cf.ClassificationFileError as exc:
-            print(f"classify: {exc}", file=sys.stderr)
-            if args.check:
-                return 1
-            old = cf.empty()
-        new = merge(result.files, old, paths or None)
+        new = merge(result.files, old, paths or None, result.unseen)
+        kept = kept_unanalysed(result.files, old)
+        for rel, why in kept:
+            print(f"classify: {rel}: cannot be analysed ({why}); its previous entry is kept unchanged",
+                  file=sys.stderr)
+        if args.check and kept:
+            print(f"classify: {len(kept)} test file(s) cannot be analysed", file=sys.stderr)
+            rc = 1
         if args.update:
-            cf.save(out_path, new)
+            cf.sweep_stale_temporaries(out_path)
+            with _terminate_as_exit():
+                cf.save(out_path, new)
             print(f"classify: wrote {out_path}", file=sys.stderr)
         else:
             before, after = cf.dumps(old), cf.dumps(new)

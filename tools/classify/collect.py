@@ -12,7 +12,7 @@ import ast
 import re
 from collections.abc import Callable
 
-from tools.classify import torch_testing
+from tools.classify import limits, torch_testing
 from tools.classify.dataflow import (
     PARAMETERIZED_EXPAND,
     REGEX_PREFIX,
@@ -83,7 +83,7 @@ def idval_from_value(value: Value) -> str | None:
         if isinstance(v, (str, bytes)):
             return ascii_escaped(v)
         if v is None or isinstance(v, (bool, int, float, complex)):
-            return str(v)
+            return limits.printable(v)  # (None for an int too large to print, `0x` + 5,000 digits)
         return None
     if isinstance(value, EnumV):
         return ascii_escaped(value.id) if value.id != value.text else value.text

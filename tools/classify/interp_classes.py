@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 
+from tools.classify import limits
 from tools.classify.interp_base import STORE, UNIT_BUDGET, BudgetExceeded, Frame, InterpBase, _last_name
 from tools.classify.values import ClassV, Const, EnumV, Ext, FuncV, OneOf, Seq, Value, alternatives
 
@@ -120,39 +121,26 @@ class ClassesMixin(InterpBase):
                 out.extend(a for a in alternatives(v) if isinstance(a, (ClassV, Ext)))
         return out
 
-    def mro(self, cls: ClassV, world: int) -> tuple[Value, ...]:
-        """C3 linearisation over in-repo classes (external bases are leaves)."""
+    def mro(self, cls: ClassV, world: int, depth: int = 0) -> tuple[Value, ...]:
+        """C3 linearisation over in-repo classes (external bases are leaves), bounded (limits.c3_merge)."""
         key = (cls, world)
         got = self.mros.get(key)
         if got is not None:
+            if not got:  # past the bound before
+                limits.check_mro_length(cls.name, limits.MAX_MRO_LENGTH + 1)
             return got
+        limits.check_mro_length(cls.name, depth + 1)  # (a chain deeper than the bound is longer than it)
         self.mros[key] = (cls,)  # cycle guard
-        seqs: list[list[Value]] = []
         try:
             bases = self.budgeted(UNIT_BUDGET, self.bases, cls, world)[0]
         except BudgetExceeded:
             bases = []
-        for b in bases:
-            seqs.append(list(self.mro(b, world)) if isinstance(b, ClassV) else [b])
-        seqs.append(list(bases))
-        out: list[Value] = [cls]
-        while True:
-            seqs = [s for s in seqs if s]
-            if not seqs:
-                break
-            for s in seqs:
-                head = s[0]
-                if not any(head in t[1:] for t in seqs):
-                    break
-            else:  # inconsistent: fall back to depth-first order
-                for s in seqs:
-                    for c in s:
-                        if c not in out:
-                            out.append(c)
-                break
-            out.append(head)
-            seqs = [t[1:] if t[0] == head else t for t in seqs]
-        result = tuple(out)
+        try:
+            seqs = [list(self.mro(b, world, depth + 1)) if isinstance(b, ClassV) else [b] for b in bases]
+            result = tuple(limits.c3_merge(cls, [*seqs, list(bases)], cls.name))
+        except limits.TooLarge:
+            self.mros[key] = ()
+            raise
         self.mros[key] = result
         return result
 

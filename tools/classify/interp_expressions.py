@@ -10,8 +10,10 @@ import operator
 from collections.abc import Callable
 from typing import Any
 
-from tools.classify import torch_api, torch_testing
+from tools.classify import limits, torch_api, torch_testing
 from tools.classify.devices import EXISTING_DEVICE, _compare, _device_of_existing, accel_device, truth
+from tools.classify.evidence import UNKNOWN as UNKNOWN_KIND
+from tools.classify.evidence import Finding, step
 from tools.classify.interp_base import (
     DYNAMIC,
     EMPTY_DICT,
@@ -63,7 +65,11 @@ class ExpressionsMixin(InterpBase):
         m = self.ev_methods.get(type(node))
         if m is None:
             m = self.ev_methods[type(node)] = getattr(self, "ev_" + type(node).__name__, self._ev_children)
-        return m(node, frame)
+        try:
+            return m(node, frame)
+        except limits.TooLarge as exc:  # (the innermost expression that asked): unknown, with the reason
+            frame.add(Finding(UNKNOWN_KIND, (step(frame.rel, node.lineno, str(exc)),)))
+            return UNK
 
     def _ev_children(self, node: ast.expr, frame: Frame) -> Value:
         """An expression kind without a rule of its own: its parts still run (calls in them count)."""
@@ -127,10 +133,11 @@ class ExpressionsMixin(InterpBase):
                 if dt and v.format_spec is None and v.conversion in (-1, ord("s")):
                     parts.append(f"torch.{dt}")  # str(torch.float) == "torch.float32"
                 elif isinstance(inner, Const) and v.format_spec is None and v.conversion == -1:
-                    parts.append(str(inner.value))
+                    parts.append(limits.text(inner.value))
                 else:
                     parts.append("?")
                     exact = False
+        limits.check_text(sum(map(len, parts)), "an f-string")
         s = "".join(parts)
         if exact:
             return Const(s)
@@ -189,6 +196,7 @@ class ExpressionsMixin(InterpBase):
         if isinstance(a, Const) and isinstance(b, Const):
             fn = _BIN.get(type(op))
             if fn is not None:
+                limits.check_binop(type(op), a.value, b.value)
                 try:
                     r = fn(a.value, b.value)
                 except Exception:  # noqa: BLE001 - any arithmetic error just means "unknown"

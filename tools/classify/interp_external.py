@@ -222,11 +222,13 @@ class ExternalMixin(InterpBase):
         if name in ("str", "int", "float", "bool") and len(args) == 1 and isinstance(args[0], Const):
             try:
                 return Const({"str": str, "int": int, "float": float, "bool": bool}[name](args[0].value))
-            except (TypeError, ValueError):
+            except (TypeError, ValueError, OverflowError):
                 return UNK
         if name == "range" and 1 <= len(args) <= 3 and all(
                 isinstance(a, Const) and type(a.value) is int for a in args):
             r = range(*(int(a.value) for a in args if isinstance(a, Const)))  # type: ignore[call-overload]
+            if not -(1 << 62) < r.start < (1 << 62) or not -(1 << 62) < r.stop < (1 << 62):
+                return UNK  # (len() of a range past a machine word raises)
             return Seq(tuple(Const(i) for i in r), "range") if len(r) <= 64 and not (
                 len(args) == 3 and args[2] == Const(0)) else UNK
         if name == "len" and args and isinstance(args[0], Seq):

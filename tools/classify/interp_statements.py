@@ -9,6 +9,7 @@ import ast
 import re
 from collections.abc import Callable
 
+from tools.classify import limits
 from tools.classify.devices import accel_device, gpu_count_of, truth
 from tools.classify.evidence import GPU, SKIP, UNKNOWN, Finding, step
 from tools.classify.interp_base import (
@@ -57,8 +58,11 @@ class StatementsMixin(InterpBase):
     def exec_block(self, body: list[ast.stmt], frame: Frame) -> bool:
         """Run statements; True when every path ends (return, raise, skip)."""
         for stmt in body:
-            if self.exec_stmt(stmt, frame):
-                return True
+            try:
+                if self.exec_stmt(stmt, frame):
+                    return True
+            except limits.TooLarge as exc:  # (a statement, not an expression, asked): unknown, with the reason
+                frame.add(Finding(UNKNOWN, (step(frame.rel, stmt.lineno, str(exc)),)))
         return False
 
     def _branch(self, frame: Frame) -> Frame:

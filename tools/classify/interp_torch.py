@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ast
 
-from tools.classify import torch_api, torch_testing
+from tools.classify import limits, torch_api, torch_testing
 from tools.classify.devices import (
     EXISTING_DEVICE,
     _accel_name,
@@ -56,8 +56,10 @@ class TorchMixin(InterpBase):
         if isinstance(recv, Const) and isinstance(recv.value, str) and name in STR_METHODS and not kwargs and all(
                 isinstance(a, Const) and isinstance(a.value, (str, int, tuple)) for a in args):
             # `device.startswith("cuda")`, `dev.split(":")[0]`: plain string methods on a known string
+            values = [a.value for a in args if isinstance(a, Const)]
+            limits.check_str_method(recv.value, name, values)
             try:
-                r = getattr(recv.value, name)(*(a.value for a in args if isinstance(a, Const)))
+                r = getattr(recv.value, name)(*values)
             except (TypeError, ValueError):
                 return UNK
             if isinstance(r, list):

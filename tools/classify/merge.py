@@ -8,7 +8,7 @@ still gpu. Everything else is replaced by the fresh static result.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from tools.classify.analyzer import FileResult
@@ -88,22 +88,27 @@ def _keep_knowledge(tests: dict[str, Any], previous: Mapping[str, Any]) -> dict[
     return tests
 
 
-def merge(results: Mapping[str, FileResult], old: Mapping[str, Any] | None, scope: list[str] | None = None
-          ) -> dict[str, Any]:
-    """New classification data from `results`; entries outside `scope` (a --paths run) are kept."""
+def merge(results: Mapping[str, FileResult], old: Mapping[str, Any] | None, scope: list[str] | None = None,
+          unseen: Iterable[str] = ()) -> dict[str, Any]:
+    """New classification data from `results`; entries outside `scope` (a --paths run) are kept, and so are
+    entries under `unseen` paths (a directory that could not be listed, a file skipped as not regular) and the
+    previous entry of a file that cannot be analysed now (a syntax error in the middle of an edit): what
+    they said, manual and runtime labels above all, must survive until the file can be analysed again."""
     data = empty()
     old_files: Mapping[str, Any] = (old or {}).get("files", {})
+    unseen = list(unseen)
     files: dict[str, Any] = {}
     for rel, entry in old_files.items():
-        if rel not in results and (entry.get("source") == "manual" or (scope and not _in_scope(rel, scope))):
+        if rel not in results and (entry.get("source") == "manual" or (scope and not _in_scope(rel, scope))
+                                   or _in_scope(rel, unseen)):
             files[rel] = entry
     for rel, r in sorted(results.items()):
         prev = old_files.get(rel)
-        if prev is not None and prev.get("source") == "manual":
+        if prev is not None and (prev.get("source") == "manual" or r.error):
             files[rel] = prev
             continue
         entry = file_entry(r)
-        if prev is not None and not r.error:
+        if prev is not None:
             tests = _keep_knowledge(dict(entry["tests"]), prev.get("tests", {}))
             entry = _summarise(tests, r.torch)
         files[rel] = entry
@@ -111,5 +116,12 @@ def merge(results: Mapping[str, FileResult], old: Mapping[str, Any] | None, scop
     return data
 
 
+def kept_unanalysed(results: Mapping[str, FileResult], old: Mapping[str, Any] | None) -> list[tuple[str, str]]:
+    """(file, why) for every file whose previous entry `merge` keeps because it cannot be analysed now."""
+    old_files: Mapping[str, Any] = (old or {}).get("files", {})
+    return [(rel, r.error) for rel, r in sorted(results.items())
+            if r.error and rel in old_files and old_files[rel].get("source") != "manual"]
+
+
 def _in_scope(rel: str, scope: list[str]) -> bool:
-    return any(rel == p or rel.startswith(p.rstrip("/") + "/") for p in scope)
+    return any(p in ("", ".") or rel == p or rel.startswith(p.rstrip("/") + "/") for p in scope)

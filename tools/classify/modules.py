@@ -10,6 +10,7 @@ import ast
 import hashlib
 import os
 import re
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,35 +49,133 @@ class Problem:
     reason: str
 
 
-def walk_python_files(root: Path, problems: list[Problem],
-                      stats: dict[str, tuple[int, int]] | None = None) -> list[str]:
-    """All .py files under root as sorted POSIX paths relative to root; symlinked dirs followed once.
+def display_name(name: str) -> str:
+    """A file name as it can be printed and stored: undecodable bytes (kept by the OS layer as surrogates)
+    and control characters escaped."""
+    raw = os.fsencode(name).decode("utf-8", "backslashreplace")
+    return raw.encode("unicode_escape").decode("ascii") if _BAD_NAME.search(raw) else raw
 
-    With `stats`, also records (mtime_ns, size) per file (unstatable files are left out)."""
+
+_BAD_NAME = re.compile(r"[\x00-\x1f\x7f\ud800-\udfff]")
+
+
+def _name_problem(name: str) -> str | None:
+    """Why a file or directory name cannot be a key of the classification file (UTF-8 JSON that Bazel reads
+    and pytest node ids), or None."""
+    try:
+        os.fsencode(name).decode("utf-8")
+    except UnicodeDecodeError:
+        return "name is not valid UTF-8; not analysed (rename it)"
+    if _BAD_NAME.search(name):
+        return "name contains a control character; not analysed (rename it)"
+    return None
+
+
+_KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"))
+
+
+def _kind(path: str) -> str:
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as exc:
+        return f"unreadable ({exc.strerror})"
+    return next((what for test, what in _KINDS if test(mode)), "not a regular file")
+
+
+def walk_python_files(root: Path, problems: list[Problem],
+                      stats: dict[str, tuple[int, int]] | None = None, unseen: list[str] | None = None) -> list[str]:
+    """All .py files under root as sorted POSIX paths relative to root.
+
+    Never blocks and never skips in silence: a non-regular `.py` (FIFO, socket, device), a name that is not
+    valid UTF-8 or holds a control character, and a directory that cannot be listed are reported in
+    `problems` (and their paths added to `unseen`). A symlinked directory whose target is inside the root is
+    not walked through: its files are keyed by their real path, where the walk finds them (a link to a
+    directory the walk skips is reported); a link out of the root is walked under its own path, each real
+    directory once (loops reported). With `stats`, also records (mtime_ns, size) per file."""
     out: list[str] = []
-    seen: set[str] = set()
     root_s = str(root)
-    for dirpath, dirnames, filenames in os.walk(root_s, followlinks=True):
+    real_root = os.path.realpath(root_s)
+    seen: set[str] = set()
+    missed = unseen if unseen is not None else []
+    stack: list[tuple[str, str]] = [(root_s, "")]  # (path, key prefix)
+    while stack:
+        dirpath, prefix = stack.pop()
         real = os.path.realpath(dirpath)
-        rel_dir = os.path.relpath(dirpath, root_s)
+        shown = prefix.rstrip("/") or "."
         if real in seen:
-            problems.append(Problem(rel_dir.replace(os.sep, "/"), "symlink loop or duplicate directory; skipped"))
-            dirnames[:] = []
+            problems.append(Problem(shown, "symlink loop or duplicate directory; skipped"))
             continue
         seen.add(real)
-        dirnames[:] = sorted(d for d in dirnames if not _skip_dir(d, os.path.join(dirpath, d)))
-        prefix = "" if rel_dir == os.curdir else os.path.normpath(rel_dir).replace(os.sep, "/") + "/"
-        for name in sorted(filenames):
-            if name.endswith(".py"):
-                rel = prefix + name
-                out.append(rel)
-                if stats is not None:
-                    try:
-                        st = os.stat(dirpath + os.sep + name)
-                        stats[rel] = (st.st_mtime_ns, st.st_size)
-                    except OSError:
-                        pass
+        try:
+            with os.scandir(dirpath) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as exc:
+            problems.append(Problem(shown, f"cannot list directory: {exc.strerror or exc}; its test files are not "
+                                           "analysed (their entries are kept)"))
+            missed.append(prefix.rstrip("/"))
+            continue
+        subdirs: list[tuple[str, str]] = []
+        for e in entries:
+            name = e.name
+            try:
+                is_dir = e.is_dir()
+            except OSError:
+                is_dir = False
+            if not is_dir and not name.endswith(".py"):
+                continue
+            bad = _name_problem(name)
+            if bad is not None:
+                problems.append(Problem(prefix + display_name(name), bad))
+                continue
+            if is_dir:
+                if _skip_dir(name, e.path):
+                    continue
+                if e.is_symlink():
+                    target = os.path.realpath(e.path)
+                    if target == real_root or target.startswith(real_root + os.sep):
+                        rel_target = os.path.relpath(target, real_root).replace(os.sep, "/")
+                        if real == target or real.startswith(target + os.sep):
+                            problems.append(Problem(prefix + name, f"symlink loop (to {rel_target}, which encloses "
+                                                                   "it); not followed"))
+                            continue
+                        if _walked(real_root, rel_target):
+                            continue  # its files are keyed by their real path, where the walk finds them
+                        problems.append(Problem(prefix + name, f"symlink to {rel_target}, a directory the walk "
+                                                               "skips; not analysed"))
+                        continue
+                subdirs.append((e.path, prefix + name + "/"))
+                continue
+            rel = prefix + name
+            try:
+                regular = e.is_file()  # (follows a symlink; no system call for a plain file)
+            except OSError:
+                regular = False
+            if not regular and os.path.lexists(e.path) and os.path.exists(e.path):
+                problems.append(Problem(rel, f"{_kind(e.path)}, not a regular file; not analysed"))
+                missed.append(rel)
+                continue
+            out.append(rel)  # (a dangling link too: reading it reports it)
+            if stats is not None:
+                try:
+                    st = e.stat()
+                    stats[rel] = (st.st_mtime_ns, st.st_size)
+                except OSError:
+                    pass
+        stack.extend(reversed(subdirs))
     return sorted(out)
+
+
+def _walked(real_root: str, rel: str) -> bool:
+    """Whether the walk reaches directory `rel` (no component of it is one the walk skips)."""
+    path = real_root
+    for part in rel.split("/"):
+        if part in (".", ""):
+            continue
+        path = os.path.join(path, part)
+        if _skip_dir(part, path):
+            return False
+    return True
 
 
 @frozen
@@ -110,10 +209,13 @@ def read_source(root: Path, rel: str, limit: int = MAX_FILE_BYTES,
     if size is not None and size > limit:
         return None, f"file is {size} bytes, over the {limit}-byte limit; not analysed"
     try:
-        fd = os.open(f"{os.fspath(root)}/{rel}", os.O_RDONLY)
+        fd = os.open(f"{os.fspath(root)}/{rel}", os.O_RDONLY | os.O_NONBLOCK)  # (a FIFO never blocks)
         try:
             if size is None:
-                size = os.fstat(fd).st_size  # (on the open file: no second path lookup)
+                st = os.fstat(fd)  # (on the open file: no second path lookup)
+                if not stat.S_ISREG(st.st_mode):
+                    return None, "not a regular file; not analysed"
+                size = st.st_size
                 if size > limit:
                     return None, f"file is {size} bytes, over the {limit}-byte limit; not analysed"
             want = size + 1
@@ -129,6 +231,15 @@ def read_source(root: Path, rel: str, limit: int = MAX_FILE_BYTES,
     if size > limit:
         return None, f"file is {size} bytes, over the {limit}-byte limit; not analysed"
     return parts[0] if len(parts) == 1 else b"".join(parts), None
+
+
+def read_text_file(path: Path, limit: int = MAX_FILE_BYTES) -> tuple[str | None, str | None]:
+    """A configuration file's text (UTF-8, undecodable bytes replaced), or None and why: missing, not a
+    regular file, unreadable, or over `limit` bytes (a 3 GB pyproject.toml must not exhaust memory)."""
+    data, why = read_source(path.parent, path.name, limit)
+    if data is None:
+        return None, why
+    return data.decode("utf-8", "replace"), None
 
 
 def digest_of(data: bytes) -> str:

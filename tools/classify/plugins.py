@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from tools.classify.modules import read_source
+
 PYTEST_TORCH_REL = "<pytest-torch>/plugin.py"
 
 # Parametrizations the plugin adds, in the order of its pytest_generate_tests (after fixture params).
@@ -122,10 +124,7 @@ def declares_pytest_torch(root: Path) -> bool:
         return False
     for name in sorted(names):
         if name in _DECLARATION_FILES or (name.startswith("requirements") and name.endswith((".txt", ".in"))):
-            try:
-                data = (root / name).read_bytes()[:1_000_000]
-            except OSError:
-                continue
-            if _DECLARES.search(data):
+            data, _ = read_source(root, name)  # (bounded, never blocks)
+            if data is not None and _DECLARES.search(data):
                 return True
     return False

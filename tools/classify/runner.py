@@ -16,10 +16,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tools.classify import limits
 from tools.classify.analyzer import Analyzer, FileResult
-from tools.classify.cache import Cache, load_snapshot, result_key, save_snapshot, tool_version
+from tools.classify.cache import (
+    Cache,
+    load_secret,
+    load_snapshot,
+    result_key,
+    save_snapshot,
+    tool_version,
+    user_cache_base,
+)
 from tools.classify.evidence import Verdict
 from tools.classify.modules import (
+    MAX_FILE_BYTES,
     ImportSpec,
     ParsedModule,
     Problem,
@@ -40,6 +50,7 @@ class RunResult:
     files: dict[str, FileResult]
     problems: list[Problem] = field(default_factory=list)
     cache_hits: int = 0
+    unseen: list[str] = field(default_factory=list)  # paths the walk could not look into (merge keeps them)
 
 
 def result_to_json(r: FileResult) -> dict[str, Any]:
@@ -54,7 +65,7 @@ def result_from_json(rel: str, d: dict[str, Any]) -> FileResult:
 
 def run(root: Path, paths: list[str] | None = None, cache_dir: Path | None = None,
         progress: Callable[[Iterable[str], int], Iterable[str]] | None = None, scope: Scope | None = None,
-        workers: int | None = None) -> RunResult:
+        workers: int | None = None, max_file_bytes: int = MAX_FILE_BYTES) -> RunResult:
     """Classify the test files under root in scope: `[tool.torch_classify]` paths/exclude and pytest's
     norecursedirs (see scope.py); non-empty `paths` (relative to root) replace the configured paths.
 
@@ -65,7 +76,7 @@ def run(root: Path, paths: list[str] | None = None, cache_dir: Path | None = Non
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return _run(root, paths, cache_dir, progress, scope, workers)
+        return _run(root, paths, cache_dir, progress, scope, workers, max_file_bytes)
     finally:
         if enabled:
             gc.enable()
@@ -90,7 +101,7 @@ def snapshot_key(version: str, root: Path, scope: Scope, stats: dict[str, tuple[
 
 def _run(root: Path, paths: list[str] | None, cache_dir: Path | None,
          progress: Callable[[Iterable[str], int], Iterable[str]] | None, scope: Scope | None,
-         workers: int | None) -> RunResult:
+         workers: int | None, max_file_bytes: int = MAX_FILE_BYTES) -> RunResult:
     problems: list[Problem] = []
     # Files modified within RACY_NS of the run's start may change again within the filesystem's timestamp
     # granularity without their (mtime, size) changing: their stats are not trusted next time (like git).
@@ -100,16 +111,18 @@ def _run(root: Path, paths: list[str] | None, cache_dir: Path | None,
     problems.extend(Problem(p.split(": ", 1)[0], p.split(": ", 1)[-1]) for p in scope.problems)
     stats: dict[str, tuple[int, int]] = {}
     # (mtime, size) per file, for the cache's stat check and the snapshot key; without a cache nothing needs them
-    files = walk_python_files(root, problems, stats if cache_dir is not None else None)
+    unseen: list[str] = []
+    files = walk_python_files(root, problems, stats if cache_dir is not None else None, unseen)
     version = tool_version()
-    snap = snapshot_key(version, root, scope, stats, files) if cache_dir is not None else ""
+    snap = snapshot_key(f"{version}:{max_file_bytes}", root, scope, stats, files) if cache_dir is not None else ""
     # An unchanged tree (same stats, config and classifier): the last run's result as it was.
-    stored = load_snapshot(cache_dir, snap) if snap else None
+    secret = load_secret(user_cache_base()) if cache_dir is not None else b""
+    stored = load_snapshot(cache_dir, snap, secret) if snap else None
     if stored is not None:
         out = {rel: result_from_json(rel, r) for rel, r in stored["files"].items()}
-        return RunResult(out, [Problem(r, why) for r, why in stored["problems"]], len(out))
+        return RunResult(out, [Problem(r, why) for r, why in stored["problems"]], len(out), list(stored["unseen"]))
     tests = [f for f in files if is_test_file(f.rsplit("/", 1)[-1]) and scope.selects(f)]
-    cache = Cache(cache_dir)
+    cache = Cache(cache_dir, secret)
     sources: dict[str, bytes] = {}
     digests: dict[str, str] = {}
     new_stats: dict[str, tuple[int, int, str]] = {}
@@ -123,7 +136,7 @@ def _run(root: Path, paths: list[str] | None, cache_dir: Path | None,
             digests[rel] = known
             new_stats[rel] = (*st, known)  # type: ignore[misc]
             continue
-        data, err = read_source(root, rel, size=st[1] if st is not None else None)
+        data, err = read_source(root, rel, max_file_bytes, size=st[1] if st is not None else None)
         if data is None:
             problems.append(Problem(rel, err or "cannot read"))
             digests[rel] = "unreadable"
@@ -133,7 +146,7 @@ def _run(root: Path, paths: list[str] | None, cache_dir: Path | None,
         if st is not None and st[0] < racy_after:
             new_stats[rel] = (*st, digests[rel])
     unreadable = {p.rel for p in problems}
-    work = _Work(root, files, sources, cache, digests, version)
+    work = _Work(root, files, sources, cache, digests, version, max_file_bytes)
     out: dict[str, FileResult] = {}
     live: set[str] = set()
     parse_errors: set[tuple[str, str]] = set()
@@ -169,7 +182,7 @@ def _run(root: Path, paths: list[str] | None, cache_dir: Path | None,
     if cache.directory is None:
         for rel in files:
             if rel not in read_in_workers:
-                err = read_source(root, rel)[1]
+                err = read_source(root, rel, max_file_bytes)[1]
                 if err is not None:
                     problems.append(Problem(rel, err))
     cache.save(live, set(digests.values()), new_stats)
@@ -185,9 +198,9 @@ def _run(root: Path, paths: list[str] | None, cache_dir: Path | None,
             unique.append(Problem(rel, r.error))
     final = sorted(unique, key=lambda p: (p.rel, p.reason))
     if snap and len(new_stats) == len(files):
-        save_snapshot(cache_dir, {"key": snap, "files": {rel: result_to_json(r) for rel, r in out.items()},
-                                  "problems": [[p.rel, p.reason] for p in final]})
-    return RunResult(out, final, hits)
+        save_snapshot(cache_dir, secret, {"key": snap, "files": {rel: result_to_json(r) for rel, r in out.items()},
+                                          "problems": [[p.rel, p.reason] for p in final], "unseen": unseen})
+    return RunResult(out, final, hits, unseen)
 
 
 @dataclass
@@ -230,13 +243,14 @@ class _Work:
     objects costs about as much as it saves), which the tests use to check the analysis is order-free."""
 
     def __init__(self, root: Path, files: list[str], sources: dict[str, bytes], cache: Cache,
-                 digests: dict[str, str], version: str) -> None:
+                 digests: dict[str, str], version: str, max_file_bytes: int = MAX_FILE_BYTES) -> None:
         self.root = root
         self.sources = sources
         self.cache = cache
         self.digests = digests
         self.version = version
-        first = Analyzer(root, files, sources)
+        self.max_file_bytes = max_file_bytes
+        first = Analyzer(root, files, sources, max_file_bytes=max_file_bytes)
         self.index = first.index
         self.pytest_torch = first.pytest_torch
         _dismantle(first)
@@ -262,7 +276,7 @@ class _Work:
         return pm.imports
 
     def analyzer(self) -> Analyzer:
-        an = Analyzer(self.root, self.index, self.sources, self.pytest_torch)
+        an = Analyzer(self.root, self.index, self.sources, self.pytest_torch, max_file_bytes=self.max_file_bytes)
         parse = an.module
 
         def direct_deps(rel: str) -> list[str]:
@@ -291,6 +305,8 @@ class _Work:
                 continue
             try:
                 res = an.classify_file(rel, deps)
+            except limits.TooLarge as exc:  # a bound hit outside any expression (collecting the tests)
+                res = FileResult(rel, True, {}, str(exc), deps)
             except Exception as exc:  # noqa: BLE001 - one bad file must not stop the run
                 res = FileResult(rel, True, {}, f"internal analysis error: {type(exc).__name__}: {exc}", deps)
             results.append((rel, key, res))

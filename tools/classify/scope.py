@@ -21,6 +21,8 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tools.classify.modules import read_source, read_text_file
+
 # pytest's default `norecursedirs`.
 PYTEST_NORECURSE_DEFAULT = ("*.egg", ".*", "_darcs", "build", "CVS", "dist", "node_modules", "venv", "{arch}")
 
@@ -100,9 +102,13 @@ def _pytest_norecurse(root: Path, pyproject: dict[str, object] | None, problems:
 
 def _read_ini(path: Path, problems: list[str]) -> configparser.ConfigParser | None:
     cp = configparser.ConfigParser(interpolation=None)
+    text, why = read_text_file(path)
+    if text is None:
+        problems.append(f"{path.name}: cannot read pytest settings: {why}")
+        return None
     try:
-        cp.read_string(path.read_text(encoding="utf-8", errors="replace"), source=str(path))
-    except (OSError, configparser.Error) as exc:
+        cp.read_string(text, source=str(path))
+    except configparser.Error as exc:
         problems.append(f"{path.name}: cannot read pytest settings: {str(exc).splitlines()[0]}")
         return None
     return cp
@@ -124,9 +130,12 @@ def load_scope(root: Path, cli_paths: list[str] | None = None) -> Scope:
     problems: list[str] = []
     pyproject: dict[str, object] | None = None
     pp = root / "pyproject.toml"
-    if pp.is_file():
+    if pp.exists():
+        data, why = read_source(root, "pyproject.toml")
         try:
-            pyproject = tomllib.loads(pp.read_text(encoding="utf-8"))
+            if data is None:
+                raise OSError(why)
+            pyproject = tomllib.loads(data.decode("utf-8"))
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
             problems.append(f"pyproject.toml: cannot read: {exc}")
     paths: list[str] = []

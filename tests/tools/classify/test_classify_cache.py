@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from tools.classify.cache import SNAPSHOT_NAME
 from tools.classify.runner import run
 
 CPU = "import torch\n\ndef test_a():\n    torch.ones(1)\n"
@@ -29,7 +30,7 @@ def test_unchanged_tree_is_served_from_the_snapshot(tmp_path: Path) -> None:
         _write(root, f"tests/test_{i}.py", CPU)
     cold = run(root, None, cache)
     warm = run(root, None, cache)
-    assert (cache / "classify-snapshot-v1.marshal").exists()
+    assert (cache / SNAPSHOT_NAME).exists()
     assert warm.cache_hits == 5 and _labels(warm) == _labels(cold)
     assert [(p.rel, p.reason) for p in warm.problems] == [(p.rel, p.reason) for p in cold.problems]
 
@@ -62,7 +63,7 @@ def test_recently_modified_files_are_rehashed(tmp_path: Path) -> None:
     root, cache = tmp_path / "r", tmp_path / "cache"
     _write(root, "tests/test_x.py", CPU, age_s=0)
     run(root, None, cache)
-    assert not (cache / "classify-snapshot-v1.marshal").exists()
+    assert not (cache / SNAPSHOT_NAME).exists()
     st = (root / "tests/test_x.py").stat()
     (root / "tests/test_x.py").write_text(CPU.replace("ones", "zero"))  # same size, maybe the same mtime
     os.utime(root / "tests/test_x.py", ns=(st.st_atime_ns, st.st_mtime_ns))

@@ -185,7 +185,8 @@ def test_a_file_is_read_whole_whatever_size_the_walk_saw(tmp_path: Path) -> None
 def test_never_partially_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = _tree(tmp_path, {"test_a.py": GPU_TEST})
     target = root / "torch_classification.json"
-    target.write_text("original\n")
+    original = cf.dumps(cf.empty())
+    target.write_text(original)
 
     def boom(*_a: object, **_k: object) -> None:
         raise OSError("disk full")
@@ -193,5 +194,5 @@ def test_never_partially_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(os, "fsync", boom)
     with pytest.raises(OSError):
         main(["--root", str(root), "--update", "--no-cache"])
-    assert target.read_text() == "original\n"
+    assert target.read_text() == original
     assert [p.name for p in root.iterdir() if p.name.endswith(".tmp")] == []

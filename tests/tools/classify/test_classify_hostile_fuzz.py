@@ -1,0 +1,37 @@
+"""The hostile-input generators of bench/hostile_classify.py at a small scale: every category must end with no
+crash, no hang and no silent loss (the full-scale figures are in docs/hostile-input.md)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+@pytest.fixture(scope="module")
+def generators() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("hostile_classify", REPO / "bench" / "hostile_classify.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["hostile_classify"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(autouse=True)
+def _user_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+
+
+@pytest.mark.parametrize("generator,scale", [("fuzz_test_files", 2), ("fuzz_caches", 6),
+                                             ("fuzz_classification_files", 4)])
+def test_generators_find_nothing(generators: ModuleType, generator: str, scale: int) -> None:
+    rows = getattr(generators, generator)(scale, 1)
+    assert rows and all(r.inputs for r in rows)
+    bad = [r for r in rows if r.crashes or r.hangs or r.losses]
+    assert not bad, generators.table(bad)
