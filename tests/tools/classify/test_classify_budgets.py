@@ -108,9 +108,11 @@ def result(tmp_path_factory: pytest.TempPathFactory):
         yield res, elapsed, root
 
 
-def test_pathological_files_finish_quickly(result) -> None:
+def test_pathological_files_finish(result) -> None:
+    """A hang guard, not a speed target (bench/ measures speed): before bounds and budgets this run
+    did not finish at all; a loaded 2-core CI machine needs ~15 s for it."""
     _, elapsed, _ = result
-    assert elapsed < 10, elapsed  # before bounds and budgets: did not finish
+    assert elapsed < 180, elapsed
 
 
 def test_shared_subtrees_are_widened_not_hashed(result) -> None:
