@@ -149,8 +149,9 @@ class BazelPytestPlugin:
     def pytest_collection_modifyitems(self, items: list[Any]) -> None:
         self.collected = len(items)
 
+    # pytest registers only methods named pytest_*; specname makes this a second implementation.
     @pytest.hookimpl(trylast=True, specname="pytest_collection_modifyitems")
-    def select(self, config: Any, items: list[Any]) -> None:
+    def pytest_collection_modifyitems_select(self, config: Any, items: list[Any]) -> None:
         keep = items
         if self.part and self.routing:
             keep = [item for item in keep if in_part(self.routing, self.part, item.nodeid)]

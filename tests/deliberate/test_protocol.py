@@ -10,8 +10,8 @@ import random
 import warnings
 
 import numpy
+import pytest
 import torch
-
 from protocol_lib import clamp
 
 
@@ -20,6 +20,11 @@ def _record(name: str, data: object) -> None:
     if outputs:
         with open(os.path.join(outputs, f"{name}.json"), "w", encoding="utf-8") as handle:
             json.dump(data, handle)
+
+
+def test_fails_when_asked():
+    if os.environ.get("PROTOCOL_EXAMPLE_FAIL") == "1":
+        pytest.fail("asked to fail (PROTOCOL_EXAMPLE_FAIL=1)")
 
 
 def test_clamp_low():
