@@ -16,7 +16,13 @@ pytest behave there as it does at the workspace root:
   the node ids of this part (exact ids, unlike pytest's prefix-matching `--deselect`);
 * torch/OpenMP threads follow the CPUs Bazel reserved for the test (`cpu:N` tag, default 1),
   unless the user set `OMP_NUM_THREADS` themselves;
-* pytest-torch gets Bazel-aware options (artifacts, baselines, threads): pytest_torch_glue.py.
+* pytest-torch gets Bazel-aware options (artifacts, baselines, threads, seed): pytest_torch_glue.py;
+* the rest of Bazel's test protocol (docs/test-protocol.md): `--test_filter` (TESTBRIDGE_TEST_ONLY:
+  node ids when it contains `::` or `/` or ends in `.py`, else a pytest `-k` expression; intersected
+  with the part's selection; selecting nothing fails), `--test_runner_fail_fast` (pytest `-x`),
+  TEST_PREMATURE_EXIT_FILE (exists while pytest runs), TEST_WARNINGS_OUTPUT_FILE (pytest's warnings),
+  `--runs_per_test` (TEST_RANDOM_SEED, see the glue) and `bazel coverage` (coverage.py -> lcov in
+  `$COVERAGE_DIR`, merged by Bazel).
 
 Runner options come first and start with `--runner-`; everything else is passed to pytest.
 """
@@ -26,8 +32,12 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Iterable, Mapping
+import warnings
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
+
+import pytest
 
 try:
     from . import pytest_torch_glue as glue  # imported as rules.private.pytest_runner (unit tests)
@@ -74,22 +84,79 @@ def shard(items: list[Any], total: int, index: int) -> list[Any]:
     return [item for position, item in enumerate(items) if position % total == index]
 
 
-class BazelPytestPlugin:
-    """Selects this target's and this shard's items; remembers whether selection emptied the run."""
+@dataclass(frozen=True)
+class TestFilter:
+    """Bazel's `--test_filter`: exact node ids (and their prefixes) or a pytest `-k` expression."""
 
-    def __init__(self, routing: Mapping[str, Mapping[str, str]], part: str | None, total_shards: int, shard_index: int):
+    __test__ = False  # not a pytest test class
+
+    value: str
+    node_ids: tuple[str, ...]  # empty: `value` is a -k expression
+
+    def describe(self) -> str:
+        what = "node ids" if self.node_ids else "-k expression"
+        return f"--test_filter={self.value!r} ({what})"
+
+
+def test_filter(value: str | None) -> TestFilter | None:
+    """Parse TESTBRIDGE_TEST_ONLY: `::`, `/` or a `.py` suffix makes comma-separated node ids."""
+    value = (value or "").strip()
+    if not value:
+        return None
+    if "::" in value or "/" in value or value.endswith(".py"):
+        ids = tuple(part.strip().rstrip("/") for part in value.split(",") if part.strip())
+        return TestFilter(value, ids)
+    return TestFilter(value, ())
+
+
+def matches_node_id(nodeid: str, selector: str) -> bool:
+    """A node id selects itself, its parametrizations, a class its methods, a file or directory its tests."""
+    return nodeid == selector or nodeid.startswith((selector + "::", selector + "[", selector + "/"))
+
+
+def selected_by_filter(nodeid: str, selection: TestFilter | None) -> bool:
+    """Node-id filters are applied here; a -k expression by pytest itself (see pytest_arguments)."""
+    if selection is None or not selection.node_ids:
+        return True
+    return any(matches_node_id(nodeid, selector) for selector in selection.node_ids)
+
+
+class BazelPytestPlugin:
+    """Selects this target's, the filter's and this shard's items, in that order.
+
+    Runs after pytest's own `-k` deselection (trylast), so every selection is an intersection and
+    shards partition what the filter kept. Remembers the counts for the exit code's message.
+    """
+
+    def __init__(
+        self,
+        routing: Mapping[str, Mapping[str, str]],
+        part: str | None,
+        total_shards: int,
+        shard_index: int,
+        selection: TestFilter | None = None,
+    ):
         self.routing = routing
         self.part = part
         self.total_shards = total_shards
         self.shard_index = shard_index
+        self.selection = selection
         self.collected = 0
+        self.matched = 0  # after the part's and the filter's selection, before sharding
         self.selected = 0
 
-    def pytest_collection_modifyitems(self, config: Any, items: list[Any]) -> None:
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_collection_modifyitems(self, items: list[Any]) -> None:
         self.collected = len(items)
+
+    # pytest registers only methods named pytest_*; specname makes this a second implementation.
+    @pytest.hookimpl(trylast=True, specname="pytest_collection_modifyitems")
+    def pytest_collection_modifyitems_select(self, config: Any, items: list[Any]) -> None:
         keep = items
         if self.part and self.routing:
             keep = [item for item in keep if in_part(self.routing, self.part, item.nodeid)]
+        keep = [item for item in keep if selected_by_filter(item.nodeid, self.selection)]
+        self.matched = len(keep)
         if self.total_shards > 1:
             keep = shard(keep, self.total_shards, self.shard_index)
         kept = {id(item) for item in keep}
@@ -98,6 +165,45 @@ class BazelPytestPlugin:
             config.hook.pytest_deselected(items=dropped)
             items[:] = keep
         self.selected = len(items)
+
+
+def warning_lines(records: Sequence[tuple[str, str, int, str, str]], root: str) -> list[str]:
+    """`nodeid: file:line: Category: message` per distinct warning, `(N times)` when repeated."""
+    counts: dict[str, int] = {}
+    for nodeid, filename, lineno, category, message in records:
+        if filename.startswith(root + os.sep):
+            filename = filename[len(root) + 1:]
+        line = f"{nodeid or '<no test>'}: {filename}:{lineno}: {category}: {message}"
+        counts[line] = counts.get(line, 0) + 1
+    return [line if count == 1 else f"{line} ({count} times)" for line, count in counts.items()]
+
+
+class WarningsFilePlugin:
+    """Writes pytest's warnings (the "warnings summary") to Bazel's TEST_WARNINGS_OUTPUT_FILE."""
+
+    def __init__(self, path: str, root: str):
+        self.path = path
+        self.root = root
+        self.records: list[tuple[str, str, int, str, str]] = []
+
+    def pytest_warning_recorded(self, warning_message: warnings.WarningMessage, nodeid: str) -> None:
+        message = str(warning_message.message).replace("\n", " ")
+        category = getattr(warning_message.category, "__name__", str(warning_message.category))
+        self.records.append((nodeid, str(warning_message.filename), warning_message.lineno, category, message))
+
+    def pytest_sessionfinish(self) -> None:
+        if self.records:
+            glue.write_text_atomic(self.path, "\n".join(warning_lines(self.records, self.root)) + "\n")
+
+
+class SeedReportPlugin:
+    """Puts the run's seed in the report header, so a failing run of `--runs_per_test` can be replayed."""
+
+    def __init__(self, environ: Mapping[str, str]):
+        self.environ = environ
+
+    def pytest_report_header(self) -> str:
+        return glue.seed_report(self.environ)
 
 
 def runner_options(argv: Iterable[str]) -> tuple[dict[str, str], list[str]]:
@@ -131,15 +237,29 @@ def pytest_arguments(options: Mapping[str, str], environ: Mapping[str, str], roo
         args += ["--basetemp", os.path.join(environ["TEST_TMPDIR"], "pytest")]
     if environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD"):
         args += ["-p", "pytest_torch.plugin"]
+    if environ.get("TESTBRIDGE_TEST_RUNNER_FAIL_FAST") == "1":
+        args.append("--exitfirst")
+    selection = test_filter(environ.get("TESTBRIDGE_TEST_ONLY"))
+    if selection is not None and not selection.node_ids:
+        args += ["-k", selection.value]
     return args
 
 
 def exit_code(code: int, plugin: BazelPytestPlugin) -> int:
-    """An empty shard is fine; a target that selected nothing at all is an error worth failing."""
-    if code == NO_TESTS_COLLECTED and plugin.total_shards > 1 and plugin.collected > 0:
+    """An empty shard is fine; a target (or filter) that selected nothing at all is an error."""
+    if code == NO_TESTS_COLLECTED and plugin.total_shards > 1 and plugin.matched > 0:
         return 0
-    if code == NO_TESTS_COLLECTED:
-        what = f"its '{plugin.part}' part" if plugin.part else "it"
+    if code != NO_TESTS_COLLECTED:
+        return code
+    what = f"its '{plugin.part}' part" if plugin.part else "this target"
+    if plugin.selection is not None:
+        print(
+            f"torch_py_test: {plugin.selection.describe()} selected no test of {what} ({plugin.collected} "
+            "collected). Node ids are workspace-relative, as plain pytest prints them "
+            "(tests/pkg/test_file.py::test_name); anything without `::`, `/` or `.py` is a pytest -k expression.",
+            file=sys.stderr,
+        )
+    else:
         print(
             f"torch_py_test: no test selected for {what} ({plugin.collected} collected). Either the "
             "classification file is stale (run `bazel run //tools:classify -- --update`) or this machine lacks "
@@ -157,8 +277,96 @@ def workspace_root(environ: Mapping[str, str]) -> str:
     return os.path.join(runfiles, environ.get("TEST_WORKSPACE", "_main"))
 
 
+def instrumented_sources(manifest_text: str, root: str) -> dict[str, str]:
+    """{realpath: workspace path} of the Python files in Bazel's COVERAGE_MANIFEST found under `root`.
+
+    coverage.py measures and reports files by their real path (the runfiles are symlinks into the
+    source tree); Bazel's merger keeps only files named as in the manifest, hence the mapping.
+    """
+    sources: dict[str, str] = {}
+    for line in manifest_text.splitlines():
+        path = line.strip()
+        if path.endswith(".py") and os.path.isfile(os.path.join(root, path)):
+            sources[os.path.realpath(os.path.join(root, path))] = path
+    return sources
+
+
+def unresolve_sources(lcov: str, sources: Mapping[str, str]) -> str:
+    """Rename `SF:<realpath>` records to the manifest's workspace path."""
+    lines = []
+    for line in lcov.splitlines():
+        if line.startswith("SF:") and line[3:] in sources:
+            line = "SF:" + sources[line[3:]]
+        lines.append(line)
+    return "\n".join(lines) + "\n" if lines else ""
+
+
+class CoverageSession:
+    """`bazel coverage`: coverage.py around the pytest run, lcov into `$COVERAGE_DIR/pylcov.dat`.
+
+    Only the instrumented files (`--instrumentation_filter`, COVERAGE_MANIFEST) are measured, with
+    branch coverage, as Bazel's own Python coverage does. Bazel then merges every `*.dat` of the
+    directory into the test's coverage.dat, and all tests into `--combined_report=lcov`.
+    """
+
+    def __init__(self, cov: Any, sources: Mapping[str, str], output: str, scratch: str):
+        self.cov = cov
+        self.sources = sources
+        self.output = output
+        self.scratch = scratch
+
+    @classmethod
+    def start(cls, environ: Mapping[str, str], root: str) -> CoverageSession | None:
+        directory = environ.get("COVERAGE_DIR")
+        if not directory:
+            return None
+        try:
+            import coverage
+        except ImportError as error:
+            raise SystemExit(
+                "torch_py_test: `bazel coverage` needs coverage.py in the test's Python environment: add "
+                "`coverage` to the lock file behind //rules:torch_runtime (docs/test-protocol.md)"
+            ) from error
+        if coverage.Coverage.current() is not None:
+            return None  # a py_runtime `coverage_tool` already runs this process under coverage.py
+        manifest = environ.get("COVERAGE_MANIFEST", "")
+        text = open(manifest, encoding="utf-8").read() if manifest and os.path.isfile(manifest) else ""
+        sources = instrumented_sources(text, root)
+        if not sources:
+            print("torch_py_test: coverage: no Python file of this test is instrumented "
+                  "(see --instrumentation_filter)", file=sys.stderr)
+            return None
+        scratch = environ.get("TEST_TMPDIR") or directory
+        cov = coverage.Coverage(
+            data_file=os.path.join(scratch, ".coverage.torch_py_test"),
+            branch=True,
+            include=sorted(sources),
+            config_file=False,
+        )
+        cov.start()
+        return cls(cov, sources, os.path.join(directory, "pylcov.dat"), scratch)
+
+    def finish(self) -> None:
+        from coverage.exceptions import NoDataError
+
+        self.cov.stop()
+        self.cov.save()
+        raw = os.path.join(self.scratch, "pylcov.raw.dat")
+        try:
+            self.cov.lcov_report(outfile=raw)
+        except NoDataError:
+            return  # none of the instrumented files ran
+        with open(raw, encoding="utf-8") as handle:
+            glue.write_text_atomic(self.output, unresolve_sources(handle.read(), self.sources))
+        os.unlink(raw)
+
+
 def main(argv: list[str]) -> int:
     environ = os.environ
+    premature_exit_file = environ.get("TEST_PREMATURE_EXIT_FILE")
+    if premature_exit_file:
+        # Exists while tests run: a test that ends the process (os._exit) leaves it behind.
+        open(premature_exit_file, "a").close()
     options, pytest_args = runner_options(argv)
     root = workspace_root(environ)
     os.chdir(root)
@@ -173,11 +381,22 @@ def main(argv: list[str]) -> int:
         part=environ.get("TORCH_TEST_PART"),
         total_shards=int(environ.get("TEST_TOTAL_SHARDS", "1")),
         shard_index=int(environ.get("TEST_SHARD_INDEX", "0")),
+        selection=test_filter(environ.get("TESTBRIDGE_TEST_ONLY")),
     )
-    import pytest  # only now: the thread variables must be set before any plugin imports torch
+    plugins: list[Any] = [plugin, SeedReportPlugin(environ), *glue.plugins(environ)]
+    if environ.get("TEST_WARNINGS_OUTPUT_FILE"):
+        plugins.append(WarningsFilePlugin(environ["TEST_WARNINGS_OUTPUT_FILE"], root))
 
+    # pytest.main loads plugins (pytest-torch imports torch): the thread variables are set by now.
     args = pytest_arguments(options, environ, root) + glue.pytest_torch_args(environ, root, user_set_threads)
-    code = pytest.main(args + pytest_args, plugins=[plugin, *glue.plugins(environ)])
+    coverage = CoverageSession.start(environ, root)
+    try:
+        code = pytest.main(args + pytest_args, plugins=plugins)
+    finally:
+        if coverage is not None:
+            coverage.finish()
+    if premature_exit_file:
+        os.unlink(premature_exit_file)
     return exit_code(int(code), plugin)
 
 

@@ -15,6 +15,7 @@ upgrade of pytest-torch drops one.
 | `--torch-update-perf` + file     | `TORCH_TEST_UPDATE_PERF=1` (update_perf_baselines): record into outputs |
 | `--torch-perf-strict`            | `TORCH_TEST_PERF_STRICT=1`: a missing baseline fails               |
 | `--torch-num-threads N`          | CPUs Bazel reserved (`cpu:N`, default 1) unless OMP_NUM_THREADS set |
+| `--torch-seed N --torch-autoseed`| `TEST_RANDOM_SEED` (`--runs_per_test`): seeded before every test   |
 
 A target's `args` come after these, so they override any of them.
 """
@@ -39,6 +40,8 @@ REQUIRED_OPTIONS = (
     "--torch-update-perf",
     "--torch-perf-strict",
     "--torch-num-threads",
+    "--torch-seed",
+    "--torch-autoseed",
 )
 PERF_RECORD_FILE = "torch-perf-baselines.json"
 GPU_MEMORY_FILE = "torch-gpu-memory.json"
@@ -65,22 +68,52 @@ def pytest_torch_args(environ: Mapping[str, str], root: str, user_set_threads: b
         args.append("--torch-perf-strict")
     if not user_set_threads and environ.get("TORCH_TEST_NUM_THREADS"):
         args += ["--torch-num-threads", environ["TORCH_TEST_NUM_THREADS"]]
+    seed = random_seed(environ)
+    if seed is not None:
+        args += ["--torch-seed", str(seed), "--torch-autoseed"]
     return args
 
 
-def write_json_atomic(path: str, data: Any) -> None:
+def random_seed(environ: Mapping[str, str]) -> int | None:
+    """Bazel's TEST_RANDOM_SEED (set by `--runs_per_test`, 1 for the first run), if any."""
+    value = environ.get("TEST_RANDOM_SEED", "").strip()
+    if not value:
+        return None
+    if not value.isdigit():
+        raise ValueError(f"TEST_RANDOM_SEED={value!r} is not a non-negative integer")
+    return int(value)
+
+
+def seed_report(environ: Mapping[str, str]) -> str | None:
+    """The report-header line that says which seed this run used (None without a seed)."""
+    seed = random_seed(environ)
+    if seed is None:
+        return None
+    run = environ.get("TEST_RUN_NUMBER")
+    which = f" (run {run})" if run else ""
+    return (
+        f"torch_py_test: TEST_RANDOM_SEED={seed}{which}: random, numpy and torch seeded with {seed} before "
+        f"every test (replay: --test_arg=--torch-seed={seed} --test_arg=--torch-autoseed)"
+    )
+
+
+def write_text_atomic(path: str, text: str) -> None:
     """Bazel may copy outputs while the test exits: never leave a half-written file."""
     directory = os.path.dirname(path) or "."
     os.makedirs(directory, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=directory, suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, indent=2, sort_keys=True)
-            handle.write("\n")
+            handle.write(text)
         os.replace(tmp, path)
     except BaseException:
         os.unlink(tmp)
         raise
+
+
+def write_json_atomic(path: str, data: Any) -> None:
+    """JSON through write_text_atomic, sorted and indented for diffs."""
+    write_text_atomic(path, json.dumps(data, indent=2, sort_keys=True) + "\n")
 
 
 class GpuMemoryPlugin:

@@ -2,7 +2,7 @@
 
 Why: CPU runners test against requirements_lock_cpu.txt and GPU runners against
 requirements_lock_cu124.txt. torch itself must differ (cu124 builds end at 2.6), and its transitive
-dependencies may follow, but if pytest, pytest-xdist, pytest-torch or pyyaml differed, the same test
+dependencies may follow, but if pytest, pytest-xdist, pytest-torch, pyyaml or coverage differed, the same test
 would run under a different harness on the two kinds of runner and a GPU-only failure could be a
 harness difference. Every version difference is reported; only those in GUARDED fail the check.
 
@@ -25,7 +25,7 @@ CPU_LOCK = "requirements_lock_cpu.txt"
 GPU_LOCK = "requirements_lock_cu124.txt"
 
 # Packages our own tools or tests import directly: they must be identical in both locks.
-GUARDED = frozenset({"pytest", "pytest-xdist", "pytest-torch", "pyyaml"})
+GUARDED = frozenset({"pytest", "pytest-xdist", "pytest-torch", "pyyaml", "coverage"})
 # Packages expected to differ between the locks: reported, never a failure.
 EXPECTED_TO_DIFFER = frozenset({"torch"})
 

@@ -81,7 +81,7 @@ def test_index_options_of_each_lock() -> None:
 
 
 def test_differing_pytest_fails_naming_pytest(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    common = ("pytest-xdist==3.8.0", "pytest-torch==1.1.1", "PyYAML==6.0.4")
+    common = ("pytest-xdist==3.8.0", "pytest-torch==1.1.1", "PyYAML==6.0.4", "coverage==7.17.5")
     (tmp_path / "cpu.txt").write_text(_lock("torch==2.13.0+cpu", "pytest==9.2.0", *common))
     (tmp_path / "gpu.txt").write_text(_lock("torch==2.6.0", "pytest==8.3.0", *common))
     rc = compare.main(["--cpu", str(tmp_path / "cpu.txt"), "--gpu", str(tmp_path / "gpu.txt")])
@@ -93,7 +93,7 @@ def test_differing_pytest_fails_naming_pytest(tmp_path: Path, capsys: pytest.Cap
 
 
 def test_only_torch_differing_passes() -> None:
-    common = ("pytest==9.2.0", "pytest-xdist==3.8.0", "pytest-torch==1.1.1", "pyyaml==6.0.4")
+    common = ("pytest==9.2.0", "pytest-xdist==3.8.0", "pytest-torch==1.1.1", "pyyaml==6.0.4", "coverage==7.17.5")
     cpu = compare.parse_lock(_lock("torch==2.13.0+cpu", "sympy==1.14.0", *common), "cpu.txt")
     gpu = compare.parse_lock(_lock("torch==2.6.0", "sympy==1.13.1", "triton==3.2.0", *common), "gpu.txt")
     result = compare.compare(cpu, gpu)
@@ -102,7 +102,7 @@ def test_only_torch_differing_passes() -> None:
 
 
 def test_guarded_package_missing_from_one_lock_fails() -> None:
-    common = ("pytest==9.2.0", "pytest-torch==1.1.1", "pyyaml==6.0.4")
+    common = ("pytest==9.2.0", "pytest-torch==1.1.1", "pyyaml==6.0.4", "coverage==7.17.5")
     cpu = compare.parse_lock(_lock("pytest-xdist==3.8.0", *common), "cpu.txt")
     gpu = compare.parse_lock(_lock(*common), "gpu.txt")
     result = compare.compare(cpu, gpu)
