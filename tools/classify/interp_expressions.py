@@ -12,9 +12,11 @@ from typing import Any
 
 from tools.classify import torch_api, torch_testing
 from tools.classify.devices import EXISTING_DEVICE, _compare, _device_of_existing, accel_device, truth
+from tools.classify.guards import cuda_guard, dropping_gpu_findings
 from tools.classify.interp_base import (
     DYNAMIC,
     EMPTY_DICT,
+    MOCK_OBJECT,
     BudgetExceeded,
     Frame,
     InterpBase,
@@ -143,7 +145,14 @@ class ExpressionsMixin(InterpBase):
             return self.ev(n.body, frame)
         if t is False:
             return self.ev(n.orelse, frame)
-        return join(self.ev(n.body, frame), self.ev(n.orelse, frame))
+        guarded = cuda_guard(n.test)
+        body = self._guarded_ev(n.body, frame) if guarded is True else self.ev(n.body, frame)
+        orelse = self._guarded_ev(n.orelse, frame) if guarded is False else self.ev(n.orelse, frame)
+        return join(body, orelse)
+
+    def _guarded_ev(self, node: ast.expr, frame: Frame) -> Value:
+        with dropping_gpu_findings(frame):
+            return self.ev(node, frame)
 
     def ev_BoolOp(self, n: ast.BoolOp, frame: Frame) -> Value:
         """`a and b` / `a or b`: a definitely deciding operand wins; its value keeps the right truth."""
@@ -301,6 +310,8 @@ class ExpressionsMixin(InterpBase):
         if isinstance(obj, Ext):
             if obj.path.startswith("<devices>"):
                 return UNK
+            if obj.path == MOCK_OBJECT:
+                return obj
             if obj.path.startswith(DYNAMIC):
                 return UNK  # a method of a looked-up value dispatches on its type, like any unknown object's
             return self.ext_value(f"{obj.path}.{name}", frame.world)

@@ -12,6 +12,8 @@ from tools.classify.devices import TYPE_PREFIX, _accel_name, accel_device, gpu_c
 from tools.classify.evidence import GPU, MOCK, SKIP, UNKNOWN, Finding, step
 from tools.classify.interp_base import (
     DYNAMIC,
+    MOCK_FACTORIES,
+    MOCK_OBJECT,
     Frame,
     InterpBase,
     _call_requirement,
@@ -69,6 +71,8 @@ class ExternalMixin(InterpBase):
 
     def call_ext(self, path: str, args: list[Value], kwargs: dict[str, Value], n: ast.AST, frame: Frame) -> Value:
         line = getattr(n, "lineno", 0)
+        if path.startswith(MOCK_OBJECT) or (path.rsplit(".", 1)[-1] in MOCK_FACTORIES and "mock" in path):
+            return Ext(MOCK_OBJECT)
         if path.startswith(DYNAMIC):
             frame.add(Finding(UNKNOWN, (step(frame.rel, line, "calls") + f" {path[len(DYNAMIC):]}",)))
             return args[0] if len(args) == 1 and not kwargs and isinstance(args[0], TestFnV) else UNK

@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 from tools.classify.devices import accel_device, gpu_count_of, truth
 from tools.classify.evidence import GPU, SKIP, UNKNOWN, Finding, step
+from tools.classify.guards import cuda_guard, dropping_gpu_findings
 from tools.classify.interp_base import (
     EMPTY_DICT,
     MUTATORS,
@@ -150,8 +151,9 @@ class StatementsMixin(InterpBase):
                 a.env[var], b.env[var] = yes, no  # type: ignore[assignment]
                 self._sync_stores(yes, a)  # type: ignore[arg-type]
                 self._sync_stores(no, b)  # type: ignore[arg-type]
-            ea = self.exec_block(s.body, a)
-            eb = self.exec_block(s.orelse, b)
+            guarded = cuda_guard(s.test)
+            ea = self._guarded_block(s.body, a) if guarded is True else self.exec_block(s.body, a)
+            eb = self._guarded_block(s.orelse, b) if guarded is False else self.exec_block(s.orelse, b)
             return self._merge(frame, [(a, ea), (b, eb)])
         if isinstance(s, (ast.For, ast.AsyncFor)):
             it = self.ev(s.iter, frame)
@@ -245,6 +247,10 @@ class StatementsMixin(InterpBase):
                     frame.env.pop(t.id, None)
             return False
         return False
+
+    def _guarded_block(self, body: list[ast.stmt], frame: Frame) -> bool:
+        with dropping_gpu_findings(frame):
+            return self.exec_block(body, frame)
 
     def _parameterized_class(self, cv: ClassV, d: ast.Call, frame: Frame) -> None:
         """`@parameterized_class(attrs, input_values, class_name_func=...)`: binds `<Name>_<i>[_<suffix>]`

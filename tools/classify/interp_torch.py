@@ -18,7 +18,15 @@ from tools.classify.devices import (
     gpu_count_of,
 )
 from tools.classify.evidence import GPU, MOCK, SKIP, UNKNOWN, Finding, step
-from tools.classify.interp_base import Frame, InterpBase, _mock_target, _mocks_cuda, _short
+from tools.classify.interp_base import (
+    MOCK_FACTORIES,
+    MOCK_OBJECT,
+    Frame,
+    InterpBase,
+    _mock_target,
+    _mocks_cuda,
+    _short,
+)
 from tools.classify.values import (
     NORETURN,
     ClassV,
@@ -63,6 +71,8 @@ class TorchMixin(InterpBase):
             if isinstance(r, list):
                 return Seq(tuple(Const(x) for x in r), "list")
             return Const(r) if isinstance(r, (str, bool, int)) else UNK
+        if name in MOCK_FACTORIES:  # pytest-mock's `mocker.MagicMock()`
+            return Ext(MOCK_OBJECT)
         if name == "cuda":
             dev = f"cuda:{args[0].value}" if args and isinstance(args[0], Const) and isinstance(
                 args[0].value, int) else "cuda"

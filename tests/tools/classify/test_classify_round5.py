@@ -3,9 +3,13 @@ tests/fixtures/classify/repo/tests/round5 carry the same idioms with their expec
 
 from __future__ import annotations
 
+import ast
 import textwrap
 from pathlib import Path
 
+import pytest
+
+from tools.classify.guards import cuda_guard
 from tools.classify.runner import run
 
 
@@ -44,3 +48,64 @@ def test_module_name_is_not_main_inside_functions_either(tmp_path: Path) -> None
             helper()
         """})
     assert got == {"test_a": "gpu"}
+
+
+@pytest.mark.parametrize(("test", "want"), [
+    ("a.is_cuda", True),
+    ("not a.is_cuda", False),
+    ("device.type == 'cuda'", True),
+    ("x.device.type != 'cuda'", False),
+    ("str(x.device) == 'cuda:0'", True),
+    ("'cuda' == dev.type", True),
+    ("a.is_cuda and n > 1", True),
+    ("not a.is_cuda or n > 1", False),
+    ("a.is_cuda or n > 1", None),
+    ("device == 'cuda'", None),  # a plain string says nothing about an existing CUDA value
+    ("torch.cuda.is_available()", None),
+    ("x.device.type == 'cpu'", None),
+])
+def test_cuda_guards_are_read_from_the_condition(test: str, want: bool | None) -> None:
+    assert cuda_guard(ast.parse(test, mode="eval").body) is want
+
+
+def test_guard_covers_only_its_own_branch(tmp_path: Path) -> None:
+    # the CUDA call after a guarded one is a first CUDA use
+    got = _labels(tmp_path, {"tests/test_x.py": """
+        import torch
+
+        def test_guarded(t):
+            if t.device.type == "cuda":
+                torch.cuda.synchronize()
+
+        def test_unguarded_after(t):
+            y = t.cuda() if t.is_cuda else t
+            torch.cuda.synchronize()
+        """, "tests/conftest.py": """
+        import pytest
+
+        @pytest.fixture
+        def t():
+            return make_somehow()
+        """})
+    assert got == {"test_guarded": "cpu", "test_unguarded_after": "gpu"}
+
+
+def test_mock_objects_and_patched_module_paths(tmp_path: Path) -> None:
+    got = _labels(tmp_path, {"tests/test_x.py": """
+        from unittest import mock
+
+        import torch
+
+        def test_mock_method(mocker):
+            m = mocker.MagicMock()
+            m.cuda().to("cuda:1")
+
+        @mock.patch("pkg.sub.torch.cuda.synchronize")
+        def test_patched_through_module(_sync):
+            torch.cuda.synchronize()
+
+        @mock.patch("pkg.torch_cuda_helpers.run")  # not torch.cuda: a module that merely has it in its name
+        def test_not_torch_cuda(_run):
+            torch.cuda.synchronize()
+        """})
+    assert got == {"test_mock_method": "cpu", "test_patched_through_module": "cpu", "test_not_torch_cuda": "gpu"}
