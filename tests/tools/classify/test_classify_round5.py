@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tools.classify.guards import cuda_guard
+from tools.classify.guards import cuda_guard, off_cuda_branch, raises_error
 from tools.classify.runner import run
 
 
@@ -109,3 +109,40 @@ def test_mock_objects_and_patched_module_paths(tmp_path: Path) -> None:
             torch.cuda.synchronize()
         """})
     assert got == {"test_mock_method": "cpu", "test_patched_through_module": "cpu", "test_not_torch_cuda": "gpu"}
+
+
+@pytest.mark.parametrize(("test", "want"), [
+    ("accelerator != 'cuda'", True),
+    ("accelerator == 'cuda'", False),
+    ("not x.is_cuda", True),
+    ("not torch.cuda.is_available()", True),
+    ("torch.cuda.is_available()", False),
+    ("device in ('cpu', 'mps')", None),
+    ("n > 1", None),
+])
+def test_off_cuda_branch_is_read_from_the_condition(test: str, want: bool | None) -> None:
+    assert off_cuda_branch(ast.parse(test, mode="eval").body) is want
+
+
+def test_raise_off_cuda_needs_a_gpu_unless_expected(tmp_path: Path) -> None:
+    got = _labels(tmp_path, {"tests/test_x.py": """
+        import pytest
+
+        def kernel(x):
+            if not x.is_cuda:
+                raise ValueError("kernel needs a CUDA tensor")
+            return x
+
+        def test_unknown_tensor(t):
+            kernel(t)
+
+        def test_expected(t):
+            with pytest.raises(ValueError):
+                kernel(t)
+        """})
+    assert got == {"test_unknown_tensor": "gpu", "test_expected": "cpu"}
+
+
+def test_a_raised_skip_is_not_an_error() -> None:
+    assert raises_error(ast.parse("raise unittest.SkipTest('no CUDA')").body) is None
+    assert raises_error(ast.parse("x = 1\nraise RuntimeError('CUDA only')").body) is not None
