@@ -35,6 +35,7 @@ from tools.classify.values import (
     Inst,
     ModV,
     OneOf,
+    ParamV,
     RequestV,
     Seq,
     SuperV,
@@ -106,6 +107,8 @@ class ExpressionsMixin(InterpBase):
                     exact = False
             else:
                 items.append(self.ev(e, frame))
+        if kind == "set" and exact:
+            return set_literal(items)
         return bounded(Seq(tuple(items), kind)) if exact else UNK
 
     def ev_Dict(self, n: ast.Dict, frame: Frame) -> Value:
@@ -271,15 +274,14 @@ class ExpressionsMixin(InterpBase):
             return None
         gen = n.generators[0]
         it = self.ev(gen.iter, frame)
-        if not isinstance(it, Seq) or not it.items or len(it.items) > 64 or not all(
-                isinstance(i, Const) for i in it.items):
+        if not isinstance(it, Seq) or not it.items or len(it.items) > 64 or not all(_plain(i) for i in it.items):
             return None
         vals: list[Value] = []
         for item in it.items:
             inner = self._branch(frame)
             self.bind(gen.target, item, inner)
             v = self.ev(elts[0], inner)
-            if not isinstance(v, Const):
+            if not _plain(v):
                 return None
             vals.append(v)
         return Seq(tuple(vals), "list")
@@ -389,3 +391,30 @@ class ExpressionsMixin(InterpBase):
         if isinstance(obj, (FuncV, ClassV)) and name in ("__name__", "__qualname__"):
             return Const(obj.name)
         return UNK
+
+
+def set_literal(items: list[Value]) -> Value:
+    """`{a, b, ...}` as Python builds it: equal constants kept once (the first one), which is what pytest
+    parametrizes over (`{False, torch.cuda.is_available()}` is one case on a CPU). Constants are id'd by value,
+    so their order does not change an id. A set with other values is kept as written."""
+    if not all(isinstance(i, Const) for i in items):
+        return bounded(Seq(tuple(items), "set"))
+    try:
+        unique = dict.fromkeys(i.value for i in items if isinstance(i, Const))
+    except TypeError:
+        return UNK
+    return bounded(Seq(tuple(Const(c) for c in unique), "set"))
+
+
+def _plain(v: Value) -> bool:
+    """A constant, a named external value (`torch.float32`), a tuple of them, or a `pytest.param` of them:
+    what a comprehension of parameter values is made of (`[pytest.param(d, id=f"on_{d}") for d in DEVICES]`)."""
+    if isinstance(v, Const):
+        return True
+    if isinstance(v, Ext):
+        return not v.path.startswith("<")
+    if isinstance(v, Seq):
+        return v.kind == "tuple" and all(_plain(i) for i in v.items)
+    if isinstance(v, ParamV):
+        return all(_plain(i) for i in v.values)
+    return False

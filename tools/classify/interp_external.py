@@ -8,7 +8,16 @@ from __future__ import annotations
 import ast
 
 from tools.classify import conventions, torch_api
-from tools.classify.devices import TYPE_PREFIX, _accel_name, accel_device, gpu_count_of, isinstance_of, truth, type_path
+from tools.classify.devices import (
+    TYPE_PREFIX,
+    _accel_name,
+    accel_device,
+    gpu_count_of,
+    isinstance_of,
+    torch_constant_str,
+    truth,
+    type_path,
+)
 from tools.classify.evidence import GPU, MOCK, SKIP, UNKNOWN, Finding, step
 from tools.classify.interp_base import (
     DYNAMIC,
@@ -223,6 +232,8 @@ class ExternalMixin(InterpBase):
             return got if got is not None else isinstance_of(args[0], args[1])
         if name == "str" and len(args) == 1 and isinstance(args[0], EnumV):
             return Const(args[0].text)
+        if name in ("str", "repr") and len(args) == 1 and torch_constant_str(args[0]) is not None:
+            return Const(torch_constant_str(args[0]))  # str(torch.float) == "torch.float32" (`ids=str` of dtypes)
         if name in ("str", "int", "float", "bool") and len(args) == 1 and isinstance(args[0], Const):
             try:
                 return Const({"str": str, "int": int, "float": float, "bool": bool}[name](args[0].value))

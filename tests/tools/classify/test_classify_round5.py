@@ -9,8 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from tools.classify.collect import idval, parametrize_cases
+from tools.classify.devices import TYPE_PREFIX, torch_constant_str
 from tools.classify.guards import cuda_guard, off_cuda_branch, raises_error
+from tools.classify.interp_expressions import set_literal
 from tools.classify.runner import run
+from tools.classify.values import UNKNOWN, Const, Ext, Seq
 
 
 def _labels(tmp_path: Path, files: dict[str, str]) -> dict[str, str]:
@@ -146,3 +150,22 @@ def test_raise_off_cuda_needs_a_gpu_unless_expected(tmp_path: Path) -> None:
 def test_a_raised_skip_is_not_an_error() -> None:
     assert raises_error(ast.parse("raise unittest.SkipTest('no CUDA')").body) is None
     assert raises_error(ast.parse("x = 1\nraise RuntimeError('CUDA only')").body) is not None
+
+
+def test_set_literals_drop_equal_constants() -> None:
+    assert set_literal([Const(False), Const(False), Const(True)]) == Seq((Const(False), Const(True)), "set")
+    assert set_literal([Const(1), Const(True)]) == Seq((Const(1),), "set")  # 1 == True: Python keeps the first
+
+
+def test_ids_of_torch_constants_and_types() -> None:
+    assert idval(Ext("torch.strided"), "layout", 1) == "layout1"  # no __name__: pytest uses argname+index
+    assert idval(Ext("torch.channels_last"), "fmt", 0) == "fmt0"
+    assert idval(Ext(TYPE_PREFIX + "builtins.NoneType"), "kind", 0) == "NoneType"
+    assert torch_constant_str(Ext("torch.float")) == "torch.float32"  # str() spells the canonical name
+    assert torch_constant_str(Ext("torch.sparse_coo")) == "torch.sparse_coo"
+
+
+def test_an_ids_callable_that_cannot_be_evaluated_gives_no_guessed_id() -> None:
+    assert idval(Const(1), "x", 0, lambda v: UNKNOWN) is None
+    assert idval(Const(1), "x", 0, lambda v: Const(None)) == "1"  # None from the callable: the default id
+    assert parametrize_cases(Const("x"), Seq((Const(1),), "list"), None, lambda v: UNKNOWN) is None
