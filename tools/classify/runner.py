@@ -5,6 +5,7 @@ I/O lives here; the analysis modules only see bytes and paths.
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import hashlib
 import marshal
@@ -29,7 +30,7 @@ from tools.classify.modules import (
     walk_python_files,
 )
 from tools.classify.parallel import map_ordered, resolve_workers
-from tools.classify.scope import Scope, load_scope
+from tools.classify.scope import Scope, bazel_test_srcs, load_scope
 
 RACY_NS = 1_000_000_000
 FRESH_PER_CHUNK = False  # see _Work
@@ -101,6 +102,12 @@ def _run(root: Path, paths: list[str] | None, cache_dir: Path | None,
     stats: dict[str, tuple[int, int]] = {}
     # (mtime, size) per file, for the cache's stat check and the snapshot key; without a cache nothing needs them
     files = walk_python_files(root, problems, stats if cache_dir is not None else None)
+    named_problems: list[str] = []
+    named = bazel_test_srcs(root, [f for f in files if not (is_test_file(f.rsplit("/", 1)[-1]) and scope.selects(f))],
+                            named_problems)
+    if named:
+        scope = dataclasses.replace(scope, named=named)
+    problems.extend(Problem(p.split(": ", 1)[0], p.split(": ", 1)[-1]) for p in named_problems)
     version = tool_version()
     snap = snapshot_key(version, root, scope, stats, files) if cache_dir is not None else ""
     # An unchanged tree (same stats, config and classifier): the last run's result as it was.
@@ -108,7 +115,7 @@ def _run(root: Path, paths: list[str] | None, cache_dir: Path | None,
     if stored is not None:
         out = {rel: result_from_json(rel, r) for rel, r in stored["files"].items()}
         return RunResult(out, [Problem(r, why) for r, why in stored["problems"]], len(out))
-    tests = [f for f in files if is_test_file(f.rsplit("/", 1)[-1]) and scope.selects(f)]
+    tests = [f for f in files if (f in scope.named or is_test_file(f.rsplit("/", 1)[-1])) and scope.selects(f)]
     cache = Cache(cache_dir)
     sources: dict[str, bytes] = {}
     digests: dict[str, str] = {}

@@ -14,6 +14,7 @@ from tools.classify.devices import TYPE_PREFIX, torch_constant_str
 from tools.classify.guards import cuda_guard, off_cuda_branch, raises_error
 from tools.classify.interp_expressions import set_literal
 from tools.classify.runner import run
+from tools.classify.scope import bazel_test_srcs
 from tools.classify.values import UNKNOWN, Const, Ext, Seq
 
 
@@ -169,3 +170,33 @@ def test_an_ids_callable_that_cannot_be_evaluated_gives_no_guessed_id() -> None:
     assert idval(Const(1), "x", 0, lambda v: UNKNOWN) is None
     assert idval(Const(1), "x", 0, lambda v: Const(None)) == "1"  # None from the callable: the default id
     assert parametrize_cases(Const("x"), Seq((Const(1),), "list"), None, lambda v: UNKNOWN) is None
+
+
+def test_files_a_torch_py_test_names_are_classified_under_norecursedirs(tmp_path: Path) -> None:
+    files = {
+        "pkg/BUILD.bazel": """
+            load("@rules_torch_test//rules:defs.bzl", tpt = "torch_py_test")
+
+            tpt(name = "named", srcs = ["dist/test_named.py", "dist/check_gpu.py"])
+            """,
+        "pkg/dist/test_named.py": "import torch\n\ndef test_a():\n    torch.ones(1).cuda()\n",
+        "pkg/dist/check_gpu.py": "def test_b():\n    pass\n",  # named explicitly: collected whatever its name
+        "pkg/dist/test_unnamed.py": "def test_c():\n    pass\n",  # under dist/, not named: pytest skips it
+        "pkg/build/BUILD": "torch_py_test(name = 'x', srcs = ['test_other.py'])\n",  # its own package
+        "pkg/build/test_other.py": "def test_d():\n    pass\n",
+    }
+    for rel, src in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(textwrap.dedent(src))
+    res = run(tmp_path, cache_dir=None, workers=1)
+    got = {rel: {k: v.label for k, v in r.tests.items()} for rel, r in res.files.items()}
+    assert got == {"pkg/dist/test_named.py": {"test_a": "gpu"}, "pkg/dist/check_gpu.py": {"test_b": "cpu"},
+                   "pkg/build/test_other.py": {"test_d": "cpu"}}
+
+
+def test_an_unparsable_build_file_is_reported(tmp_path: Path) -> None:
+    (tmp_path / "dist").mkdir()
+    (tmp_path / "dist" / "BUILD").write_text("torch_py_test(name = \n")
+    (tmp_path / "dist" / "test_x.py").write_text("def test_a():\n    pass\n")
+    assert bazel_test_srcs(tmp_path, ["dist/test_x.py"], problems := []) == frozenset()
+    assert problems and problems[0].startswith("dist/BUILD: cannot read torch_py_test srcs")
