@@ -48,6 +48,9 @@ from tools.classify.values import (
     join_all,
 )
 
+TENSOR_CLASSES = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter",
+                            "torch._tensor.Tensor"})
+MAX_STRING_CHOICES = 16  # alternatives an f-string or `+` of one-of-several constants is spelled out for
 _BIN: dict[type, Callable[[Any, Any], Any]] = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
     ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow,
@@ -121,13 +124,25 @@ class ExpressionsMixin(InterpBase):
         return bounded(DictV(tuple(items)))
 
     def ev_JoinedStr(self, n: ast.JoinedStr, frame: Frame) -> Value:
+        formatted = [(v, self.ev(v.value, frame)) for v in n.values if isinstance(v, ast.FormattedValue)]
+        choices = [(v, inner) for v, inner in formatted if isinstance(inner, OneOf)
+                   and _const_alternatives(inner) and v.format_spec is None and v.conversion == -1]
+        if len(choices) == 1 and len(alternatives(choices[0][1])) <= MAX_STRING_CHOICES:
+            # f"run_{kind}" with kind one of known constants: one string per constant
+            node, inner = choices[0]
+            fixed = {id(v): x for v, x in formatted}
+            return join_all([self._joined(n, {**fixed, id(node): alt}) for alt in alternatives(inner)])
+        return self._joined(n, {id(v): x for v, x in formatted})
+
+    def _joined(self, n: ast.JoinedStr, values: dict[int, Value]) -> Value:
+        """An f-string whose formatted parts have the given values (by id of their node)."""
         parts: list[str] = []
         exact = True
         for v in n.values:
             if isinstance(v, ast.Constant):
                 parts.append(str(v.value))
             elif isinstance(v, ast.FormattedValue):
-                inner = self.ev(v.value, frame)
+                inner = values[id(v)]
                 dt = torch_testing.dtype_name(inner)
                 if dt and v.format_spec is None and v.conversion in (-1, ord("s")):
                     parts.append(f"torch.{dt}")  # str(torch.float) == "torch.float32"
@@ -198,6 +213,9 @@ class ExpressionsMixin(InterpBase):
         return result
 
     def _binop(self, op: ast.operator, a: Value, b: Value) -> Value:
+        if (isinstance(a, OneOf) or isinstance(b, OneOf)) and _const_alternatives(a) and _const_alternatives(b):
+            # `"run_" + kind` with kind one of known strings: one of the results
+            return join_all([self._binop(op, x, y) for x in alternatives(a) for y in alternatives(b)])
         if isinstance(a, Const) and isinstance(b, Const):
             fn = _BIN.get(type(op))
             if fn is not None:
@@ -303,7 +321,17 @@ class ExpressionsMixin(InterpBase):
         obj = self.ev(n.value, frame)
         if n.attr == "device" and isinstance(obj, Unknown) and _device_of_existing(n):
             return EXISTING_DEVICE
+        if n.attr == "device" and isinstance(obj, Inst) and obj.attr("device") is None and self._is_tensor(obj, frame):
+            # `self.device` of a tensor subclass (`_make_wrapper_subclass(cls, ..., device=elem.device)`): the
+            # device of a tensor that exists
+            return EXISTING_DEVICE
         return self.getattr_v(obj, n.attr, frame, n)
+
+    def _is_tensor(self, obj: Inst, frame: Frame) -> bool:
+        """Whether obj's class derives from torch.Tensor (or nn.Parameter) and does not define `device`."""
+        if self.class_lookup(obj.cls, "device", frame.world) is not None:
+            return False
+        return any(isinstance(c, Ext) and c.path in TENSOR_CLASSES for c in self.mro(obj.cls, frame.world))
 
     def getattr_v(self, obj: Value, name: str, frame: Frame, node: ast.AST) -> Value:
         if isinstance(obj, OneOf) and all(isinstance(a, Inst) for a in obj.alts):
@@ -418,3 +446,9 @@ def _plain(v: Value) -> bool:
     if isinstance(v, ParamV):
         return all(_plain(i) for i in v.values)
     return False
+
+
+def _const_alternatives(v: Value) -> bool:
+    """Whether every alternative of v is a constant (a Const, or a OneOf of a few of them)."""
+    alts = alternatives(v)
+    return len(alts) <= MAX_STRING_CHOICES and all(isinstance(a, Const) for a in alts)

@@ -43,6 +43,7 @@ from tools.classify.values import (
     MarkV,
     MockV,
     ModV,
+    OneOf,
     ParamV,
     ReqV,
     Seq,
@@ -206,6 +207,10 @@ class ExternalMixin(InterpBase):
             if isinstance(attr, Const) and isinstance(attr.value, str):
                 v = self.getattr_v(obj, attr.value, frame, n)
                 return v if not (isinstance(v, Unknown) and len(args) > 2) else args[2]
+            names = alternatives(attr)
+            if isinstance(attr, OneOf) and all(isinstance(a, Const) and isinstance(a.value, str) for a in names):
+                # `getattr(self, f"run_{kind}")` over a known set of names: one of those attributes
+                return join_all([self.call_builtin("getattr", [obj, a, *args[2:]], kwargs, n, frame) for a in names])
             if isinstance(obj, (ModV, ClassV, Inst)):
                 # reading an attribute is harmless; calling what it names is dynamic dispatch
                 return Ext(DYNAMIC + step(frame.rel, line, f"getattr({_src_arg(n, 0)}, {_src_arg(n, 1)}) with a "
