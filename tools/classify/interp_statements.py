@@ -268,14 +268,13 @@ class StatementsMixin(InterpBase):
         """`if accelerator != "cuda": raise RuntimeError(...)`: code that raises unless it runs on CUDA is a GPU
         need (issue 12, root cause 7). Decided in this world: the branch taken raises and its condition names
         CUDA; undecided: the branch the condition sends non-CUDA code to raises."""
+        decided = taken is not None
         if taken is None:
             taken = off_cuda_branch(s.test)
-        elif "cuda" not in ast.unparse(s.test).lower():
-            return
-        if taken is None:
-            return
+            if taken is None:
+                return
         raise_stmt = raises_error(s.body if taken else s.orelse)
-        if raise_stmt is not None:
+        if raise_stmt is not None and (not decided or "cuda" in ast.unparse(s.test).lower()):
             frame.add(Finding(GPU, (step(frame.rel, raise_stmt.lineno, f"raises unless on CUDA (if "
                                                                       f"{ast.unparse(s.test)[:80]})"),),
                               key=RAISES_OFF_CUDA))
