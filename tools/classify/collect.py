@@ -43,6 +43,9 @@ from tools.classify.values import (
     cached_hash,
 )
 
+# external modules whose public attributes are classes (pytest ids them by __name__ even when all capitals)
+TORCH_CLASS_MODULES = ("torch.nn.modules.", "torch.optim.") + tuple(
+    f"torch.nn.{c}" for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 UNITTEST_BASES = ("TestCase", "IsolatedAsyncioTestCase", "TestCasePlus", "DistributedTestBase", "MultiProcessTestCase",
                   "MultiProcContinousTest", "DTensorTestBase", "FSDPTest", "TestCaseBase")
 @cached_hash  # (a memo key of every per-test table)
@@ -102,7 +105,9 @@ def idval_from_value(value: Value) -> str | None:
         # are classes named by it
         torch_dtype = (last in TORCH_DTYPE_NAMES or last in TORCH_UNNAMED_CONSTANTS) and not value.path.startswith(
             ("numpy.", "np."))
-        if torch_dtype or not last or last.endswith("()") or last.isupper() or value.path.startswith("<"):
+        # an all-capitals name is usually a constant (no __name__), but torch.nn's are classes (ELU, GLU, RNN)
+        constant = last.isupper() and not value.path.startswith(TORCH_CLASS_MODULES)
+        if torch_dtype or not last or last.endswith("()") or constant or value.path.startswith("<"):
             return None
         return last
     if isinstance(value, OneOf):
