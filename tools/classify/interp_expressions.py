@@ -244,6 +244,13 @@ class ExpressionsMixin(InterpBase):
                 return obj.items[idx.value]
             except IndexError:
                 return UNK
+        if isinstance(obj, Seq) and obj.kind in ("tuple", "list") and isinstance(n.slice, ast.Slice):
+            bounds = [self.ev(b, frame) if b is not None else Const(None)
+                      for b in (n.slice.lower, n.slice.upper, n.slice.step)]
+            if all(isinstance(b, Const) and (b.value is None or type(b.value) is int) for b in bounds) \
+                    and bounds[2] != Const(0):
+                # `v[1:]` of a known tuple (parameter values, ids functions)
+                return Seq(obj.items[slice(*(b.value for b in bounds if isinstance(b, Const)))], obj.kind)
         if isinstance(obj, DictV) and isinstance(idx, Const):
             for k, v in obj.items:
                 if k == idx:
@@ -342,6 +349,10 @@ class ExpressionsMixin(InterpBase):
                 return UNK
             if obj.path == MOCK_OBJECT:
                 return obj
+            last = obj.path.rsplit(".", 1)[-1]
+            if name == "__name__" and "." in obj.path and last.isidentifier() and not obj.path.startswith("<"):
+                # an imported class or function is named by its attribute (what ids by value assume too)
+                return Const(last)
             if obj.path.startswith(DYNAMIC):
                 return UNK  # a method of a looked-up value dispatches on its type, like any unknown object's
             return self.ext_value(f"{obj.path}.{name}", frame.world)

@@ -33,6 +33,7 @@ from tools.classify.interp_base import (
 )
 from tools.classify.values import (
     NORETURN,
+    NOT_LITERAL,
     ClassV,
     Const,
     DictV,
@@ -54,6 +55,7 @@ from tools.classify.values import (
     Value,
     alternatives,
     join_all,
+    literal_of,
 )
 from tools.classify.values import UNKNOWN as UNK
 
@@ -237,6 +239,9 @@ class ExternalMixin(InterpBase):
             return got if got is not None else isinstance_of(args[0], args[1])
         if name == "str" and len(args) == 1 and isinstance(args[0], EnumV):
             return Const(args[0].text)
+        if name in ("str", "repr") and len(args) == 1 and isinstance(args[0], (Seq, DictV)):
+            lit = literal_of(args[0])
+            return Const(str(lit) if name == "str" else repr(lit)) if lit is not NOT_LITERAL else UNK
         if name in ("str", "repr") and len(args) == 1 and torch_constant_str(args[0]) is not None:
             return Const(torch_constant_str(args[0]))  # str(torch.float) == "torch.float32" (`ids=str` of dtypes)
         if name in ("str", "int", "float", "bool") and len(args) == 1 and isinstance(args[0], Const):

@@ -7,6 +7,8 @@ recognising a patched (faked) CUDA.
 from __future__ import annotations
 
 import ast
+import re
+import string
 
 from tools.classify import torch_api, torch_testing
 from tools.classify.devices import (
@@ -29,6 +31,7 @@ from tools.classify.interp_base import (
 )
 from tools.classify.values import (
     NORETURN,
+    NOT_LITERAL,
     ClassV,
     Const,
     DeviceV,
@@ -46,6 +49,7 @@ from tools.classify.values import (
     Value,
     alternatives,
     join_all,
+    literal_of,
 )
 from tools.classify.values import UNKNOWN as UNK
 
@@ -61,6 +65,16 @@ class TorchMixin(InterpBase):
                       frame: Frame) -> Value:
         """Methods on values the analysis does not model (tensors, modules, external objects)."""
         line = n.lineno
+        if isinstance(recv, Const) and isinstance(recv.value, str) and name == "format":
+            # "{} {}".format(cls.__name__, v[1:]): an `ids=` function's id, spelled exactly
+            pos = [literal_of(a) for a in args]
+            kw = {k: literal_of(a) for k, a in kwargs.items()}
+            if NOT_LITERAL in pos or NOT_LITERAL in kw.values() or not _small_format(recv.value):
+                return UNK
+            try:
+                return Const(recv.value.format(*pos, **kw))
+            except (IndexError, KeyError, ValueError, TypeError, AttributeError):
+                return UNK
         if isinstance(recv, Const) and isinstance(recv.value, str) and name in STR_METHODS and not kwargs and all(
                 isinstance(a, Const) and isinstance(a.value, (str, int, tuple)) for a in args):
             # `device.startswith("cuda")`, `dev.split(":")[0]`: plain string methods on a known string
@@ -265,3 +279,13 @@ def _why_unknown(e: ast.expr, frame: Frame) -> str:
     if isinstance(e, ast.Attribute):
         return f" ({ast.unparse(e.value)[:40]} comes from outside the repository)"
     return ""
+
+
+def _small_format(template: str) -> bool:
+    """Whether a format string's fields ask for no width or precision of 1000 or more, nor nested fields
+    (`"{:1000000000}".format(x)` in hostile code would build a gigabyte string)."""
+    try:
+        fields = list(string.Formatter().parse(template))
+    except ValueError:
+        return False
+    return all(not spec or ("{" not in spec and not re.search(r"\d{4,}", spec)) for _, _, spec, _ in fields)

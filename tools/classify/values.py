@@ -381,3 +381,27 @@ def alternatives(v: Value) -> tuple[Value, ...]:
     if isinstance(v, OneOf):
         return tuple(sorted(v.alts, key=repr))
     return (v,)
+
+
+NOT_LITERAL = object()  # literal_of: the value is not a known Python literal
+
+
+def literal_of(v: Value) -> object:
+    """The Python object a constant, or a tuple/list/dict of them, stands for (to spell `str()`, `repr()` and
+    `str.format` of it exactly, as pytest ids made by `ids=` functions do); NOT_LITERAL when unknown."""
+    if isinstance(v, Const):
+        return v.value
+    if isinstance(v, Seq) and v.kind in ("tuple", "list"):
+        items = [literal_of(i) for i in v.items]
+        if any(i is NOT_LITERAL for i in items):
+            return NOT_LITERAL
+        return tuple(items) if v.kind == "tuple" else items
+    if isinstance(v, DictV):
+        pairs = [(literal_of(k), literal_of(x)) for k, x in v.items]
+        if any(k is NOT_LITERAL or x is NOT_LITERAL for k, x in pairs):
+            return NOT_LITERAL
+        try:
+            return dict(pairs)
+        except TypeError:
+            return NOT_LITERAL
+    return NOT_LITERAL

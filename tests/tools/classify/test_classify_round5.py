@@ -15,7 +15,7 @@ from tools.classify.guards import cuda_guard, off_cuda_branch, raises_error
 from tools.classify.interp_expressions import set_literal
 from tools.classify.runner import run
 from tools.classify.scope import bazel_test_srcs
-from tools.classify.values import UNKNOWN, Const, Ext, Seq
+from tools.classify.values import NOT_LITERAL, UNKNOWN, Const, DictV, Ext, Seq, literal_of
 
 
 def _labels(tmp_path: Path, files: dict[str, str]) -> dict[str, str]:
@@ -200,3 +200,25 @@ def test_an_unparsable_build_file_is_reported(tmp_path: Path) -> None:
     (tmp_path / "dist" / "test_x.py").write_text("def test_a():\n    pass\n")
     assert bazel_test_srcs(tmp_path, ["dist/test_x.py"], problems := []) == frozenset()
     assert problems and problems[0].startswith("dist/BUILD: cannot read torch_py_test srcs")
+
+
+def test_ids_functions_that_format_parameter_values(tmp_path: Path) -> None:
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_x.py").write_text(textwrap.dedent("""
+        import pytest
+        from external_pkg import Ranger
+
+        def ids(v):
+            return "{} {}".format(v[0].__name__, v[1:])
+
+        @pytest.mark.parametrize("cfg", [(Ranger, {"lr": 1e-3}, 200)], ids=ids)
+        def test_a(cfg):
+            pass
+        """))
+    res = run(tmp_path, cache_dir=None, workers=1)
+    assert list(res.files["tests/test_x.py"].tests) == ["test_a[Ranger ({'lr': 0.001}, 200)]"]
+
+
+def test_literals_of_values() -> None:
+    assert literal_of(Seq((Const(1), DictV(((Const("a"), Const(None)),))), "tuple")) == (1, {"a": None})
+    assert literal_of(Seq((Const(1), UNKNOWN), "list")) is NOT_LITERAL
