@@ -287,37 +287,34 @@ def bounded(v: Value) -> Value:
     return UNKNOWN if nodes > MAX_VALUE_NODES or depth > MAX_VALUE_DEPTH else v
 
 
-def cached_hash(cls: type) -> type:
-    """A container's hash is computed once (the generated one walks the whole value). The hash is stored on
-    the object: such objects may cross a fork, never a pickle to a process with another hash seed."""
-    gen = cls.__hash__
+def _stored(cls: type, method: str, slot: str) -> type:
+    """Make cls.<method>() compute its result once and keep it in the object's `slot` (the objects are
+    immutable, and the generated methods walk the whole nested value on every call)."""
+    gen = getattr(cls, method)
 
-    def __hash__(self: object) -> int:
+    def stored(self: object) -> object:
         d = self.__dict__
-        h = d.get("_hash")
-        if h is None:
-            h = d["_hash"] = gen(self)  # type: ignore[misc]
-        return h
+        r = d.get(slot)
+        if r is None:
+            r = d[slot] = gen(self)
+        return r
 
-    cls.__hash__ = __hash__  # type: ignore[method-assign,assignment]
+    stored.__name__ = stored.__qualname__ = method
+    setattr(cls, method, stored)
     return cls
+
+
+def cached_hash(cls: type) -> type:
+    """A container's hash is computed once. It is stored on the object: such objects may cross a fork, never
+    a pickle to a process with another hash seed."""
+    return _stored(cls, "__hash__", "_hash")
 
 
 def cached_repr(cls: type) -> type:
-    """A container's repr is computed once and stored on the object, like its hash: it is the sort key that
-    puts the alternatives of a OneOf in a process-independent order (`alternatives`), and the generated one
-    walks the whole value every time (on real suites, sorting alternatives by it took over 40% of a run)."""
-    gen = cls.__repr__
-
-    def __repr__(self: object) -> str:
-        d = self.__dict__
-        r = d.get("_repr")
-        if r is None:
-            r = d["_repr"] = gen(self)  # type: ignore[misc]
-        return r
-
-    cls.__repr__ = __repr__  # type: ignore[method-assign,assignment]
-    return cls
+    """A container's repr is computed once: it is the sort key that puts the alternatives of a OneOf in a
+    process-independent order (`alternatives`); on real suites, sorting by the generated repr took over 40%
+    of a run."""
+    return _stored(cls, "__repr__", "_repr")
 
 
 for _cls in (Seq, DictV, OneOf, FuncV, Inst, SuperV, MarkV, ParamV, TestFnV, EnumV, RequestV):

@@ -4,6 +4,7 @@ tests/fixtures/classify/repo/tests/round5 carry the same idioms with their expec
 from __future__ import annotations
 
 import ast
+import shutil
 import textwrap
 from pathlib import Path
 
@@ -222,3 +223,13 @@ def test_ids_functions_that_format_parameter_values(tmp_path: Path) -> None:
 def test_literals_of_values() -> None:
     assert literal_of(Seq((Const(1), DictV(((Const("a"), Const(None)),))), "tuple")) == (1, {"a": None})
     assert literal_of(Seq((Const(1), UNKNOWN), "list")) is NOT_LITERAL
+
+
+def test_a_file_alone_is_labelled_as_in_the_whole_corpus(tmp_path: Path) -> None:
+    corpus = Path(__file__).resolve().parents[2] / "fixtures" / "classify" / "repo"
+    root = tmp_path / "repo"
+    shutil.copytree(corpus, root)
+    whole = run(root, cache_dir=None, workers=2).files
+    for rel in sorted(r for r in whole if r.startswith("tests/round5/")):
+        alone = run(root, paths=[rel], cache_dir=None, workers=1).files
+        assert alone[rel] == whole[rel], rel
