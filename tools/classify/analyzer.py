@@ -227,6 +227,9 @@ class Analyzer:
     def is_package_dir(self, dotted: str) -> bool:
         return dotted.split(".", 1)[0] not in EXCLUDED_ROOTS and self.index.is_package_dir(dotted)
 
+    def conftests_for(self, rel: str) -> tuple[str, ...]:
+        return self.index.conftests_for(rel)
+
     # -- dependencies ------------------------------------------------------------------------------
     def direct_deps(self, rel: str) -> list[str]:
         pm = self.module(rel)

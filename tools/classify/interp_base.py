@@ -58,6 +58,7 @@ class ModuleSource(Protocol):
     def module(self, rel: str) -> ParsedModule: ...
     def resolve_import(self, dotted: str, importer: str, level: int, module: str) -> str | None: ...
     def is_package_dir(self, dotted: str) -> bool: ...
+    def conftests_for(self, rel: str) -> tuple[str, ...]: ...
 
 
 @dataclass
@@ -220,6 +221,7 @@ class InterpBase:
         self.enum_kinds: dict[tuple[ClassV, int], str | None] = {}
         self.shared_attrs: dict[ClassV, frozenset[str]] = {}  # class -> its attributes instances adopt as __dict__
         self.store_keys: dict[tuple[ClassV, str, int], str | None] = {}
+        self.option_defaults: dict[str, dict[str, Value]] = {}  # conftest -> its addoption defaults by dest
         self.stores_seen = False  # a shared namespace was met: calls pass the STORE entries along
         self.steps = 0  # spent in the current budget (see CASE_BUDGET)
         self.limit = FILE_BUDGET

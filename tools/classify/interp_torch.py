@@ -61,10 +61,25 @@ DEVICE_NAME_HINTS = ("device", "dev", "device_map")
 class TorchMixin(InterpBase):
     """torch calls, tensor methods, torch.testing and patched CUDA; a part of dataflow.Interp."""
 
+    def option_default(self, name: str, rel: str) -> Value:
+        """`config.getoption("--device")`: the default a conftest's `parser.addoption` declares (torch_py_test
+        runs pytest without the project's own options); unknown when no conftest of rel declares it."""
+        dest = name.lstrip("-").replace("-", "_")
+        for c in self.source.conftests_for(rel):
+            table = self.option_defaults.get(c)
+            if table is None:
+                tree = self.source.module(c).tree
+                table = self.option_defaults[c] = declared_options(tree) if tree is not None else {}
+            if dest in table:
+                return table[dest]
+        return UNK
+
     def tensor_method(self, recv: Value, name: str, args: list[Value], kwargs: dict[str, Value], n: ast.Call,
                       frame: Frame) -> Value:
         """Methods on values the analysis does not model (tensors, modules, external objects)."""
         line = n.lineno
+        if name == "getoption" and args and isinstance(args[0], Const) and isinstance(args[0].value, str):
+            return self.option_default(args[0].value, frame.rel)
         if isinstance(recv, Const) and isinstance(recv.value, str) and name == "format":
             # "{} {}".format(cls.__name__, v[1:]): an `ids=` function's id, spelled exactly
             pos = [literal_of(a) for a in args]
@@ -289,3 +304,32 @@ def _small_format(template: str) -> bool:
     except ValueError:
         return False
     return all(not spec or ("{" not in spec and not re.search(r"\d{4,}", spec)) for _, _, spec, _ in fields)
+
+
+def declared_options(tree: ast.Module) -> dict[str, Value]:
+    """{dest: default} of every `<parser>.addoption("--name", ..., default=<literal>)` in a conftest, as pytest
+    fills them in when the option is not given (`action="store_true"`: False; no default: None)."""
+    out: dict[str, Value] = {}
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "addoption"):
+            continue
+        names = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+        kw = {k.arg: k.value for k in node.keywords if k.arg}
+        longs = [n for n in names if n.startswith("--")] or names
+        dest_node = kw.get("dest")
+        dest = dest_node.value if isinstance(dest_node, ast.Constant) else (
+            longs[0].lstrip("-").replace("-", "_") if longs else None)
+        if not isinstance(dest, str):
+            continue
+        action = kw.get("action")
+        action_name = action.value if isinstance(action, ast.Constant) else None
+        if "default" in kw:
+            try:
+                value = ast.literal_eval(kw["default"])
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                out[dest] = UNK
+                continue
+            out[dest] = Const(value) if isinstance(value, (str, int, float, bool, type(None))) else UNK
+        else:
+            out[dest] = Const({"store_true": False, "store_false": True}.get(str(action_name)))
+    return out

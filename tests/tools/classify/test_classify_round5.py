@@ -14,6 +14,7 @@ from tools.classify.collect import idval, parametrize_cases
 from tools.classify.devices import TYPE_PREFIX, torch_constant_str
 from tools.classify.guards import cuda_guard, off_cuda_branch, raises_error
 from tools.classify.interp_expressions import set_literal
+from tools.classify.interp_torch import declared_options
 from tools.classify.runner import run
 from tools.classify.scope import bazel_test_srcs
 from tools.classify.values import NOT_LITERAL, UNKNOWN, Const, DictV, Ext, Seq, literal_of
@@ -233,3 +234,16 @@ def test_a_file_alone_is_labelled_as_in_the_whole_corpus(tmp_path: Path) -> None
     for rel in sorted(r for r in whole if r.startswith("tests/round5/")):
         alone = run(root, paths=[rel], cache_dir=None, workers=1).files
         assert alone[rel] == whole[rel], rel
+
+
+def test_declared_options_and_their_defaults() -> None:
+    tree = ast.parse(textwrap.dedent("""
+        def pytest_addoption(parser):
+            parser.addoption("--device", default="cpu")
+            parser.addoption("-s", "--slow-tests", action="store_true")
+            group.addoption("--n", dest="count", default=3)
+            parser.addoption("--plain")
+            parser.addoption("--computed", default=os.environ["X"])
+        """))
+    assert declared_options(tree) == {"device": Const("cpu"), "slow_tests": Const(False), "count": Const(3),
+                                      "plain": Const(None), "computed": UNKNOWN}
