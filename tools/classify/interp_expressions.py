@@ -175,16 +175,20 @@ class ExpressionsMixin(InterpBase):
     def ev_BoolOp(self, n: ast.BoolOp, frame: Frame) -> Value:
         """`a and b` / `a or b`: a definitely deciding operand wins; its value keeps the right truth."""
         decisive = not isinstance(n.op, ast.And)
-        undecided = False
+        maybe: list[Value] = []  # operands whose truth is unknown: each may be the result
         v: Value = UNK
         for e in n.values:
             v = self.ev(e, frame)
             t = truth(v)
             if t is decisive:
-                return v
+                return join_all([*maybe, v])
             if t is None:
-                undecided = True
-        return UNK if undecided else v
+                maybe.append(v)
+        # no operand decided: the last one is the result, or an undecided one before it (`None or next(...)`
+        # is the last operand: an operand that surely does not decide is never the result)
+        if not maybe or maybe[-1] is not v:
+            maybe.append(v)
+        return join_all(maybe)
 
     def ev_UnaryOp(self, n: ast.UnaryOp, frame: Frame) -> Value:
         v = self.ev(n.operand, frame)

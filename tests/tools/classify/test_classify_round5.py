@@ -247,3 +247,22 @@ def test_declared_options_and_their_defaults() -> None:
         """))
     assert declared_options(tree) == {"device": Const("cpu"), "slow_tests": Const(False), "count": Const(3),
                                       "plain": Const(None), "computed": UNKNOWN}
+
+
+def test_or_with_a_falsy_first_operand_is_the_last_operand(tmp_path: Path) -> None:
+    # pytorch_optimizer's get_global_gradient_norm: `device = device or next(<existing devices>, cpu)`
+    got = _labels(tmp_path, {"tests/test_x.py": """
+        import torch
+
+        def norm(param_groups=None, device=None):
+            param_groups = param_groups or []
+            device = device or next((p.device for g in param_groups for p in g["params"]), torch.device("cpu"))
+            return torch.zeros(1, device=device)
+
+        def test_default():
+            norm()
+
+        def test_given_cuda():
+            norm(device="cuda")
+        """})
+    assert got == {"test_default": "cpu", "test_given_cuda": "gpu"}
