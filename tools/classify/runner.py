@@ -103,7 +103,8 @@ def _run(root: Path, paths: list[str] | None, cache_dir: Path | None,
     # (mtime, size) per file, for the cache's stat check and the snapshot key; without a cache nothing needs them
     files = walk_python_files(root, problems, stats if cache_dir is not None else None)
     named_problems: list[str] = []
-    named = bazel_test_srcs(root, [f for f in files if not (is_test_file(f.rsplit("/", 1)[-1]) and scope.selects(f))],
+    # test files (torch_py_test runs only the test_*.py/*_test.py of its srcs) that the scope alone leaves out
+    named = bazel_test_srcs(root, [f for f in files if is_test_file(f.rsplit("/", 1)[-1]) and not scope.selects(f)],
                             named_problems)
     if named:
         scope = dataclasses.replace(scope, named=named)
@@ -115,7 +116,7 @@ def _run(root: Path, paths: list[str] | None, cache_dir: Path | None,
     if stored is not None:
         out = {rel: result_from_json(rel, r) for rel, r in stored["files"].items()}
         return RunResult(out, [Problem(r, why) for r, why in stored["problems"]], len(out))
-    tests = [f for f in files if (f in scope.named or is_test_file(f.rsplit("/", 1)[-1])) and scope.selects(f)]
+    tests = [f for f in files if is_test_file(f.rsplit("/", 1)[-1]) and scope.selects(f)]
     cache = Cache(cache_dir)
     sources: dict[str, bytes] = {}
     digests: dict[str, str] = {}

@@ -160,7 +160,7 @@ TEST_MACRO = "torch_py_test"
 
 
 def bazel_test_srcs(root: Path, candidates: list[str], problems: list[str]) -> frozenset[str]:
-    """Those of `candidates` (root-relative .py files) that a `torch_py_test` of their Bazel package (the
+    """Those of `candidates` (root-relative test files) that a `torch_py_test` of their Bazel package (the
     nearest directory above with a BUILD file) lists in `srcs`. BUILD files are parsed, never run; only
     literal `srcs` lists count. An unparsable BUILD file is reported in `problems`."""
     package_of: dict[str, str | None] = {}

@@ -182,7 +182,7 @@ def test_files_a_torch_py_test_names_are_classified_under_norecursedirs(tmp_path
             tpt(name = "named", srcs = ["dist/test_named.py", "dist/check_gpu.py"])
             """,
         "pkg/dist/test_named.py": "import torch\n\ndef test_a():\n    torch.ones(1).cuda()\n",
-        "pkg/dist/check_gpu.py": "def test_b():\n    pass\n",  # named explicitly: collected whatever its name
+        "pkg/dist/check_gpu.py": "def test_b():\n    pass\n",  # a helper module: torch_py_test runs test files only
         "pkg/dist/test_unnamed.py": "def test_c():\n    pass\n",  # under dist/, not named: pytest skips it
         "pkg/build/BUILD": "torch_py_test(name = 'x', srcs = ['test_other.py'])\n",  # its own package
         "pkg/build/test_other.py": "def test_d():\n    pass\n",
@@ -192,8 +192,7 @@ def test_files_a_torch_py_test_names_are_classified_under_norecursedirs(tmp_path
         (tmp_path / rel).write_text(textwrap.dedent(src))
     res = run(tmp_path, cache_dir=None, workers=1)
     got = {rel: {k: v.label for k, v in r.tests.items()} for rel, r in res.files.items()}
-    assert got == {"pkg/dist/test_named.py": {"test_a": "gpu"}, "pkg/dist/check_gpu.py": {"test_b": "cpu"},
-                   "pkg/build/test_other.py": {"test_d": "cpu"}}
+    assert got == {"pkg/dist/test_named.py": {"test_a": "gpu"}, "pkg/build/test_other.py": {"test_d": "cpu"}}
 
 
 def test_an_unparsable_build_file_is_reported(tmp_path: Path) -> None:
