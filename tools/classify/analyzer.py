@@ -8,13 +8,14 @@ the interpreter (dataflow.py) and is turned into a label by evidence.decide.
 from __future__ import annotations
 
 import ast
+import functools
 import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from tools.classify import conventions
-from tools.classify.collect import ParamCase, TestItem, collect_items, parametrize_cases
+from tools.classify.collect import UNKNOWN_ID, ParamCase, TestItem, collect_items, param_argnames, parametrize_cases
 from tools.classify.dataflow import (
     CASE_BUDGET,
     FILE_BUDGET,
@@ -25,6 +26,7 @@ from tools.classify.dataflow import (
     Interp,
     is_fixture_def,
 )
+from tools.classify.devices import torch_constant_str
 from tools.classify.evidence import (
     ERROR,
     GPU,
@@ -229,6 +231,9 @@ class Analyzer:
     def is_package_dir(self, dotted: str) -> bool:
         return dotted.split(".", 1)[0] not in EXCLUDED_ROOTS and self.index.is_package_dir(dotted)
 
+    def conftests_for(self, rel: str) -> tuple[str, ...]:
+        return self.index.conftests_for(rel)
+
     # -- dependencies ------------------------------------------------------------------------------
     def direct_deps(self, rel: str) -> list[str]:
         pm = self.module(rel)
@@ -319,9 +324,11 @@ class Analyzer:
         """An `ids=` callable defined in the repository (or `str`), evaluated on one parameter value."""
         if isinstance(ids, FuncV):
             return lambda v: self.interp.call_function(ids, [v], {}, world, 1).value
-        if isinstance(ids, Ext) and ids.path == "builtins.str":
-            return lambda v: Const(str(v.value)) if isinstance(v, Const) else (
-                Const(v.text) if isinstance(v, EnumV) else UNK)
+        if isinstance(ids, Ext) and ids.path in ("builtins.str", "builtins.repr"):
+            convert = str if ids.path == "builtins.str" else repr
+            return lambda v: Const(convert(v.value)) if isinstance(v, Const) else (
+                Const(v.text) if isinstance(v, EnumV) and convert is str else
+                Const(torch_constant_str(v)) if torch_constant_str(v) is not None else UNK)
         return None
 
     def case_marks_in(self, fx: Fixture, case: ParamCase, world: int) -> tuple[Value, ...]:
@@ -840,6 +847,16 @@ class Analyzer:
                     break
         return decide(findings, gpu_skips, step(rel, item.line, "no GPU use found"))
 
+    def _function_key(self, rel: str, item: TestItem, params: list[
+            tuple[str, dict[str, Value], dict[str, ParamCase], list[Value]]], extra: list[Finding]) -> Verdict:
+        """One verdict for every parametrization of a test whose ids cannot all be computed: the join of the
+        cases the analysis can tell apart (gpu if any is), under the function's own key."""
+        verdicts = [self.budgeted_case(rel, item, sfx, extra) for sfx in dict.fromkeys(p[0] for p in params)]
+        v = functools.reduce(join_verdicts, verdicts)
+        note = step(rel, item.line, f"{item.func.name}: parametrize ids cannot be computed statically; this "
+                                    "function-level key covers them")
+        return Verdict(v.label, v.gpu_count, v.vram_gb, (note, *v.reasons))
+
     def suffixes_in_all_worlds(self, rel: str, item: TestItem, params: list[
             tuple[str, dict[str, Value], dict[str, ParamCase], list[Value]]]) -> list[tuple[str, int]]:
         """(id suffix, first world that collects it): world 0's, then those only a machine with GPUs collects
@@ -905,7 +922,12 @@ class Analyzer:
                 ids = m.args[2] if len(m.args) > 2 else m.kw("ids")
                 cases = parametrize_cases(argnames or UNK, argvalues or UNK, ids, self._idfn(ids, world))
                 if cases is None:
-                    return None
+                    # values or ids that cannot be evaluated: the other dimensions (a device parametrization
+                    # beside it) still count; the test is keyed by its function (classify_file)
+                    names = param_argnames(argnames or UNK)
+                    if names is None:
+                        return None
+                    cases = [ParamCase(UNKNOWN_ID, tuple((n, UNK) for n in names), ())]
                 dims.append(cases)
                 for c in cases[:1]:
                     direct_names.update(n for n, _ in c.bindings)
@@ -1004,6 +1026,9 @@ class Analyzer:
                     continue
                 if params is None:
                     tests[item.key] = self.budgeted_case(rel, item, None, extra)
+                    continue
+                if any(UNKNOWN_ID in sfx for sfx, *_ in params):
+                    tests[item.key] = self._function_key(rel, item, params, extra)
                     continue
                 try:
                     suffixes = self.suffixes_in_all_worlds(rel, item, params)

@@ -21,6 +21,7 @@ from tools.classify.dataflow import (
     Interp,
     is_fixture_def,
 )
+from tools.classify.devices import TORCH_UNNAMED_CONSTANTS, TYPE_PREFIX
 from tools.classify.frozen import frozen
 from tools.classify.plugins import EXTERNAL_TEST_POS, EXTERNAL_TESTS_REL
 from tools.classify.values import (
@@ -42,6 +43,9 @@ from tools.classify.values import (
     cached_hash,
 )
 
+# external modules whose public attributes are classes (pytest ids them by __name__ even when all capitals)
+TORCH_CLASS_MODULES = ("torch.nn.modules.", "torch.optim.") + tuple(
+    f"torch.nn.{c}" for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 UNITTEST_BASES = ("TestCase", "IsolatedAsyncioTestCase", "TestCasePlus", "DistributedTestBase", "MultiProcessTestCase",
                   "MultiProcContinousTest", "DTensorTestBase", "FSDPTest", "TestCaseBase")
 @cached_hash  # (a memo key of every per-test table)
@@ -95,11 +99,15 @@ def idval_from_value(value: Value) -> str | None:
         if value.path.startswith(REGEX_PREFIX):
             return ascii_escaped(value.path[len(REGEX_PREFIX):])
         last = value.path.rsplit(".", 1)[-1]
-        if value.path.startswith("builtins."):
-            return last
-        # torch dtypes are instances without __name__; numpy's (np.float16) are classes named by it
-        torch_dtype = last in TORCH_DTYPE_NAMES and not value.path.startswith(("numpy.", "np."))
-        if torch_dtype or not last or last.endswith("()") or last.isupper() or value.path.startswith("<"):
+        if value.path.startswith(("builtins.", TYPE_PREFIX + "builtins.")):
+            return last  # `int`, `type(None)` (NoneType)
+        # torch dtypes, layouts and memory formats are instances without __name__; numpy's dtypes (np.float16)
+        # are classes named by it
+        torch_dtype = (last in TORCH_DTYPE_NAMES or last in TORCH_UNNAMED_CONSTANTS) and not value.path.startswith(
+            ("numpy.", "np."))
+        # an all-capitals name is usually a constant (no __name__), but torch.nn's are classes (ELU, GLU, RNN)
+        constant = last.isupper() and not value.path.startswith(TORCH_CLASS_MODULES)
+        if torch_dtype or not last or last.endswith("()") or constant or value.path.startswith("<"):
             return None
         return last
     if isinstance(value, OneOf):
@@ -108,15 +116,14 @@ def idval_from_value(value: Value) -> str | None:
     return None
 
 
-def idval(value: Value, argname: str, idx: int, idfn: Callable[[Value], Value] | None = None) -> str:
+def idval(value: Value, argname: str, idx: int, idfn: Callable[[Value], Value] | None = None) -> str | None:
     """The id pytest derives for one parameter value (`_idval`): the `ids=` callable's result unless it returns
-    None (or cannot be evaluated), else from the value, else `<argname><index>`."""
+    None, else from the value, else `<argname><index>`. None: the callable's result cannot be evaluated (pytest
+    would use it, so any id made here would be a guess)."""
     if idfn is not None:
         got = idfn(value)
         if not (isinstance(got, Const) and got.value is None):
-            from_fn = idval_from_value(got)
-            if from_fn is not None:
-                return from_fn
+            return idval_from_value(got)
     from_value = idval_from_value(value)
     return from_value if from_value is not None else f"{argname}{idx}"
 
@@ -154,17 +161,26 @@ class ParamCase:
     marks: tuple[Value, ...]
 
 
+# The id part of a parametrize dimension whose values or ids cannot be evaluated: a test with one is keyed by
+# its function alone (the key covers every parametrization), never by a guessed id
+UNKNOWN_ID = "\0"
+
+
+def param_argnames(argnames: Value) -> list[str] | None:
+    """The argument names of a parametrize mark: "a, b", ("a", "b") or ["a", "b"]; None when not constant."""
+    if isinstance(argnames, Const) and isinstance(argnames.value, str):
+        return [a.strip() for a in argnames.value.split(",") if a.strip()]
+    if isinstance(argnames, Seq) and all(isinstance(i, Const) and isinstance(i.value, str) for i in argnames.items):
+        return [str(i.value) for i in argnames.items if isinstance(i, Const)]
+    return None
+
+
 def parametrize_cases(argnames: Value, argvalues: Value, ids: Value | None,
                       idfn: Callable[[Value], Value] | None = None) -> list[ParamCase] | None:
     """The cases of `@pytest.mark.parametrize(argnames, argvalues, ids=...)`; None when not enumerable. `idfn`
     evaluates an `ids=` callable on one value (its result is used unless it is None)."""
-    if isinstance(argnames, Const) and isinstance(argnames.value, str):
-        names = [a.strip() for a in argnames.value.split(",") if a.strip()]
-    elif isinstance(argnames, Seq) and all(isinstance(i, Const) and isinstance(i.value, str) for i in argnames.items):
-        names = [str(i.value) for i in argnames.items if isinstance(i, Const)]
-    else:
-        return None
-    if not isinstance(argvalues, Seq):
+    names = param_argnames(argnames)
+    if names is None or not isinstance(argvalues, Seq):
         return None
     explicit: list[str | None] | None = None
     if isinstance(ids, Seq):
@@ -193,7 +209,10 @@ def parametrize_cases(argnames: Value, argvalues: Value, ids: Value | None,
         if explicit is not None and idx < len(explicit) and explicit[idx] is not None and pid is None:
             pid = explicit[idx]
         if pid is None:
-            pid = "-".join(idval(v, n, idx, idfn) for v, n in zip(values, names, strict=True))
+            parts = [idval(v, n, idx, idfn) for v, n in zip(values, names, strict=True)]
+            if None in parts:
+                return None
+            pid = "-".join(p for p in parts if p is not None)
         raw_ids.append(pid)
         cases.append(ParamCase(pid, tuple(zip(names, values, strict=True)), marks))
     final = dedupe_ids(raw_ids)

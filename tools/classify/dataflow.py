@@ -156,6 +156,10 @@ class Interp(StatementsMixin, ExpressionsMixin, ClassesMixin, CallsMixin, Extern
                 if not isinstance(v, Ext):
                     return v
                 ext_star = ext_star or v
+        if name == "__name__":
+            # pytest imports a module under its own name, never as "__main__": `if __name__ == "__main__":`
+            # blocks (benchmarks, scripts at the bottom of a test file) do not run under it
+            return Const(frame.rel.removesuffix(".py").replace("/", "."))
         if name in BUILTIN_NAMES:
             return Ext(f"builtins.{name}")
         return ext_star if ext_star is not None else UNK

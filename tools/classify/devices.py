@@ -38,6 +38,17 @@ TORCH_DTYPE_NAMES = frozenset({
     "int64", "uint8", "bool", "long", "short", "complex64", "complex128", "cfloat", "cdouble", "float8_e4m3fn",
     "float8_e5m2", "uint16", "uint32", "uint64", "qint8", "quint8", "chalf",
 })
+# dtype aliases by their canonical name, as str() spells them: str(torch.float) == "torch.float32"
+TORCH_DTYPE_ALIASES = {"float": "float32", "half": "float16", "double": "float64", "long": "int64", "int": "int32",
+                       "short": "int16", "cfloat": "complex64", "cdouble": "complex128", "chalf": "complex32"}
+# Other torch constants that are instances without `__name__` (pytest ids them `argname<index>`; `str()` of one
+# is "torch.<name>"): layouts, memory formats, quantization schemes
+TORCH_UNNAMED_CONSTANTS = frozenset({
+    "strided", "sparse_coo", "sparse_csr", "sparse_csc", "sparse_bsr", "sparse_bsc", "jagged", "_mkldnn",
+    "contiguous_format", "channels_last", "channels_last_3d", "preserve_format", "legacy_contiguous_format",
+    "per_tensor_affine", "per_channel_affine", "per_channel_affine_float_qparams", "per_tensor_symmetric",
+    "per_channel_symmetric",
+})
 # Types whose instances the analysis recognises; `type(x) is torch.device`, `isinstance(x, torch.Tensor)` on
 # one of them is decided (no instance is of two of these).
 KNOWN_TYPES = frozenset({"torch.dtype", "torch.device", "torch.Tensor", "builtins.str", "builtins.int",
@@ -283,3 +294,13 @@ def _device_of_existing(e: ast.expr) -> bool:
 
 CONFIG_NAMES = frozenset({"self", "cls", "args", "config", "cfg", "conf", "opt", "opts", "options", "hparams",
                           "settings", "params", "kwargs"})
+
+
+def torch_constant_str(v: Value) -> str | None:
+    """str() of a torch dtype, layout or memory format (`torch.float32`, `torch.strided`), else None."""
+    if not (isinstance(v, Ext) and v.path.startswith("torch.") and v.path.count(".") == 1):
+        return None
+    name = v.path[len("torch."):]
+    if name in TORCH_DTYPE_NAMES:
+        return "torch." + TORCH_DTYPE_ALIASES.get(name, name)
+    return v.path if name in TORCH_UNNAMED_CONSTANTS else None

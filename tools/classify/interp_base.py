@@ -9,6 +9,7 @@ and devices.py, never each other or dataflow.py, and reach each other's methods 
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
@@ -30,6 +31,10 @@ FILE_BUDGET = 100_000_000
 OVER_BUDGET_CHARGE = 4 * CASE_BUDGET
 UNIT_BUDGET = 20_000_000
 
+MOCK_OBJECT = "<mock>"  # Ext path of a mock object (Mock(), MagicMock(), create_autospec()): every attribute and
+# call of it is the mock again, and none of them touches a device (issue 12, root cause 6)
+MOCK_FACTORIES = frozenset({"Mock", "MagicMock", "NonCallableMock", "NonCallableMagicMock", "AsyncMock",
+                            "PropertyMock", "create_autospec"})
 DYNAMIC = "<dynamic>"  # Ext path prefix of a value looked up by a computed name; the rest is the evidence step
 MAX_FINDINGS_PER_KIND = 4
 MUTATORS = frozenset({"append", "extend", "insert", "add", "update", "remove", "discard", "pop", "clear"})
@@ -53,6 +58,7 @@ class ModuleSource(Protocol):
     def module(self, rel: str) -> ParsedModule: ...
     def resolve_import(self, dotted: str, importer: str, level: int, module: str) -> str | None: ...
     def is_package_dir(self, dotted: str) -> bool: ...
+    def conftests_for(self, rel: str) -> tuple[str, ...]: ...
 
 
 @dataclass
@@ -172,9 +178,13 @@ def _last_name(e: ast.expr) -> str:
     return e.attr if isinstance(e, ast.Attribute) else e.id if isinstance(e, ast.Name) else ""
 
 
+_PATCHED_CUDA = re.compile(r"(?:^|\.)torch\.(?:cuda|backends\.cudnn|backends\.cuda)(?:\.|$)")
+
+
 def _mocks_cuda(target: Value, attr: Value | None) -> bool:
     if isinstance(target, Const) and isinstance(target.value, str):
-        return target.value.startswith(("torch.cuda", "torch.backends.cuda", "torch.backends.cudnn"))
+        # "torch.cuda.x", or torch as seen from a module that imported it: "pkg.mod.torch.cuda.x"
+        return _PATCHED_CUDA.search(target.value) is not None
     if isinstance(target, Ext):
         return target.path.startswith("torch.cuda") or target.path in ("torch.backends.cudnn",)
     return False
@@ -211,6 +221,7 @@ class InterpBase:
         self.enum_kinds: dict[tuple[ClassV, int], str | None] = {}
         self.shared_attrs: dict[ClassV, frozenset[str]] = {}  # class -> its attributes instances adopt as __dict__
         self.store_keys: dict[tuple[ClassV, str, int], str | None] = {}
+        self.option_defaults: dict[str, dict[str, Value]] = {}  # conftest -> its addoption defaults by dest
         self.stores_seen = False  # a shared namespace was met: calls pass the STORE entries along
         self.steps = 0  # spent in the current budget (see CASE_BUDGET)
         self.limit = FILE_BUDGET

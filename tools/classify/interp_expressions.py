@@ -14,9 +14,11 @@ from tools.classify import limits, torch_api, torch_testing
 from tools.classify.devices import EXISTING_DEVICE, _compare, _device_of_existing, accel_device, truth
 from tools.classify.evidence import UNKNOWN as UNKNOWN_KIND
 from tools.classify.evidence import Finding, step
+from tools.classify.guards import cuda_guard, dropping_gpu_findings
 from tools.classify.interp_base import (
     DYNAMIC,
     EMPTY_DICT,
+    MOCK_OBJECT,
     BudgetExceeded,
     Frame,
     InterpBase,
@@ -35,6 +37,7 @@ from tools.classify.values import (
     Inst,
     ModV,
     OneOf,
+    ParamV,
     RequestV,
     Seq,
     SuperV,
@@ -47,6 +50,9 @@ from tools.classify.values import (
     join_all,
 )
 
+TENSOR_CLASSES = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter",
+                            "torch._tensor.Tensor"})
+MAX_STRING_CHOICES = 16  # alternatives an f-string or `+` of one-of-several constants is spelled out for
 _BIN: dict[type, Callable[[Any, Any], Any]] = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
     ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow,
@@ -110,6 +116,8 @@ class ExpressionsMixin(InterpBase):
                     exact = False
             else:
                 items.append(self.ev(e, frame))
+        if kind == "set" and exact:
+            return set_literal(items)
         return bounded(Seq(tuple(items), kind)) if exact else UNK
 
     def ev_Dict(self, n: ast.Dict, frame: Frame) -> Value:
@@ -122,13 +130,25 @@ class ExpressionsMixin(InterpBase):
         return bounded(DictV(tuple(items)))
 
     def ev_JoinedStr(self, n: ast.JoinedStr, frame: Frame) -> Value:
+        formatted = [(v, self.ev(v.value, frame)) for v in n.values if isinstance(v, ast.FormattedValue)]
+        choices = [(v, inner) for v, inner in formatted if isinstance(inner, OneOf)
+                   and _const_alternatives(inner) and v.format_spec is None and v.conversion == -1]
+        if len(choices) == 1 and len(alternatives(choices[0][1])) <= MAX_STRING_CHOICES:
+            # f"run_{kind}" with kind one of known constants: one string per constant
+            node, inner = choices[0]
+            fixed = {id(v): x for v, x in formatted}
+            return join_all([self._joined(n, {**fixed, id(node): alt}) for alt in alternatives(inner)])
+        return self._joined(n, {id(v): x for v, x in formatted})
+
+    def _joined(self, n: ast.JoinedStr, values: dict[int, Value]) -> Value:
+        """An f-string whose formatted parts have the given values (by id of their node)."""
         parts: list[str] = []
         exact = True
         for v in n.values:
             if isinstance(v, ast.Constant):
                 parts.append(str(v.value))
             elif isinstance(v, ast.FormattedValue):
-                inner = self.ev(v.value, frame)
+                inner = values[id(v)]
                 dt = torch_testing.dtype_name(inner)
                 if dt and v.format_spec is None and v.conversion in (-1, ord("s")):
                     parts.append(f"torch.{dt}")  # str(torch.float) == "torch.float32"
@@ -150,21 +170,32 @@ class ExpressionsMixin(InterpBase):
             return self.ev(n.body, frame)
         if t is False:
             return self.ev(n.orelse, frame)
-        return join(self.ev(n.body, frame), self.ev(n.orelse, frame))
+        guarded = cuda_guard(n.test)
+        body = self._guarded_ev(n.body, frame) if guarded is True else self.ev(n.body, frame)
+        orelse = self._guarded_ev(n.orelse, frame) if guarded is False else self.ev(n.orelse, frame)
+        return join(body, orelse)
+
+    def _guarded_ev(self, node: ast.expr, frame: Frame) -> Value:
+        with dropping_gpu_findings(frame):
+            return self.ev(node, frame)
 
     def ev_BoolOp(self, n: ast.BoolOp, frame: Frame) -> Value:
         """`a and b` / `a or b`: a definitely deciding operand wins; its value keeps the right truth."""
         decisive = not isinstance(n.op, ast.And)
-        undecided = False
+        maybe: list[Value] = []  # operands whose truth is unknown: each may be the result
         v: Value = UNK
         for e in n.values:
             v = self.ev(e, frame)
             t = truth(v)
             if t is decisive:
-                return v
+                return join_all([*maybe, v])
             if t is None:
-                undecided = True
-        return UNK if undecided else v
+                maybe.append(v)
+        # no operand decided: the last one is the result, or an undecided one before it (`None or next(...)`
+        # is the last operand: an operand that surely does not decide is never the result)
+        if not maybe or maybe[-1] is not v:
+            maybe.append(v)
+        return join_all(maybe)
 
     def ev_UnaryOp(self, n: ast.UnaryOp, frame: Frame) -> Value:
         v = self.ev(n.operand, frame)
@@ -193,6 +224,9 @@ class ExpressionsMixin(InterpBase):
         return result
 
     def _binop(self, op: ast.operator, a: Value, b: Value) -> Value:
+        if (isinstance(a, OneOf) or isinstance(b, OneOf)) and _const_alternatives(a) and _const_alternatives(b):
+            # `"run_" + kind` with kind one of known strings: one of the results
+            return join_all([self._binop(op, x, y) for x in alternatives(a) for y in alternatives(b)])
         if isinstance(a, Const) and isinstance(b, Const):
             fn = _BIN.get(type(op))
             if fn is not None:
@@ -222,6 +256,13 @@ class ExpressionsMixin(InterpBase):
                 return obj.items[idx.value]
             except IndexError:
                 return UNK
+        if isinstance(obj, Seq) and obj.kind in ("tuple", "list") and isinstance(n.slice, ast.Slice):
+            bounds = [self.ev(b, frame) if b is not None else Const(None)
+                      for b in (n.slice.lower, n.slice.upper, n.slice.step)]
+            if all(isinstance(b, Const) and (b.value is None or type(b.value) is int) for b in bounds) \
+                    and bounds[2] != Const(0):
+                # `v[1:]` of a known tuple (parameter values, ids functions)
+                return Seq(obj.items[slice(*(b.value for b in bounds if isinstance(b, Const)))], obj.kind)
         if isinstance(obj, DictV) and isinstance(idx, Const):
             for k, v in obj.items:
                 if k == idx:
@@ -270,15 +311,14 @@ class ExpressionsMixin(InterpBase):
             return None
         gen = n.generators[0]
         it = self.ev(gen.iter, frame)
-        if not isinstance(it, Seq) or not it.items or len(it.items) > 64 or not all(
-                isinstance(i, Const) for i in it.items):
+        if not isinstance(it, Seq) or not it.items or len(it.items) > 64 or not all(_plain(i) for i in it.items):
             return None
         vals: list[Value] = []
         for item in it.items:
             inner = self._branch(frame)
             self.bind(gen.target, item, inner)
             v = self.ev(elts[0], inner)
-            if not isinstance(v, Const):
+            if not _plain(v):
                 return None
             vals.append(v)
         return Seq(tuple(vals), "list")
@@ -300,7 +340,17 @@ class ExpressionsMixin(InterpBase):
         obj = self.ev(n.value, frame)
         if n.attr == "device" and isinstance(obj, Unknown) and _device_of_existing(n):
             return EXISTING_DEVICE
+        if n.attr == "device" and isinstance(obj, Inst) and obj.attr("device") is None and self._is_tensor(obj, frame):
+            # `self.device` of a tensor subclass (`_make_wrapper_subclass(cls, ..., device=elem.device)`): the
+            # device of a tensor that exists
+            return EXISTING_DEVICE
         return self.getattr_v(obj, n.attr, frame, n)
+
+    def _is_tensor(self, obj: Inst, frame: Frame) -> bool:
+        """Whether obj's class derives from torch.Tensor (or nn.Parameter) and does not define `device`."""
+        if self.class_lookup(obj.cls, "device", frame.world) is not None:
+            return False
+        return any(isinstance(c, Ext) and c.path in TENSOR_CLASSES for c in self.mro(obj.cls, frame.world))
 
     def getattr_v(self, obj: Value, name: str, frame: Frame, node: ast.AST) -> Value:
         if isinstance(obj, OneOf) and all(isinstance(a, Inst) for a in obj.alts):
@@ -309,6 +359,12 @@ class ExpressionsMixin(InterpBase):
         if isinstance(obj, Ext):
             if obj.path.startswith("<devices>"):
                 return UNK
+            if obj.path == MOCK_OBJECT:
+                return obj
+            last = obj.path.rsplit(".", 1)[-1]
+            if name == "__name__" and "." in obj.path and last.isidentifier() and not obj.path.startswith("<"):
+                # an imported class or function is named by its attribute (what ids by value assume too)
+                return Const(last)
             if obj.path.startswith(DYNAMIC):
                 return UNK  # a method of a looked-up value dispatches on its type, like any unknown object's
             return self.ext_value(f"{obj.path}.{name}", frame.world)
@@ -386,3 +442,36 @@ class ExpressionsMixin(InterpBase):
         if isinstance(obj, (FuncV, ClassV)) and name in ("__name__", "__qualname__"):
             return Const(obj.name)
         return UNK
+
+
+def set_literal(items: list[Value]) -> Value:
+    """`{a, b, ...}` as Python builds it: equal constants kept once (the first one), which is what pytest
+    parametrizes over (`{False, torch.cuda.is_available()}` is one case on a CPU). Constants are id'd by value,
+    so their order does not change an id. A set with other values is kept as written."""
+    if not all(isinstance(i, Const) for i in items):
+        return bounded(Seq(tuple(items), "set"))
+    try:
+        unique = dict.fromkeys(i.value for i in items if isinstance(i, Const))
+    except TypeError:
+        return UNK
+    return bounded(Seq(tuple(Const(c) for c in unique), "set"))
+
+
+def _plain(v: Value) -> bool:
+    """A constant, a named external value (`torch.float32`), a tuple of them, or a `pytest.param` of them:
+    what a comprehension of parameter values is made of (`[pytest.param(d, id=f"on_{d}") for d in DEVICES]`)."""
+    if isinstance(v, Const):
+        return True
+    if isinstance(v, Ext):
+        return not v.path.startswith("<")
+    if isinstance(v, Seq):
+        return v.kind == "tuple" and all(_plain(i) for i in v.items)
+    if isinstance(v, ParamV):
+        return all(_plain(i) for i in v.values)
+    return False
+
+
+def _const_alternatives(v: Value) -> bool:
+    """Whether every alternative of v is a constant (a Const, or a OneOf of a few of them)."""
+    alts = alternatives(v)
+    return len(alts) <= MAX_STRING_CHOICES and all(isinstance(a, Const) for a in alts)

@@ -8,10 +8,21 @@ from __future__ import annotations
 import ast
 
 from tools.classify import conventions, torch_api
-from tools.classify.devices import TYPE_PREFIX, _accel_name, accel_device, gpu_count_of, isinstance_of, truth, type_path
+from tools.classify.devices import (
+    TYPE_PREFIX,
+    _accel_name,
+    accel_device,
+    gpu_count_of,
+    isinstance_of,
+    torch_constant_str,
+    truth,
+    type_path,
+)
 from tools.classify.evidence import GPU, MOCK, SKIP, UNKNOWN, Finding, step
 from tools.classify.interp_base import (
     DYNAMIC,
+    MOCK_FACTORIES,
+    MOCK_OBJECT,
     Frame,
     InterpBase,
     _call_requirement,
@@ -22,6 +33,7 @@ from tools.classify.interp_base import (
 )
 from tools.classify.values import (
     NORETURN,
+    NOT_LITERAL,
     ClassV,
     Const,
     DictV,
@@ -32,6 +44,7 @@ from tools.classify.values import (
     MarkV,
     MockV,
     ModV,
+    OneOf,
     ParamV,
     ReqV,
     Seq,
@@ -42,6 +55,7 @@ from tools.classify.values import (
     Value,
     alternatives,
     join_all,
+    literal_of,
 )
 from tools.classify.values import UNKNOWN as UNK
 
@@ -69,6 +83,8 @@ class ExternalMixin(InterpBase):
 
     def call_ext(self, path: str, args: list[Value], kwargs: dict[str, Value], n: ast.AST, frame: Frame) -> Value:
         line = getattr(n, "lineno", 0)
+        if path.startswith(MOCK_OBJECT) or (path.rsplit(".", 1)[-1] in MOCK_FACTORIES and "mock" in path):
+            return Ext(MOCK_OBJECT)
         if path.startswith(DYNAMIC):
             frame.add(Finding(UNKNOWN, (step(frame.rel, line, "calls") + f" {path[len(DYNAMIC):]}",)))
             return args[0] if len(args) == 1 and not kwargs and isinstance(args[0], TestFnV) else UNK
@@ -193,6 +209,10 @@ class ExternalMixin(InterpBase):
             if isinstance(attr, Const) and isinstance(attr.value, str):
                 v = self.getattr_v(obj, attr.value, frame, n)
                 return v if not (isinstance(v, Unknown) and len(args) > 2) else args[2]
+            names = alternatives(attr)
+            if isinstance(attr, OneOf) and all(isinstance(a, Const) and isinstance(a.value, str) for a in names):
+                # `getattr(self, f"run_{kind}")` over a known set of names: one of those attributes
+                return join_all([self.call_builtin("getattr", [obj, a, *args[2:]], kwargs, n, frame) for a in names])
             if isinstance(obj, (ModV, ClassV, Inst)):
                 # reading an attribute is harmless; calling what it names is dynamic dispatch
                 return Ext(DYNAMIC + step(frame.rel, line, f"getattr({_src_arg(n, 0)}, {_src_arg(n, 1)}) with a "
@@ -219,6 +239,11 @@ class ExternalMixin(InterpBase):
             return got if got is not None else isinstance_of(args[0], args[1])
         if name == "str" and len(args) == 1 and isinstance(args[0], EnumV):
             return Const(args[0].text)
+        if name in ("str", "repr") and len(args) == 1 and isinstance(args[0], (Seq, DictV)):
+            lit = literal_of(args[0])
+            return Const(str(lit) if name == "str" else repr(lit)) if lit is not NOT_LITERAL else UNK
+        if name in ("str", "repr") and len(args) == 1 and torch_constant_str(args[0]) is not None:
+            return Const(torch_constant_str(args[0]))  # str(torch.float) == "torch.float32" (`ids=str` of dtypes)
         if name in ("str", "int", "float", "bool") and len(args) == 1 and isinstance(args[0], Const):
             try:
                 return Const({"str": str, "int": int, "float": float, "bool": bool}[name](args[0].value))

@@ -7,6 +7,8 @@ recognising a patched (faked) CUDA.
 from __future__ import annotations
 
 import ast
+import re
+import string
 
 from tools.classify import limits, torch_api, torch_testing
 from tools.classify.devices import (
@@ -18,9 +20,18 @@ from tools.classify.devices import (
     gpu_count_of,
 )
 from tools.classify.evidence import GPU, MOCK, SKIP, UNKNOWN, Finding, step
-from tools.classify.interp_base import Frame, InterpBase, _mock_target, _mocks_cuda, _short
+from tools.classify.interp_base import (
+    MOCK_FACTORIES,
+    MOCK_OBJECT,
+    Frame,
+    InterpBase,
+    _mock_target,
+    _mocks_cuda,
+    _short,
+)
 from tools.classify.values import (
     NORETURN,
+    NOT_LITERAL,
     ClassV,
     Const,
     DeviceV,
@@ -38,6 +49,7 @@ from tools.classify.values import (
     Value,
     alternatives,
     join_all,
+    literal_of,
 )
 from tools.classify.values import UNKNOWN as UNK
 
@@ -49,10 +61,35 @@ DEVICE_NAME_HINTS = ("device", "dev", "device_map")
 class TorchMixin(InterpBase):
     """torch calls, tensor methods, torch.testing and patched CUDA; a part of dataflow.Interp."""
 
+    def option_default(self, name: str, rel: str) -> Value:
+        """`config.getoption("--device")`: the default a conftest's `parser.addoption` declares (torch_py_test
+        runs pytest without the project's own options); unknown when no conftest of rel declares it."""
+        dest = name.lstrip("-").replace("-", "_")
+        for c in self.source.conftests_for(rel):
+            table = self.option_defaults.get(c)
+            if table is None:
+                tree = self.source.module(c).tree
+                table = self.option_defaults[c] = declared_options(tree) if tree is not None else {}
+            if dest in table:
+                return table[dest]
+        return UNK
+
     def tensor_method(self, recv: Value, name: str, args: list[Value], kwargs: dict[str, Value], n: ast.Call,
                       frame: Frame) -> Value:
         """Methods on values the analysis does not model (tensors, modules, external objects)."""
         line = n.lineno
+        if name == "getoption" and args and isinstance(args[0], Const) and isinstance(args[0].value, str):
+            return self.option_default(args[0].value, frame.rel)
+        if isinstance(recv, Const) and isinstance(recv.value, str) and name == "format":
+            # "{} {}".format(cls.__name__, v[1:]): an `ids=` function's id, spelled exactly
+            pos = [literal_of(a) for a in args]
+            kw = {k: literal_of(a) for k, a in kwargs.items()}
+            if NOT_LITERAL in pos or NOT_LITERAL in kw.values() or not _small_format(recv.value):
+                return UNK
+            try:
+                return Const(recv.value.format(*pos, **kw))
+            except (IndexError, KeyError, ValueError, TypeError, AttributeError):
+                return UNK
         if isinstance(recv, Const) and isinstance(recv.value, str) and name in STR_METHODS and not kwargs and all(
                 isinstance(a, Const) and isinstance(a.value, (str, int, tuple)) for a in args):
             # `device.startswith("cuda")`, `dev.split(":")[0]`: plain string methods on a known string
@@ -65,6 +102,8 @@ class TorchMixin(InterpBase):
             if isinstance(r, list):
                 return Seq(tuple(Const(x) for x in r), "list")
             return Const(r) if isinstance(r, (str, bool, int)) else UNK
+        if name in MOCK_FACTORIES:  # pytest-mock's `mocker.MagicMock()`
+            return Ext(MOCK_OBJECT)
         if name == "cuda":
             dev = f"cuda:{args[0].value}" if args and isinstance(args[0], Const) and isinstance(
                 args[0].value, int) else "cuda"
@@ -257,3 +296,42 @@ def _why_unknown(e: ast.expr, frame: Frame) -> str:
     if isinstance(e, ast.Attribute):
         return f" ({ast.unparse(e.value)[:40]} comes from outside the repository)"
     return ""
+
+
+def _small_format(template: str) -> bool:
+    """Whether a format string's fields ask for no width or precision of 1000 or more, nor nested fields
+    (`"{:1000000000}".format(x)` in hostile code would build a gigabyte string)."""
+    try:
+        fields = list(string.Formatter().parse(template))
+    except ValueError:
+        return False
+    return all(not spec or ("{" not in spec and not re.search(r"\d{4,}", spec)) for _, _, spec, _ in fields)
+
+
+def declared_options(tree: ast.Module) -> dict[str, Value]:
+    """{dest: default} of every `<parser>.addoption("--name", ..., default=<literal>)` in a conftest, as pytest
+    fills them in when the option is not given (`action="store_true"`: False; no default: None)."""
+    out: dict[str, Value] = {}
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "addoption"):
+            continue
+        names = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+        kw = {k.arg: k.value for k in node.keywords if k.arg}
+        longs = [n for n in names if n.startswith("--")] or names
+        dest_node = kw.get("dest")
+        dest = dest_node.value if isinstance(dest_node, ast.Constant) else (
+            longs[0].lstrip("-").replace("-", "_") if longs else None)
+        if not isinstance(dest, str):
+            continue
+        action = kw.get("action")
+        action_name = action.value if isinstance(action, ast.Constant) else None
+        if "default" in kw:
+            try:
+                value = ast.literal_eval(kw["default"])
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                out[dest] = UNK
+                continue
+            out[dest] = Const(value) if isinstance(value, (str, int, float, bool, type(None))) else UNK
+        else:
+            out[dest] = Const({"store_true": False, "store_false": True}.get(str(action_name)))
+    return out

@@ -5,6 +5,7 @@ I/O lives here; the analysis modules only see bytes and paths.
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import hashlib
 import marshal
@@ -39,7 +40,7 @@ from tools.classify.modules import (
     walk_python_files,
 )
 from tools.classify.parallel import map_ordered, resolve_workers
-from tools.classify.scope import Scope, load_scope
+from tools.classify.scope import Scope, bazel_test_srcs, load_scope
 
 RACY_NS = 1_000_000_000
 FRESH_PER_CHUNK = False  # see _Work
@@ -113,6 +114,13 @@ def _run(root: Path, paths: list[str] | None, cache_dir: Path | None,
     # (mtime, size) per file, for the cache's stat check and the snapshot key; without a cache nothing needs them
     unseen: list[str] = []
     files = walk_python_files(root, problems, stats if cache_dir is not None else None, unseen)
+    named_problems: list[str] = []
+    # test files (torch_py_test runs only the test_*.py/*_test.py of its srcs) that the scope alone leaves out
+    named = bazel_test_srcs(root, [f for f in files if is_test_file(f.rsplit("/", 1)[-1]) and not scope.selects(f)],
+                            named_problems)
+    if named:
+        scope = dataclasses.replace(scope, named=named)
+    problems.extend(Problem(p.split(": ", 1)[0], p.split(": ", 1)[-1]) for p in named_problems)
     version = tool_version()
     snap = snapshot_key(f"{version}:{max_file_bytes}", root, scope, stats, files) if cache_dir is not None else ""
     # An unchanged tree (same stats, config and classifier): the last run's result as it was.

@@ -13,9 +13,11 @@ Read from the root only (never imported, never executed):
 
 from __future__ import annotations
 
+import ast
 import configparser
 import fnmatch
 import functools
+import os
 import shlex
 import tomllib
 from dataclasses import dataclass, field
@@ -33,17 +35,20 @@ class Scope:
     exclude: tuple[str, ...] = ()
     norecursedirs: tuple[str, ...] = PYTEST_NORECURSE_DEFAULT
     problems: tuple[str, ...] = field(default=())  # config files that could not be read
+    # files a `torch_py_test` lists in its srcs: Bazel hands them to pytest by name, and pytest collects a
+    # file named on its command line even under a norecursedirs directory (bazel_test_srcs)
+    named: frozenset[str] = frozenset()
 
     def selects(self, rel: str) -> bool:
         """Whether test file `rel` (POSIX, root-relative) is in scope."""
         if any(_under(rel, e) for e in self.exclude):
             return False
         if not self.paths:
-            return not self._norecurse(rel, "")
+            return rel in self.named or not self._norecurse(rel, "")
         matches = [p for p in self.paths if _under(rel, p)]
         if not matches:
             return False
-        return not self._norecurse(rel, max(matches, key=len))
+        return rel in self.named or not self._norecurse(rel, max(matches, key=len))
 
     def _norecurse(self, rel: str, base: str) -> bool:
         """Whether a directory between `base` (exclusive) and the file matches a norecursedirs pattern."""
@@ -157,3 +162,65 @@ def load_scope(root: Path, cli_paths: list[str] | None = None) -> Scope:
         norm_paths = ()
     return Scope(norm_paths, tuple(dict.fromkeys(n for n in (normalise(e) for e in exclude) if n)),
                  _pytest_norecurse(root, pyproject, problems), tuple(problems))
+
+
+BUILD_FILES = ("BUILD.bazel", "BUILD")
+TEST_MACRO = "torch_py_test"
+
+
+def bazel_test_srcs(root: Path, candidates: list[str], problems: list[str]) -> frozenset[str]:
+    """Those of `candidates` (root-relative test files) that a `torch_py_test` of their Bazel package (the
+    nearest directory above with a BUILD file) lists in `srcs`. BUILD files are parsed, never run; only
+    literal `srcs` lists count. An unparsable BUILD file is reported in `problems`."""
+    package_of: dict[str, str | None] = {}
+    srcs_of: dict[str, frozenset[str]] = {}
+    out: set[str] = set()
+    for rel in candidates:
+        d = rel.rsplit("/", 1)[0] if "/" in rel else ""
+        build = _package_build(root, d, package_of)
+        if build is None:
+            continue
+        if build not in srcs_of:
+            srcs_of[build] = _macro_srcs(root / build, build, problems)
+        pkg = build.rsplit("/", 1)[0] if "/" in build else ""
+        if (rel[len(pkg) + 1:] if pkg else rel) in srcs_of[build]:
+            out.add(rel)
+    return frozenset(out)
+
+
+def _package_build(root: Path, d: str, memo: dict[str, str | None]) -> str | None:
+    """Root-relative path of the BUILD file of the package holding directory `d`; None outside any package."""
+    if d in memo:
+        return memo[d]
+    found: str | None = None
+    for name in BUILD_FILES:
+        rel = f"{d}/{name}" if d else name
+        if os.path.isfile(root / rel):
+            found = rel
+            break
+    if found is None and d:
+        found = _package_build(root, d.rsplit("/", 1)[0] if "/" in d else "", memo)
+    memo[d] = found
+    return found
+
+
+def _macro_srcs(path: Path, rel: str, problems: list[str]) -> frozenset[str]:
+    """The literal `srcs` entries of every torch_py_test call (or a `load` alias of it) in one BUILD file."""
+    try:
+        tree = ast.parse(path.read_bytes(), str(path))
+    except (OSError, SyntaxError, ValueError) as exc:
+        problems.append(f"{rel}: cannot read torch_py_test srcs: {exc}")
+        return frozenset()
+    names = {TEST_MACRO}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "load":
+            names.update(k.arg for k in node.keywords if k.arg and isinstance(k.value, ast.Constant)
+                         and k.value.value == TEST_MACRO)
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in names:
+            for k in node.keywords:
+                if k.arg == "srcs" and isinstance(k.value, (ast.List, ast.Tuple)):
+                    out.update(normalise(e.value) for e in k.value.elts if isinstance(e, ast.Constant)
+                               and isinstance(e.value, str))
+    return frozenset(out)

@@ -1,0 +1,103 @@
+"""Branch conditions that say "a CUDA value already exists" (issue 12, root cause 3).
+
+`b.cuda(a.get_device()) if a.is_cuda else b.cpu()` or `if device.type == "cuda": torch.cuda.synchronize()`
+only reach CUDA when the tensor or device they test is already on CUDA: that value was made elsewhere, so the
+guarded CUDA call can never be the test's first CUDA use. When the analysis cannot decide such a condition,
+the GPU findings of the branch it guards are dropped (evidence of the value's own origin decides instead).
+Purely syntactic, so the same condition is read the same way wherever it appears.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from tools.classify.evidence import GPU
+from tools.classify.interp_base import Frame
+
+# attributes whose value is the device (or device type) of an existing tensor, module or device object
+_DEVICE_ATTRS = frozenset({"type", "device", "device_type"})
+
+
+def _is_cuda_text(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.split(":")[0] == "cuda"
+
+
+def _names_existing_device(node: ast.expr) -> bool:
+    """`x.device`, `dev.type`, `x.device.type`, `str(x.device)`: the device of a value that exists."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "str" \
+            and len(node.args) == 1 and not node.keywords:
+        node = node.args[0]
+    return isinstance(node, ast.Attribute) and node.attr in _DEVICE_ATTRS
+
+
+def cuda_guard(test: ast.expr) -> bool | None:
+    """True: the body of `if test:` runs only when a CUDA value exists; False: the `else` branch does;
+    None: neither."""
+    if isinstance(test, ast.Attribute) and test.attr == "is_cuda":
+        return True
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = cuda_guard(test.operand)
+        return None if inner is None else not inner
+    if isinstance(test, ast.BoolOp):
+        # `a.is_cuda and n > 1`: the body runs only when every operand holds; `not a.is_cuda or x`: the else
+        # branch runs only when every operand fails
+        want = isinstance(test.op, ast.And)
+        return want if any(cuda_guard(v) is want for v in test.values) else None
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Eq, ast.NotEq)):
+        left, right = test.left, test.comparators[0]
+        if (_is_cuda_text(right) and _names_existing_device(left)) or \
+                (_is_cuda_text(left) and _names_existing_device(right)):
+            return isinstance(test.ops[0], ast.Eq)
+    return None
+
+
+@contextmanager
+def dropping_gpu_findings(frame: Frame, key: str | None = None) -> Iterator[None]:
+    """Run a guarded branch (cuda_guard, undecided) on `frame`: its GPU findings (only those with `key`, when
+    given) are dropped, every other finding (skips, unknowns, mocks) reaches the frame."""
+    outer, frame.findings = frame.findings, []
+    try:
+        yield
+    finally:
+        inner, frame.findings = frame.findings, outer
+        for f in inner:
+            if f.kind != GPU or (key is not None and f.key != key):
+                frame.add(f)
+
+
+# Finding.key of "this code raises unless it runs on CUDA" (issue 12, root cause 7); `with pytest.raises(...)`
+# expects the error and drops it
+RAISES_OFF_CUDA = "raises-off-cuda"
+# context managers that expect the error their block raises
+EXPECTS_ERROR = frozenset({"raises", "assertRaises", "assertRaisesRegex"})
+
+
+def _is_available_check(test: ast.expr) -> bool:
+    """`torch.cuda.is_available()` (or any `...cuda...is_available()`)."""
+    return isinstance(test, ast.Call) and isinstance(test.func, ast.Attribute) \
+        and test.func.attr == "is_available" and "cuda" in ast.unparse(test.func.value)
+
+
+def off_cuda_branch(test: ast.expr) -> bool | None:
+    """Which branch of `if test:` runs when the code is not on CUDA, read from the condition alone: True the
+    body (`accelerator != "cuda"`, `not x.is_cuda`, `not torch.cuda.is_available()`), False the else branch,
+    None: the condition does not say."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = off_cuda_branch(test.operand)
+        return None if inner is None else not inner
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Eq, ast.NotEq)) \
+            and (_is_cuda_text(test.left) or _is_cuda_text(test.comparators[0])):
+        return isinstance(test.ops[0], ast.NotEq)
+    if _is_available_check(test) or (isinstance(test, ast.Attribute) and test.attr == "is_cuda"):
+        return False
+    return None
+
+
+def raises_error(branch: list[ast.stmt]) -> ast.Raise | None:
+    """The `raise` that ends a branch, unless it raises a skip (SkipTest, pytest's Skipped)."""
+    last = branch[-1] if branch else None
+    if isinstance(last, ast.Raise) and last.exc is not None and "Skip" not in ast.unparse(last.exc):
+        return last
+    return None
