@@ -154,6 +154,9 @@ def _strip_file(entry):
         kept["tests"] = {key: _strip(test) for key, test in entry["tests"].items()}
     return kept
 
+def _label_or_none(label):
+    return str(label) if label else None
+
 def _torch_classification_repo_impl(rctx):
     files = {}
     origin = "(none)"
@@ -175,12 +178,18 @@ def _torch_classification_repo_impl(rctx):
         "",
         "CLASSIFIED_FILES = %r" % files,
         "",
+        "DEFAULT_PYTEST_CONFIG = %r" % _label_or_none(rctx.attr.pytest_config),
+        "",
+        "DEFAULT_PERF_BASELINES = %r" % _label_or_none(rctx.attr.perf_baselines),
+        "",
     ]))
 
 torch_classification_repo = repository_rule(
     implementation = _torch_classification_repo_impl,
     attrs = {
+        "perf_baselines": attr.label(doc = "torch_py_test's default `perf_baselines`."),
+        "pytest_config": attr.label(doc = "torch_py_test's default `pytest_config`."),
         "src": attr.label(allow_single_file = [".json"], doc = "The classification JSON file."),
     },
-    doc = "Generates @torch_classification//:classification.bzl from a classification JSON file.",
+    doc = "Generates @torch_classification//:classification.bzl from a classification JSON file and the root module's torch_py_test defaults.",
 )

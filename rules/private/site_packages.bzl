@@ -55,3 +55,45 @@ change of an installed package invalidate dependent tests.
     },
     provides = [PyInfo],
 )
+
+def _wheel_targets(requirement_label):
+    """The `site-packages` and `dist_info` labels of a pip hub requirement, per rules_python line.
+
+    rules_python 0.22.1: "@@...pip_cpu//:torch_pkg" -> the wheel repository "@@...pip_cpu_torch"
+    (canonical name; the `exports_files` annotation gives it `//:site-packages`).
+    rules_python 1.x: "@@...pip_cpu//torch:pkg" -> the hub's own package "//torch", where
+    `extra_hub_aliases = {"torch": ["site-packages"]}` adds `:site-packages` next to `:dist_info`.
+    """
+    repo, _, rest = requirement_label.partition("//")
+    package, _, target = rest.partition(":")
+    if package == "" and target.endswith("_pkg"):
+        wheel = repo + "_" + target[:-len("_pkg")] + "//"
+        return wheel + ":site-packages", wheel + ":dist_info"
+    if package and target == "pkg":
+        return repo + "//" + package + ":site-packages", repo + "//" + package + ":dist_info"
+    fail("pip_site_packages: unexpected requirement label %r: expected rules_python 0.22's " % requirement_label +
+         "\"@hub//:<name>_pkg\" or 1.x's \"@hub//<name>:pkg\"")
+
+def pip_site_packages(name, requirements, **kwargs):
+    """A `py_site_packages` of every wheel of a rules_python pip hub (0.22.1 or 1.x).
+
+        load("@pip_cpu//:requirements.bzl", "all_requirements")
+        pip_site_packages(name = "torch_runtime", requirements = all_requirements)
+
+    Each wheel must export its install directory: with rules_python 0.22.1 an `annotations` entry
+    whose `additive_build_content` is `exports_files(["site-packages"])`; with 1.x the same
+    content through `pip.whl_mods` plus `extra_hub_aliases = {"<name>": ["site-packages"]}` on
+    the hub (README.md, "Using these rules from another repository").
+
+    Args:
+      name: target name.
+      requirements: the hub's `all_requirements` (or any subset of its requirement labels).
+      **kwargs: passed to py_site_packages (visibility, tags, ...).
+    """
+    targets = [_wheel_targets(r) for r in requirements]
+    py_site_packages(
+        name = name,
+        site_packages = [site_packages for site_packages, _ in targets],
+        content_keys = [dist_info for _, dist_info in targets],
+        **kwargs
+    )

@@ -1,7 +1,7 @@
 """Implementation of torch_py_test (public entry point: //rules:defs.bzl)."""
 
 load("@rules_python//python:defs.bzl", "py_test")
-load("@torch_classification//:classification.bzl", "CLASSIFIED_FILES")
+load("@torch_classification//:classification.bzl", "CLASSIFIED_FILES", "DEFAULT_PERF_BASELINES", "DEFAULT_PYTEST_CONFIG")
 load(":tags.bzl", "cpu_threads", "part_tags", "route", "test_files")
 
 _RUNNER = Label("//rules/private:pytest_runner.py")
@@ -39,8 +39,8 @@ def torch_py_test(
         cuda_min = None,
         gpu_model = None,
         gpu_interconnect = None,
-        pytest_config = "//:pyproject.toml",
-        perf_baselines = "//:.torch-perf-baselines.json",
+        pytest_config = "default",
+        perf_baselines = "default",
         classification = None,
         size = None,
         **kwargs):
@@ -70,9 +70,12 @@ def torch_py_test(
       cuda_min: minimum CUDA version, e.g. "12.4" (tag `cuda-min:12.4`).
       gpu_model: required GPU model, e.g. "h100" (tag `gpu-model:h100`).
       gpu_interconnect: required interconnect for multi-GPU tests, e.g. "nvlink".
-      pytest_config: the pytest configuration file (rootdir-relative label), or None.
+      pytest_config: the pytest configuration file (a label of this repository), or None for
+        none. "default": the root module's `classification.defaults(pytest_config = ...)`
+        (rules/extensions.bzl), none without one.
       perf_baselines: pytest-torch's performance baselines file (read-only under Bazel; recorded
-        by `bazel run //tools:update_perf_baselines`), or None.
+        by `bazel run //tools:update_perf_baselines`), or None. "default": the root module's
+        `classification.defaults(perf_baselines = ...)`, none without one.
       classification: a dict in the classification file's `files` format, replacing the
         generated one (for tests of the rules and unusual setups).
       size: Bazel test size; defaults to "small" for CPU targets and "medium" for GPU targets.
@@ -85,6 +88,11 @@ def torch_py_test(
     if not tests:
         fail("torch_py_test %s: srcs has no test file (test_*.py or *_test.py): %s" % (name, srcs))
     parts = route(tests, CLASSIFIED_FILES if classification == None else classification, device)
+
+    if pytest_config == "default":
+        pytest_config = DEFAULT_PYTEST_CONFIG
+    if perf_baselines == "default":
+        perf_baselines = DEFAULT_PERF_BASELINES
 
     runner_args = []
     common_data = list(data) + native.glob(["conftest.py"], allow_empty = True)

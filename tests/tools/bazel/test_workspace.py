@@ -214,3 +214,25 @@ def test_gpu_config_hands_each_test_its_gpus(tmp_path):
     one = (ROOT / "bazel-testlogs/tests/torch_gpu/test_cuda_ops/test.log").read_text()
     assert "gpu_assign: //tests/torch_gpu:test_two_gpu: CUDA_VISIBLE_DEVICES=0,1 " in two
     assert "gpu_assign: //tests/torch_gpu:test_cuda_ops: CUDA_VISIBLE_DEVICES=" in one
+
+
+def test_consumer_without_a_torch_runtime_is_told_what_to_set(consumer):
+    workspace, env = consumer
+    (workspace / "my_classification.json").write_text(classification({"label": "cpu"}))
+    result = bazel("build", "--nobuild", "//:test_model", cwd=workspace, env=env, check=False)
+    assert result.returncode != 0
+    assert "--@rules_torch_test//rules:torch_runtime is not set" in result.stderr
+    assert "build --@rules_torch_test//rules:torch_runtime=//:torch_runtime" in result.stderr
+
+
+def test_pip_site_packages_names_a_label_it_cannot_read(consumer):
+    workspace, env = consumer
+    (workspace / "my_classification.json").write_text(classification({"label": "cpu"}))
+    (workspace / "env").mkdir()
+    (workspace / "env" / "BUILD.bazel").write_text(
+        'load("@rules_torch_test//rules:defs.bzl", "pip_site_packages")\n'
+        'pip_site_packages(name = "runtime", requirements = ["@pip_cpu//torch:whl"])\n'
+    )
+    result = bazel("query", "//env:all", cwd=workspace, env=env, check=False)
+    assert result.returncode != 0
+    assert "unexpected requirement label \"@pip_cpu//torch:whl\"" in result.stderr
