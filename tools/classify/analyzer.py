@@ -651,6 +651,11 @@ class Analyzer:
         tables = self.scopes(rel, item)
         for f in self.interp.module_state(rel, world).findings:
             findings.append(f)
+        for cls in item.classes:  # class bodies (bases' too) run at import, like the module's top level
+            for c in self.interp.mro(cls, world):
+                if isinstance(c, ClassV):
+                    where = step(c.rel, c.pos[0], f"class {c.name} body")
+                    findings.extend(f.prefixed(where) for f in self.interp.class_body_findings(c, world))
         for c in self.index.conftests_for(rel):
             for f in self.interp.module_state(c, world).findings:
                 if f.kind in (GPU, SKIP):

@@ -121,6 +121,10 @@ class CallsMixin(InterpBase):
                 rv = ReqV(req.gpu_count, req.vram_gb, step(frame.rel, line, f"@{callee.name}: {req.note}"),
                           req.manual, req.cpu, req.hint_only)
                 if not fn_arg:
+                    if isinstance(callee, FuncV):
+                        # an in-repo function of a known decorator's name may be a plain helper
+                        # (`def require_cuda(): raise SkipTest`): what its body does counts too
+                        self.call_function_from(callee, args, kwargs, line, frame)
                     return rv
                 followed = self.call_function_from(callee, args, kwargs, line, frame) if isinstance(
                     callee, FuncV) else args[0]

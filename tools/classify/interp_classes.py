@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 
 from tools.classify import limits
+from tools.classify.evidence import Finding
 from tools.classify.interp_base import STORE, UNIT_BUDGET, BudgetExceeded, Frame, InterpBase, _last_name
 from tools.classify.values import ClassV, Const, EnumV, Ext, FuncV, OneOf, Seq, Value, alternatives
 
@@ -87,8 +88,9 @@ class ClassesMixin(InterpBase):
         env: dict[str, Value] = {}
         self.class_bodies[key] = env
         node = self.class_node(cls)
+        found: list[Finding] = []
         if node is not None:
-            frame = Frame(cls.rel, world, env, self.module_state(cls.rel, world).env, [], cls=cls)
+            frame = Frame(cls.rel, world, env, self.module_state(cls.rel, world).env, found, cls=cls)
             for s in node.body:
                 if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     if s.name in env and any(isinstance(d, ast.Attribute) and d.attr in ("setter", "deleter")
@@ -103,7 +105,14 @@ class ClassesMixin(InterpBase):
                     except (RecursionError, BudgetExceeded):
                         pass
         env.update(self.class_overrides.get(cls, ()))
+        self.class_findings[key] = tuple(found)
         return env
+
+    def class_body_findings(self, cls: ClassV, world: int) -> tuple[Finding, ...]:
+        """The findings of running the class body (`X = 2 ** 10 ** 10` as a class attribute): the body runs
+        when its module is imported, so they belong to every test of the class."""
+        self.class_body(cls, world)
+        return self.class_findings.get((cls, world), ())
 
     def bases(self, cls: ClassV, world: int) -> list[Value]:
         node = self.class_node(cls)

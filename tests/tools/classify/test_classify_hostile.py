@@ -419,3 +419,17 @@ def test_a_bound_hit_in_a_test_or_a_helper_names_the_line(tmp_path: Path) -> Non
                                                       "test_aug": "unknown"}
     assert tests["test_helper"].reasons[0].startswith("test_f.py:11: calls helper() -> test_f.py:4: constant folding")
     assert tests["test_aug"].reasons[0].startswith("test_f.py:16: constant folding bound: 'ab' * 10000000000")
+
+
+def test_a_bound_hit_in_a_class_body_makes_its_tests_unknown(tmp_path: Path) -> None:
+    # the body runs when the module is imported: a subclass's tests (another class body) inherit the hit
+    _write(tmp_path, "test_f.py", "import torch\n\nclass TestBig:\n    X = 2 ** 10 ** 10\n\n"
+           "    def test_a(self):\n        torch.ones(1, device='cpu')\n\n"
+           "class TestSub(TestBig):\n    pass\n\n"
+           "class TestSmall:\n    X = 2 ** 10\n\n    def test_b(self):\n        torch.ones(1, device='cpu')\n\n"
+           "class TestDevice:\n    t = torch.ones(1).cuda()\n\n    def test_c(self):\n        pass\n")
+    tests = run(tmp_path, None, None, workers=1).files["test_f.py"].tests
+    assert {k: v.label for k, v in tests.items()} == {"TestBig::test_a": "unknown", "TestSub::test_a": "unknown",
+                                                      "TestSmall::test_b": "cpu", "TestDevice::test_c": "gpu"}
+    assert tests["TestBig::test_a"].reasons[0].startswith(
+        "test_f.py:3: class TestBig body -> test_f.py:4: constant folding bound: 2 ** 10000000000")

@@ -265,3 +265,41 @@ def test_or_with_a_falsy_first_operand_is_the_last_operand(tmp_path: Path) -> No
             norm(device="cuda")
         """})
     assert got == {"test_default": "cpu", "test_given_cuda": "gpu"}
+
+
+def test_a_skip_reached_through_a_helper_of_a_known_decorator_name(tmp_path: Path) -> None:
+    # `require_cuda` is also accelerate's decorator; defined here as a plain function, its body is what runs
+    got = _labels(tmp_path, {"tests/test_x.py": """
+        import unittest
+
+        import pytest
+        import torch
+
+        def require_cuda():
+            if not torch.cuda.is_available():
+                raise unittest.SkipTest("needs CUDA")
+
+        def require_fp16():
+            return None  # the name of a known decorator, but this one skips nothing
+
+        @pytest.fixture
+        def cuda_required():
+            require_cuda()
+
+        def test_helper():
+            require_cuda()
+
+        def test_fixture(cuda_required):
+            pass
+
+        def test_no_skip():
+            require_fp16()
+
+        class TestSetUp(unittest.TestCase):
+            def setUp(self):
+                require_cuda()
+
+            def test_a(self):
+                pass
+        """})
+    assert got == {"test_helper": "gpu", "test_fixture": "gpu", "test_no_skip": "cpu", "TestSetUp::test_a": "gpu"}
