@@ -6,13 +6,16 @@
 #      sid's packaged Bazel 7.7.1 in a chroot (third_party/bazel_offline), installed as
 #      /usr/local/bin/bazel; this works without internet access beyond the Debian archive;
 #   3. on machines with NVIDIA GPUs, .bazelrc.gpus (the GPU count for `bazel test --config=gpu`).
+# Knobs: PYTHON (the interpreter .venv is made from), BAZEL_OFFLINE_HOME (where the kit is copied),
+# BAZEL_OFFLINE_SHIM (the `bazel` link, default /usr/local/bin/bazel), and the kit's own
+# (BAZEL_OFFLINE_ROOT, BAZEL_OFFLINE_OUTPUT_ROOT; third_party/bazel_offline/README.md).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 PYTHON="${PYTHON:-python3}"   # the interpreter .venv is made from
 VENV="$ROOT/.venv"
 KIT_HOME="${BAZEL_OFFLINE_HOME:-/usr/local/lib/rules_torch_test/bazel_offline}"
-SHIM=/usr/local/bin/bazel
+SHIM="${BAZEL_OFFLINE_SHIM:-/usr/local/bin/bazel}"
 log() { printf '[setup] %s\n' "$*" >&2; }
 
 # A plain venv (no --system-site-packages): only what requirements_dev.txt names is importable.
@@ -39,6 +42,7 @@ else
     rm -rf "$KIT_HOME"
     mv "$KIT_HOME.new" "$KIT_HOME"
   fi
+  mkdir -p "$(dirname "$SHIM")"
   ln -sfn "$KIT_HOME/bin/bazel" "$SHIM"
   "$KIT_HOME/setup"   # builds the sid chroot once (~1-2 min); returns at once afterwards
   log "bazel: $SHIM -> $KIT_HOME/bin/bazel ($(bazel --version 2>/dev/null))"
