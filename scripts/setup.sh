@@ -1,21 +1,32 @@
 #!/usr/bin/env bash
 # One-time set-up of a machine for this repository (idempotent; fast when already done):
-#   1. the host Python packages the tools and their unit tests need (requirements_dev.txt);
+#   1. the project's virtual environment .venv (git-ignored) with the Python packages the tools and
+#      their unit tests need (requirements_dev.txt); the machine's own site-packages are not touched;
 #   2. a working `bazel`: the one on PATH if there is one (bazelisk, with internet), else Debian
 #      sid's packaged Bazel 7.7.1 in a chroot (third_party/bazel_offline), installed as
 #      /usr/local/bin/bazel; this works without internet access beyond the Debian archive;
 #   3. on machines with NVIDIA GPUs, .bazelrc.gpus (the GPU count for `bazel test --config=gpu`);
 #   4. Slurm 22.05 + munge from Debian, for the live Slurm end-to-end test (tests/tools/slurm).
+# Knobs: PYTHON (the interpreter .venv is made from), BAZEL_OFFLINE_HOME (where the kit is copied),
+# BAZEL_OFFLINE_SHIM (the `bazel` link, default /usr/local/bin/bazel), and the kit's own
+# (BAZEL_OFFLINE_ROOT, BAZEL_OFFLINE_OUTPUT_ROOT; third_party/bazel_offline/README.md).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-PYTHON="${PYTHON:-python3}"
+PYTHON="${PYTHON:-python3}"   # the interpreter .venv is made from
+VENV="$ROOT/.venv"
 KIT_HOME="${BAZEL_OFFLINE_HOME:-/usr/local/lib/rules_torch_test/bazel_offline}"
-SHIM=/usr/local/bin/bazel
+SHIM="${BAZEL_OFFLINE_SHIM:-/usr/local/bin/bazel}"
 log() { printf '[setup] %s\n' "$*" >&2; }
 
-log "host Python packages (requirements_dev.txt)"
-"$PYTHON" -m pip install --quiet --disable-pip-version-check -r "$ROOT/requirements_dev.txt"
+# A plain venv (no --system-site-packages): only what requirements_dev.txt names is importable.
+if ! "$VENV/bin/python" -c '' 2>/dev/null; then
+  log "creating $VENV from $("$PYTHON" -c 'import sys; print(sys.executable)')"
+  rm -rf "$VENV"
+  "$PYTHON" -m venv "$VENV"
+fi
+log "Python packages into $VENV (requirements_dev.txt)"
+"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -r "$ROOT/requirements_dev.txt"
 
 # Is the bazel on PATH one we installed earlier (a link into an older copy of the kit)?
 ours() { [[ -L "$SHIM" && "$(readlink "$SHIM")" == "$KIT_HOME/bin/bazel" ]]; }
@@ -32,21 +43,19 @@ else
     rm -rf "$KIT_HOME"
     mv "$KIT_HOME.new" "$KIT_HOME"
   fi
+  mkdir -p "$(dirname "$SHIM")"
   ln -sfn "$KIT_HOME/bin/bazel" "$SHIM"
   "$KIT_HOME/setup"   # builds the sid chroot once (~1-2 min); returns at once afterwards
   log "bazel: $SHIM -> $KIT_HOME/bin/bazel ($(bazel --version 2>/dev/null))"
 fi
 
 # GPU lock files of //tools:gpu_run_under: outside /tmp (Bazel sandboxes may get a private /tmp),
-# writable by every user, declared writable for sandboxes in .bazelrc (test:gpu).
+# writable by every user, declared writable for sandboxes in .bazelrc (test:gpu). The offline kit
+# shows the host's /var/tmp to Bazel at the same path.
 install -d -m 1777 /var/tmp/torch-gpu-locks
-chroot_root="${BAZEL_OFFLINE_ROOT:-/var/lib/bazel-offline/root}"
-if [[ -d "$chroot_root/var/tmp" ]]; then   # Bazel runs inside the offline chroot: same path there
-  install -d -m 1777 "$chroot_root/var/tmp/torch-gpu-locks"
-fi
 
 if command -v nvidia-smi >/dev/null; then
-  (cd "$ROOT" && "$PYTHON" -m tools.gpu_assign.local_resources --bazelrc --write .bazelrc.gpus)
+  (cd "$ROOT" && "$VENV/bin/python" -m tools.gpu_assign.local_resources --bazelrc --write .bazelrc.gpus)
   log "wrote .bazelrc.gpus: $(tail -n1 "$ROOT/.bazelrc.gpus")"
 fi
 # --- Slurm (live end-to-end test of the planner's Slurm rendering, tests/tools/slurm) ----------

@@ -8,7 +8,12 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
-PYTHON="${PYTHON:-python3}"
+# The tools run from the project's virtual environment (scripts/setup.sh makes it).
+PYTHON="${PYTHON:-$ROOT/.venv/bin/python}"
+if ! "$PYTHON" -c 'import pytest, ruff' 2>/dev/null; then
+  echo "test.sh: $PYTHON cannot import pytest and ruff; run 'bash scripts/setup.sh' first" >&2
+  exit 1
+fi
 CONFIG=()
 [[ -z "${CI:-}" ]] || CONFIG=(--config=ci)
 
