@@ -94,6 +94,8 @@ PROJECTS: dict[str, Project] = {
         pytest_args=("-o", "addopts=", "-p", "no:cov")),  # its addopts need pytest-cov
     "nflows": Project("nflows", "0.14", "tests", deps=("numpy", "tqdm", "matplotlib", "tensorboard")),
     "zuko": Project("zuko", "1.6.0", "tests", deps=("numpy",)),
+    "roma": Project("roma", "1.8.0", "test", deps=("numpy",)),
+    "torchkbnufft": Project("torchkbnufft", "1.5.2", "tests", deps=("numpy>=2", "scipy")),
 }
 
 COMMON_DEPS = ("pytest", "pytest-timeout", "pytest-xdist")
@@ -585,7 +587,7 @@ def main(argv: list[str] | None = None) -> int:
         cls = classify(src, proj, args.classifier_root, args.classify_jobs,
                        work / "classified" / f"{proj.name}@{rev}.json")
         s = score(truth, files, cls, (work / "gt" / f"{proj.name}.complete").exists())
-        ids = match_ids(ids_file.read_text().split(), cls)
+        ids = match_ids(ids_file.read_text().splitlines(), cls)
         print_score(f"{proj.name} {proj.version}", s, args.show_errors)
         print_ids(ids, args.show_errors)
         figures[name] = {"matrix": {f"{t}->{p}": n for (t, p), n in sorted(s.matrix.items())},
