@@ -556,6 +556,24 @@ def prepare(work: Path, proj: Project, args: argparse.Namespace) -> tuple[Path, 
     return src, gt, ids
 
 
+def markdown_row(name: str, s: Score, ids: IdMatch) -> str:
+    """One line of the summary table (docs/classifier-accuracy.md, /work/realsuites/STATUS.md)."""
+    r = rates(s)
+    m = s.matrix
+    gpu = sum(m.get(("gpu", p), 0) for p in ("cpu", "gpu", "unknown"))
+
+    def fmt(v: float | None) -> str:
+        return "n/a" if v is None else f"{100 * v:.1f}%"
+
+    return (f"| {name} | {s.scored()} | {gpu} | {m.get(('gpu', 'cpu'), 0)} ({fmt(r['false_cpu'])}) | "
+            f"{fmt(r['cpu_routing'])} | {fmt(r['unknown'])} | {ids.collected} | {pct(ids.exact, ids.collected)} | "
+            f"{pct(ids.exact + ids.function, ids.collected)} | {len(ids.guessed)} |")
+
+
+MARKDOWN_HEADER = ("| suite | scored | truly GPU | GPU→cpu (false-CPU) | CPU routing | unknown | collected | "
+                   "ids exact | exact + function key | guessed ids |\n|---|---|---|---|---|---|---|---|---|---|")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--projects", nargs="*", default=list(PROJECTS), choices=sorted(PROJECTS))
@@ -578,6 +596,7 @@ def main(argv: list[str] | None = None) -> int:
     total = Score()
     total_ids = IdMatch()
     figures: dict[str, object] = {}
+    rows: list[str] = []
     for name in args.projects:
         proj = PROJECTS[name]
         src, gt, ids_file = prepare(work, proj, args)
@@ -595,11 +614,13 @@ def main(argv: list[str] | None = None) -> int:
                          "unclassified": len(s.missing), "not_run": len(s.extra), **rates(s),
                          "collected": ids.collected, "ids_exact": ids.exact, "ids_function_key": ids.function,
                          "ids_class_key": ids.cls, "ids_no_key": len(ids.missing), "ids_guessed": len(ids.guessed)}
+        rows.append(markdown_row(f"{proj.name} {proj.version}", s, ids))
         total.merge(s)
         total_ids.merge(ids)
     if not args.truth_only:
         print_score("all projects", total, 0)
         print_ids(total_ids, 0)
+        print(f"\n{MARKDOWN_HEADER}\n" + "\n".join([*rows, markdown_row("**all**", total, total_ids)]))
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2, sort_keys=True) + "\n")
     print(f"\nwork directory: {work}; classifier {args.classifier_root} at {rev}")
