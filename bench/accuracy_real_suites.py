@@ -164,9 +164,9 @@ def ensure_venv(work: Path, proj: Project) -> Path:
     """One venv per suite (their test dependencies conflict), reusing the host's CPU torch."""
     venv = work / "venvs" / proj.name
     py = venv / "bin" / "python"
-    if not py.exists():
+    if not (venv / "bin" / "pip").exists():  # none yet, or one whose creation was interrupted
         venv.parent.mkdir(parents=True, exist_ok=True)
-        sh([sys.executable, "-m", "venv", "--system-site-packages", str(venv)])
+        sh([sys.executable, "-m", "venv", "--clear", "--system-site-packages", str(venv)])
     return py
 
 
@@ -599,7 +599,12 @@ def main(argv: list[str] | None = None) -> int:
     rows: list[str] = []
     for name in args.projects:
         proj = PROJECTS[name]
-        src, gt, ids_file = prepare(work, proj, args)
+        try:
+            src, gt, ids_file = prepare(work, proj, args)
+        except (subprocess.CalledProcessError, subprocess.TimeoutExpired, OSError, SystemExit) as exc:
+            detail = getattr(exc, "stderr", None) or ""
+            print(f"\n## {proj.name} {proj.version}\nNOT PREPARED: {exc}\n{str(detail)[-2000:]}", flush=True)
+            continue  # one suite that cannot be installed or run does not stop the others
         if args.truth_only:
             continue
         truth, files = read_truth(gt, src)
