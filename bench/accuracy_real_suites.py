@@ -92,7 +92,7 @@ PROJECTS: dict[str, Project] = {
     "pytorch_optimizer": Project(
         "pytorch_optimizer", "4.1.0", "tests", deps=("numpy",),
         pytest_args=("-o", "addopts=", "-p", "no:cov")),  # its addopts need pytest-cov
-    "nflows": Project("nflows", "0.14", "tests", deps=("numpy", "tqdm", "matplotlib", "tensorboard")),
+    "nflows": Project("nflows", "0.14", "tests", deps=("numpy", "tqdm", "matplotlib", "tensorboard", "torchtestcase")),
     "zuko": Project("zuko", "1.6.0", "tests", deps=("numpy",)),
     "roma": Project("roma", "1.8.0", "test", deps=("numpy",)),
     "torchkbnufft": Project("torchkbnufft", "1.5.2", "tests", deps=("numpy>=2", "scipy")),
