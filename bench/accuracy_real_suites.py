@@ -227,6 +227,9 @@ def ground_truth(work: Path, proj: Project, py: Path, src: Path, time_cap: int, 
     except subprocess.TimeoutExpired:
         print(f"  {proj.name}: time cap {time_cap}s reached; scoring the tests that ran", file=sys.stderr)
     print(f"  {proj.name}: ground truth in {time.monotonic() - t0:.0f}s", file=sys.stderr)
+    if not out.exists():  # nothing scored would read as a perfect score of nothing
+        print(f"  {proj.name}: WARNING: no test finished within the cap (collection alone may take longer "
+              f"under xdist): raise --time-cap or use --jobs 1", file=sys.stderr)
     return out
 
 
