@@ -47,9 +47,8 @@ import tempfile
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -247,8 +246,7 @@ def bench(name: str, root: Path, cache: Path, repeats: int) -> None:
           f"{median_ratio:.2f}x); one process {seq_s / parse_s:.2f}x")
 
 
-@dataclass(frozen=True)
-class Suite:
+class Suite(NamedTuple):  # not a dataclass: tests load this file without registering it in sys.modules
     name: str
     root: Path
     paths: list[str]  # relative to root; empty: the suite's own configuration decides
