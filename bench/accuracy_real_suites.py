@@ -46,6 +46,7 @@ class Project:
     pytest_args: tuple[str, ...] = ()
     env: tuple[tuple[str, str], ...] = ()
     jobs: int | None = None  # pytest-xdist workers (1: the suite's parametrizations differ between workers)
+    drop: tuple[str, ...] = ()  # files deleted from the unpacked sdist (they break the run outside a checkout)
 
 
 PROJECTS: dict[str, Project] = {
@@ -87,6 +88,17 @@ PROJECTS: dict[str, Project] = {
         deps=("psutil", "pyyaml", "huggingface_hub", "safetensors", "parameterized", "transformers",
               "tqdm", "scipy", "accelerate"),
         pytest_args=("--ignore=tests/regression",)),
+    # Issue 12: suites this project had never seen (docs/classifier-accuracy.md, "Round 3: baseline on real
+    # suites").
+    "pytorch_optimizer": Project(
+        "pytorch_optimizer", "4.1.0", "tests", deps=("numpy",),
+        pytest_args=("-o", "addopts=", "-p", "no:cov")),  # its addopts need pytest-cov
+    "nflows": Project("nflows", "0.14", "tests", deps=("numpy", "tqdm", "matplotlib", "tensorboard", "torchtestcase")),
+    "zuko": Project("zuko", "1.6.0", "tests", deps=("numpy",)),
+    # its top-level __init__.py (`from .roma.mappings import *`) makes the sdist root a package that only
+    # imports from a checkout named roma/: pytest's package setup fails on every test
+    "roma": Project("roma", "1.8.0", "test", deps=("numpy",), drop=("__init__.py",)),
+    "torchkbnufft": Project("torchkbnufft", "1.5.2", "tests", deps=("numpy>=2", "scipy")),
 }
 
 COMMON_DEPS = ("pytest", "pytest-timeout", "pytest-xdist")
@@ -151,11 +163,13 @@ def sh(cmd: list[str], cwd: Path | None = None, env: dict[str, str] | None = Non
     return subprocess.run(cmd, cwd=cwd, env=env, timeout=timeout, check=check, text=True, capture_output=True)
 
 
-def ensure_venv(work: Path) -> Path:
-    venv = work / "venv"
+def ensure_venv(work: Path, proj: Project) -> Path:
+    """One venv per suite (their test dependencies conflict), reusing the host's CPU torch."""
+    venv = work / "venvs" / proj.name
     py = venv / "bin" / "python"
-    if not py.exists():
-        sh([sys.executable, "-m", "venv", "--system-site-packages", str(venv)])
+    if not (venv / "bin" / "pip").exists():  # none yet, or one whose creation was interrupted
+        venv.parent.mkdir(parents=True, exist_ok=True)
+        sh([sys.executable, "-m", "venv", "--clear", "--system-site-packages", str(venv)])
     return py
 
 
@@ -186,6 +200,8 @@ def fetch_source(work: Path, proj: Project) -> Path:
     for p in (work / "src").iterdir():  # sdists name their folder after the normalised project name
         if p.is_dir() and p != src and p.name.lower().replace("_", "-") == src.name.lower().replace("_", "-"):
             p.rename(src)
+    for rel in proj.drop:
+        (src / rel).unlink(missing_ok=True)
     missing = [t for t in proj.tests.split() if not (src / t).exists()]
     if missing:
         raise SystemExit(f"{proj.name} {proj.version}: sdist has no {', '.join(missing)}")
@@ -211,6 +227,31 @@ def ground_truth(work: Path, proj: Project, py: Path, src: Path, time_cap: int, 
     except subprocess.TimeoutExpired:
         print(f"  {proj.name}: time cap {time_cap}s reached; scoring the tests that ran", file=sys.stderr)
     print(f"  {proj.name}: ground truth in {time.monotonic() - t0:.0f}s", file=sys.stderr)
+    if not out.exists():  # nothing scored would read as a perfect score of nothing
+        print(f"  {proj.name}: WARNING: no test finished within the cap (collection alone may take longer "
+              f"under xdist): raise --time-cap or use --jobs 1", file=sys.stderr)
+    return out
+
+
+def collect_ids(work: Path, proj: Project, py: Path, src: Path) -> Path:
+    """`pytest --collect-only -q`'s node ids (one per line), the reference the classifier's keys must equal."""
+    out = work / "collect" / f"{proj.name}.txt"
+    out.parent.mkdir(exist_ok=True)
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "CUDA_VISIBLE_DEVICES": "", **dict(proj.env)}
+    cmd = [str(py), "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", f"--rootdir={src}",
+           *proj.pytest_args, *proj.tests.split()]
+    print("+", " ".join(cmd), file=sys.stderr, flush=True)
+    got = subprocess.run(cmd, cwd=src, env=env, timeout=900, text=True, capture_output=True, check=False)
+    ids = [ln.strip() for ln in got.stdout.splitlines() if "::" in ln and not ln.startswith(("ERROR", "FAILED"))]
+    errors = [ln.strip() for ln in got.stdout.splitlines() if ln.startswith("ERROR ")]
+    if not ids:
+        raise SystemExit(f"{proj.name}: pytest --collect-only found no tests (rc {got.returncode}):\n"
+                         f"{(got.stdout + got.stderr)[-3000:]}")
+    tmp = out.with_suffix(".tmp")
+    tmp.write_text("".join(f"{i}\n" for i in ids))
+    tmp.rename(out)
+    (work / "collect" / f"{proj.name}.errors").write_text("".join(f"{e}\n" for e in errors))
+    print(f"  {proj.name}: {len(ids)} node ids collected, {len(errors)} collection errors", file=sys.stderr)
     return out
 
 
@@ -283,15 +324,78 @@ def read_truth(path: Path, src: Path) -> tuple[dict[str, Truth], dict[str, Truth
     return {k: label_of(v, src) for k, v in by_id.items()}, files
 
 
-def classify(src: Path, proj: Project, classifier_root: Path = ROOT) -> dict[str, dict[str, object]]:
+def classify(src: Path, proj: Project, classifier_root: Path = ROOT, jobs: int = 1,
+             save: Path | None = None) -> dict[str, dict[str, object]]:
+    """The classifier's report for the suite's test paths (kept in `save` so revisions can be diffed)."""
     cmd = [sys.executable, "-m", "tools.classify", "--root", str(src), "--paths", *proj.tests.split(),
-           "--format", "json", "--no-cache"]
+           "--format", "json", "--no-cache", "--jobs", str(jobs)]
     print("+", " ".join(cmd), file=sys.stderr, flush=True)
+    t0 = time.monotonic()
     got = subprocess.run(cmd, cwd=classifier_root, text=True, capture_output=True, check=False)
+    print(f"  {proj.name}: classified in {time.monotonic() - t0:.1f}s", file=sys.stderr)
     if got.returncode not in (0, 1) or not got.stdout.strip():
         raise SystemExit(f"classifier failed on {proj.name}:\n{got.stderr[-3000:]}")
+    if save is not None:
+        save.parent.mkdir(parents=True, exist_ok=True)
+        tmp = save.with_suffix(".tmp")
+        tmp.write_text(got.stdout)
+        tmp.rename(save)
     report = json.loads(got.stdout)
     return {k: v for k, v in report.items() if "::" in k and isinstance(v, dict)}
+
+
+def revision(root: Path) -> str:
+    """Short commit of the classifier checkout (`-dirty` with uncommitted changes), to name saved reports."""
+    head = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"], text=True,
+                          capture_output=True, check=False).stdout.strip() or "unknown"
+    dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--", "tools"], text=True,
+                           capture_output=True, check=False).stdout.strip()
+    return f"{head}-dirty" if dirty else head
+
+
+@dataclass
+class IdMatch:
+    """How the classifier's keys cover `pytest --collect-only`'s node ids.
+
+    exact: the key equals the node id. function: no exact key, but a key without `[...]` for the same
+    function (`f.py::C::test_x` for `f.py::C::test_x[cuda-2]`), the fallback the classifier emits where it
+    cannot compute the ids: covered for routing, not an equal id. cls: only a class-level key covers it.
+    guessed: keys with `[...]` in a collected file that pytest does not collect (ids spelled differently)."""
+    collected: int = 0
+    exact: int = 0
+    function: int = 0
+    cls: int = 0
+    missing: list[str] = field(default_factory=list)
+    function_ids: list[str] = field(default_factory=list)
+    guessed: list[str] = field(default_factory=list)
+
+    def merge(self, other: IdMatch) -> None:
+        self.collected += other.collected
+        self.exact += other.exact
+        self.function += other.function
+        self.cls += other.cls
+        self.missing += other.missing
+        self.function_ids += other.function_ids
+        self.guessed += other.guessed
+
+
+def match_ids(collected: list[str], cls: dict[str, dict[str, object]]) -> IdMatch:
+    m = IdMatch(collected=len(collected))
+    files = {c.split("::", 1)[0] for c in collected}
+    for nodeid in collected:
+        base = nodeid.split("[", 1)[0]
+        if nodeid in cls:
+            m.exact += 1
+        elif base != nodeid and base in cls:
+            m.function += 1
+            m.function_ids.append(nodeid)
+        elif predicted(cls, nodeid) is not None:
+            m.cls += 1
+        else:
+            m.missing.append(nodeid)
+    want = set(collected)
+    m.guessed = sorted(k for k in cls if "[" in k and k not in want and k.split("::", 1)[0] in files)
+    return m
 
 
 def predicted(cls: dict[str, dict[str, object]], nodeid: str) -> str | None:
@@ -367,6 +471,51 @@ def score(truth: dict[str, Truth], files: dict[str, Truth], cls: dict[str, dict[
     return s
 
 
+def pct(a: int, b: int) -> str:
+    return f"{100 * a / b:.1f}%" if b else "n/a"
+
+
+def rates(s: Score) -> dict[str, float | None]:
+    """The issue-12 figures: false-CPU rate over truly-GPU tests, CPU routing over truly-CPU tests, unknown rate
+    over all scored tests."""
+    m = s.matrix
+    gpu = sum(m.get(("gpu", p), 0) for p in ("cpu", "gpu", "unknown"))
+    cpu = sum(m.get(("cpu", p), 0) for p in ("cpu", "gpu", "unknown"))
+    unknown = m.get(("cpu", "unknown"), 0) + m.get(("gpu", "unknown"), 0)
+    n = s.scored()
+    return {"false_cpu": m.get(("gpu", "cpu"), 0) / gpu if gpu else None,
+            "cpu_routing": m.get(("cpu", "cpu"), 0) / cpu if cpu else None,
+            "unknown": unknown / n if n else None}
+
+
+TARGETS = {"false_cpu": (0.005, "<="), "cpu_routing": (0.95, ">="), "unknown": (0.03, "<="),
+           "node_ids": (0.995, ">=")}
+
+
+def verdict(key: str, value: float | None) -> str:
+    if value is None:
+        return "n/a"
+    goal, op = TARGETS[key]
+    ok = value <= goal if op == "<=" else value >= goal
+    return f"{100 * value:.2f}% ({'ok' if ok else 'MISSED'}: {op} {100 * goal:g}%)"
+
+
+def print_ids(m: IdMatch, show: int) -> None:
+    print(f"node ids: {m.collected} collected; exact {m.exact} = "
+          f"{verdict('node_ids', m.exact / m.collected if m.collected else None)}; "
+          f"function-level key only {m.function} ({pct(m.function, m.collected)}); "
+          f"class-level key only {m.cls}; no key {len(m.missing)}; "
+          f"covered (exact + function-level) {pct(m.exact + m.function, m.collected)}; "
+          f"guessed ids not collected {len(m.guessed)}")
+    if show:
+        for nodeid in m.missing[:show]:
+            print(f"  NO KEY: {nodeid}")
+        for nodeid in m.function_ids[:show]:
+            print(f"  FUNCTION KEY ONLY: {nodeid}")
+        for nodeid in m.guessed[:show]:
+            print(f"  GUESSED (not collected): {nodeid}")
+
+
 def print_score(name: str, s: Score, show: int) -> None:
     m = s.matrix
     n = s.scored()
@@ -380,6 +529,9 @@ def print_score(name: str, s: Score, show: int) -> None:
     unknown = m.get(("cpu", "unknown"), 0) + m.get(("gpu", "unknown"), 0)
     print(f"unknown rate {100 * unknown / n if n else 0:.1f}%  cpu->gpu {m.get(('cpu', 'gpu'), 0)}  "
           f"gpu->cpu {m.get(('gpu', 'cpu'), 0)}")
+    r = rates(s)
+    print(f"false-CPU {verdict('false_cpu', r['false_cpu'])}; CPU routing {verdict('cpu_routing', r['cpu_routing'])}; "
+          f"unknown {verdict('unknown', r['unknown'])}")
     if show:
         for nodeid, t, p, why in s.errors[:show]:
             print(f"  WRONG {t}->{p}: {nodeid}  ({why})")
@@ -389,47 +541,102 @@ def print_score(name: str, s: Score, show: int) -> None:
             print(f"  NOT RUN: {nodeid}")
 
 
+def prepare(work: Path, proj: Project, args: argparse.Namespace) -> tuple[Path, Path, Path]:
+    """Source, ground truth and collected node ids of one suite, computed unless --reuse finds them."""
+    src = fetch_source(work, proj)
+    py = ensure_venv(work, proj)
+    gt = work / "gt" / f"{proj.name}.jsonl"
+    ids = work / "collect" / f"{proj.name}.txt"
+    complete_marker = work / "gt" / f"{proj.name}.complete"
+    installed = work / "venvs" / f"{proj.name}.installed"
+    if not (args.reuse and gt.exists() and ids.exists()) and not installed.exists():
+        pip_install(py, [*COMMON_DEPS, *proj.deps], nodeps=False)
+        pip_install(py, [*proj.nodeps, f"{proj.name}=={proj.version}"], nodeps=True)
+        installed.write_text("ok\n")
+    if not (args.reuse and gt.exists()):
+        t0 = time.monotonic()
+        gt = ground_truth(work, proj, py, src, args.time_cap, proj.jobs or args.jobs)
+        complete_marker.unlink(missing_ok=True)
+        if time.monotonic() - t0 < args.time_cap - 5:
+            complete_marker.write_text("ok\n")
+    if not (args.reuse and ids.exists()):
+        ids = collect_ids(work, proj, py, src)
+    return src, gt, ids
+
+
+def markdown_row(name: str, s: Score, ids: IdMatch) -> str:
+    """One line of the summary table (docs/classifier-accuracy.md, /work/realsuites/STATUS.md)."""
+    r = rates(s)
+    m = s.matrix
+    gpu = sum(m.get(("gpu", p), 0) for p in ("cpu", "gpu", "unknown"))
+
+    def fmt(v: float | None) -> str:
+        return "n/a" if v is None else f"{100 * v:.1f}%"
+
+    return (f"| {name} | {s.scored()} | {gpu} | {m.get(('gpu', 'cpu'), 0)} ({fmt(r['false_cpu'])}) | "
+            f"{fmt(r['cpu_routing'])} | {fmt(r['unknown'])} | {ids.collected} | {pct(ids.exact, ids.collected)} | "
+            f"{pct(ids.exact + ids.function, ids.collected)} | {len(ids.guessed)} |")
+
+
+MARKDOWN_HEADER = ("| suite | scored | truly GPU | GPU→cpu (false-CPU) | CPU routing | unknown | collected | "
+                   "ids exact | exact + function key | guessed ids |\n|---|---|---|---|---|---|---|---|---|---|")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--projects", nargs="*", default=list(PROJECTS), choices=sorted(PROJECTS))
-    ap.add_argument("--workdir", type=Path, default=None, help="keep downloads, venv and ground truth here")
+    ap.add_argument("--workdir", type=Path, default=None, help="keep downloads, venvs and ground truth here")
     ap.add_argument("--time-cap", type=int, default=600, help="seconds of pytest wall time per project")
     ap.add_argument("--jobs", type=int, default=2, help="pytest-xdist workers for the ground-truth runs")
-    ap.add_argument("--reuse", action="store_true", help="reuse ground truth already in --workdir")
-    ap.add_argument("--show-errors", type=int, default=10, help="misclassified node ids to print per project")
+    ap.add_argument("--reuse", action="store_true",
+                    help="reuse ground truth and collected node ids already in --workdir")
+    ap.add_argument("--truth-only", action="store_true", help="prepare ground truth and node ids; do not classify")
+    ap.add_argument("--classify-jobs", type=int, default=1, help="the classifier's --jobs")
+    ap.add_argument("--show-errors", type=int, default=10,
+                    help="misclassified and unmatched node ids to print per project")
     ap.add_argument("--json", type=Path, default=None, help="also write the figures here")
     ap.add_argument("--classifier-root", type=Path, default=ROOT,
                     help="checkout whose tools/classify to measure (e.g. an older revision, for before/after)")
     args = ap.parse_args(argv)
     work = args.workdir or Path(tempfile.mkdtemp(prefix="accuracy-real-suites-"))
     work.mkdir(parents=True, exist_ok=True)
-    py = ensure_venv(work)
+    rev = revision(args.classifier_root)
     total = Score()
+    total_ids = IdMatch()
     figures: dict[str, object] = {}
+    rows: list[str] = []
     for name in args.projects:
         proj = PROJECTS[name]
-        src = fetch_source(work, proj)
-        gt = work / "gt" / f"{proj.name}.jsonl"
-        complete_marker = work / "gt" / f"{proj.name}.complete"
-        if not (args.reuse and gt.exists()):
-            pip_install(py, [*COMMON_DEPS, *proj.deps], nodeps=False)
-            pip_install(py, [*proj.nodeps, f"{proj.name}=={proj.version}"], nodeps=True)
-            t0 = time.monotonic()
-            gt = ground_truth(work, proj, py, src, args.time_cap, proj.jobs or args.jobs)
-            complete_marker.unlink(missing_ok=True)
-            if time.monotonic() - t0 < args.time_cap - 5:
-                complete_marker.write_text("ok\n")
+        try:
+            src, gt, ids_file = prepare(work, proj, args)
+        except (subprocess.CalledProcessError, subprocess.TimeoutExpired, OSError, SystemExit) as exc:
+            detail = getattr(exc, "stderr", None) or ""
+            print(f"\n## {proj.name} {proj.version}\nNOT PREPARED: {exc}\n{str(detail)[-2000:]}", flush=True)
+            continue  # one suite that cannot be installed or run does not stop the others
+        if args.truth_only:
+            continue
         truth, files = read_truth(gt, src)
-        s = score(truth, files, classify(src, proj, args.classifier_root), complete_marker.exists())
+        cls = classify(src, proj, args.classifier_root, args.classify_jobs,
+                       work / "classified" / f"{proj.name}@{rev}.json")
+        s = score(truth, files, cls, (work / "gt" / f"{proj.name}.complete").exists())
+        ids = match_ids(ids_file.read_text().splitlines(), cls)
         print_score(f"{proj.name} {proj.version}", s, args.show_errors)
+        print_ids(ids, args.show_errors)
         figures[name] = {"matrix": {f"{t}->{p}": n for (t, p), n in sorted(s.matrix.items())},
                          "scored": s.scored(), "correct": s.correct(), "excluded": len(s.excluded),
-                         "unclassified": len(s.missing), "not_run": len(s.extra)}
+                         "unclassified": len(s.missing), "not_run": len(s.extra), **rates(s),
+                         "collected": ids.collected, "ids_exact": ids.exact, "ids_function_key": ids.function,
+                         "ids_class_key": ids.cls, "ids_no_key": len(ids.missing), "ids_guessed": len(ids.guessed)}
+        rows.append(markdown_row(f"{proj.name} {proj.version}", s, ids))
         total.merge(s)
-    print_score("all projects", total, 0)
+        total_ids.merge(ids)
+    if not args.truth_only:
+        print_score("all projects", total, 0)
+        print_ids(total_ids, 0)
+        print(f"\n{MARKDOWN_HEADER}\n" + "\n".join([*rows, markdown_row("**all**", total, total_ids)]))
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2, sort_keys=True) + "\n")
-    print(f"\nwork directory: {work}")
+    print(f"\nwork directory: {work}; classifier {args.classifier_root} at {rev}")
     return 0
 
 

@@ -2,6 +2,16 @@
 
 Prints figures only; asserts nothing about timing. Usage:
     python bench/bench_classify.py [--files 10000] [--keep DIR] [--repeats 3]
+    python bench/bench_classify.py --real-suite /work/realsuites [/work/realsuites/src/zuko-1.6.0 ...]
+                                   [--repeats 1] [--alone 30] [--no-determinism]
+
+Real suites (issue 12) are the unpacked sdists that bench/accuracy_real_suites.py prepares (`--workdir`); a
+DIR is one suite (`<workdir>/src/<name>-<version>`, its test paths taken from that script's PROJECTS) or a
+whole workdir (every suite under its src/). Per suite, each run in a fresh forked process: cold, one process,
+against a bare `ast.parse` of every .py file that run opened (seen by an audit hook on `open`; goal <= 10x);
+warm (cache filled by a previous run) in-process and as a CLI process (goal <= 1 s); the cold run's peak
+RSS; and determinism: the CLI's JSON for `--jobs 1/2/4` byte-identical, and each test file analysed alone
+(`--paths file`) giving the same entries as in the whole-tree run (`--alone N` files, evenly spaced; 0 = all).
 
 The generated tree imitates a real torch test suite rather than one-test stubs: directories of 100 files,
 each with a conftest.py (a `device` fixture, a parametrized `dtype` fixture), a root conftest with an
@@ -24,20 +34,31 @@ from __future__ import annotations
 import argparse
 import ast
 import gc
+import importlib.util
+import json
+import multiprocessing
+import os
 import random
 import resource
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import Any, NamedTuple, TypeVar
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tools.classify.modules import is_test_file, walk_python_files  # noqa: E402
 from tools.classify.parallel import cpu_count, resolve_workers  # noqa: E402
+from tools.classify.report import json_report  # noqa: E402
 from tools.classify.runner import run  # noqa: E402
+
+T = TypeVar("T")
 
 # The generated tree imitates a real torch test suite (the mix is stated in the module docstring).
 HELPERS = (
@@ -225,12 +246,183 @@ def bench(name: str, root: Path, cache: Path, repeats: int) -> None:
           f"{median_ratio:.2f}x); one process {seq_s / parse_s:.2f}x")
 
 
+class Suite(NamedTuple):  # not a dataclass: tests load this file without registering it in sys.modules
+    name: str
+    root: Path
+    paths: list[str]  # relative to root; empty: the suite's own configuration decides
+
+
+def _projects() -> dict[str, Any]:
+    """bench/accuracy_real_suites.py's PROJECTS (bench/ is not a package)."""
+    spec = importlib.util.spec_from_file_location("accuracy_real_suites", Path(__file__).with_name(
+        "accuracy_real_suites.py"))
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod  # dataclasses look their module up while the class is built
+    spec.loader.exec_module(mod)
+    return dict(mod.PROJECTS)
+
+
+def real_suites(dirs: list[Path]) -> list[Suite]:
+    """The suites named by --real-suite: an unpacked sdist, or a workdir whose src/ holds several."""
+    known = {f"{p.name}-{p.version}".lower().replace("_", "-"): p for p in _projects().values()}
+    out: list[Suite] = []
+    for d in dirs:
+        d = d.resolve()
+        if not d.is_dir():
+            raise SystemExit(f"--real-suite {d}: not a directory")
+        cands = sorted(x for x in (d / "src").iterdir() if x.is_dir()) if (d / "src").is_dir() else [d]
+        for c in cands:
+            proj = known.get(c.name.lower().replace("_", "-"))
+            if proj is None and len(cands) > 1:
+                continue  # a workdir's src/ may hold sources of suites no longer registered
+            out.append(Suite(c.name, c, proj.tests.split() if proj else []))
+    if not out:
+        raise SystemExit(f"--real-suite {' '.join(map(str, dirs))}: no suite found")
+    return out
+
+
+def in_child(fn: Callable[..., T], *args: Any) -> T:
+    """fn(*args) in a freshly forked process: nothing memoised by an earlier run makes it warmer, and its
+    peak RSS is its own."""
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork")) as ex:
+        return ex.submit(fn, *args).result()
+
+
+def _cold_one_process(root: Path, paths: list[str]) -> tuple[tuple[float, float], list[str], int, str]:
+    """((wall, CPU seconds), .py files under root that the run opened, peak RSS in KiB, the JSON report)."""
+    opened: set[str] = set()
+    prefix = os.fspath(root) + "/"
+
+    def hook(event: str, args: tuple[Any, ...]) -> None:
+        if event == "open" and isinstance(args[0], str) and args[0].endswith(".py") and args[0].startswith(prefix):
+            opened.add(args[0][len(prefix):])
+
+    sys.addaudithook(hook)  # this process ends after the run
+    gc.collect()
+    t0, c0 = time.perf_counter(), time.process_time()
+    res = run(root, paths or None, None, workers=1)
+    seconds = (time.perf_counter() - t0, time.process_time() - c0)
+    return seconds, sorted(opened), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, json_report(res.files)
+
+
+def _timed_run(root: Path, paths: list[str], cache: Path | None) -> tuple[float, float]:
+    """(wall, CPU seconds) of one in-process run."""
+    gc.collect()
+    t0, c0 = time.perf_counter(), time.process_time()
+    run(root, paths or None, cache, workers=1)
+    return time.perf_counter() - t0, time.process_time() - c0
+
+
+def _alone(root: Path, rel: str) -> str:
+    return json_report(run(root, [rel], None, workers=1).files)
+
+
+def parse_seconds(root: Path, files: list[str]) -> tuple[float, float]:
+    """(wall, CPU seconds) to read and ast.parse each file: the floor any analysis of these files pays."""
+    t0, c0 = time.perf_counter(), time.process_time()
+    for rel in files:
+        try:
+            ast.parse((root / rel).read_bytes())
+        except (SyntaxError, ValueError, RecursionError, OSError):
+            pass
+    return time.perf_counter() - t0, time.process_time() - c0
+
+
+def _children_cpu() -> float:
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+def cli_json(root: Path, paths: list[str], *extra: str) -> tuple[str, float, float]:
+    """The CLI's --format json output, its wall and CPU time (a fresh process, as a user runs it)."""
+    cmd = [sys.executable, "-m", "tools.classify", "--root", str(root), "--format", "json", *extra,
+           *(["--paths", *paths] if paths else [])]
+    t0, c0 = time.perf_counter(), _children_cpu()
+    got = subprocess.run(cmd, cwd=ROOT, text=True, capture_output=True, check=False)
+    wall, cpu = time.perf_counter() - t0, _children_cpu() - c0
+    if got.returncode not in (0, 1):
+        raise SystemExit(f"{' '.join(cmd)} failed ({got.returncode}):\n{got.stderr[-2000:]}")
+    return got.stdout, wall, cpu
+
+
+def differing(a: str, b: str, keys: set[str] | None = None) -> list[str]:
+    """Keys whose entries differ between two JSON reports (restricted to `keys`' file when given)."""
+    da, db = json.loads(a), json.loads(b)
+    names = set(da) | set(db) if keys is None else keys
+    return sorted(k for k in names if da.get(k) != db.get(k))
+
+
+def bench_real(suite: Suite, repeats: int, alone: int, determinism: bool) -> None:
+    root, paths = suite.root, suite.paths
+    # (wall, CPU) pairs; on a machine shared with other work the CPU-time ratio is the steadier figure
+    cold_runs: list[tuple[float, float]] = []
+    parse_runs: list[tuple[float, float]] = []
+    seconds, files, rss_kb, whole = in_child(_cold_one_process, root, paths)
+    cold_runs.append(seconds)
+    parse_runs.append(parse_seconds(root, files))
+    for _ in range(repeats - 1):  # alternate, so both see the same spells of a noisy machine
+        cold_runs.append(in_child(_timed_run, root, paths, None))
+        parse_runs.append(parse_seconds(root, files))
+    cold_s, parse_s = min(c[0] for c in cold_runs), min(p[0] for p in parse_runs)
+    cold_cpu, parse_cpu = min(c[1] for c in cold_runs), min(p[1] for p in parse_runs)
+    report = json.loads(whole)
+    test_files = sorted(k for k, v in report.items() if "::" not in k)
+    tests = sum(1 for k in report if "::" in k)
+    with tempfile.TemporaryDirectory() as tmp:
+        cache = Path(tmp) / "cache"
+        in_child(_timed_run, root, paths, cache)  # fill the cache
+        warm_s, warm_cpu = in_child(_timed_run, root, paths, cache)
+        _, warm_cli, warm_cli_cpu = cli_json(root, paths, "--cache-dir", str(cache))
+        _, bare_cli, bare_cli_cpu = cli_json(root, paths, "--help")  # interpreter start and imports only
+    print(f"[{suite.name}] {len(test_files)} test files, {tests} node ids; the run opened {len(files)} .py files")
+    print(f"  cold, one process: {cold_s:.2f}s wall, {cold_cpu:.2f}s CPU (best of "
+          f"{' '.join(f'{c[0]:.2f}' for c in cold_runs)}); peak RSS {rss_kb / 1024:.0f} MiB")
+    print(f"  bare ast.parse of the {len(files)} files it opened: {parse_s:.3f}s wall, {parse_cpu:.3f}s CPU; "
+          f"ratio {cold_s / parse_s:.1f}x wall, {cold_cpu / parse_cpu:.1f}x CPU (goal <= 10x)")
+    print(f"  warm: {warm_s:.2f}s wall / {warm_cpu:.2f}s CPU in-process; as a CLI process {warm_cli:.2f}s wall / "
+          f"{warm_cli_cpu:.2f}s CPU, of which interpreter start and imports (`--help`) {bare_cli:.2f}s / "
+          f"{bare_cli_cpu:.2f}s (goal <= 1 s)")
+    if determinism:
+        outs: dict[int, str] = {}
+        for jobs in (1, 2, 4):
+            outs[jobs], _, _ = cli_json(root, paths, "--no-cache", "--jobs", str(jobs))
+        same = all(outs[j] == outs[1] for j in (2, 4))
+        print(f"  --jobs 1/2/4 byte-identical: {'yes' if same else 'NO'}")
+        for j in (2, 4):
+            diff = differing(outs[1], outs[j])
+            if diff:
+                print(f"    --jobs {j} differs from --jobs 1 in {len(diff)} entries, e.g. {', '.join(diff[:5])}")
+        step = max(1, len(test_files) // alone) if alone else 1
+        sample = test_files[::step][:alone] if alone else test_files
+        bad: list[tuple[str, list[str]]] = []
+        for rel in sample:
+            keys = {k for k in report if k == rel or k.startswith(rel + "::")}
+            diff = differing(whole, in_child(_alone, root, rel), keys)
+            if diff:
+                bad.append((rel, diff))
+        print(f"  file alone vs whole tree: {len(sample) - len(bad)}/{len(sample)} files identical")
+        for rel, diff in bad:
+            print(f"    DIFFERS {rel}: {len(diff)} entries, e.g. {', '.join(diff[:3])}")
+
+
 def main() -> int:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--files", type=int, default=10000)
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--files", type=int, default=None,
+                    help="generated test files (default 10000; with --real-suite: no generated tree)")
     ap.add_argument("--keep", help="generate the tree here instead of a temporary directory")
     ap.add_argument("--repeats", type=int, default=3, help="bare parses and cold runs to take the best of")
+    ap.add_argument("--real-suite", type=Path, nargs="+", action="extend", default=[],
+                    help="an unpacked real suite, or a bench/accuracy_real_suites.py workdir (all its suites)")
+    ap.add_argument("--alone", type=int, default=30,
+                    help="real suites: test files to analyse alone against the whole tree (0: all)")
+    ap.add_argument("--no-determinism", action="store_true", help="real suites: skip the determinism checks")
     args = ap.parse_args()
+    for suite in real_suites(args.real_suite) if args.real_suite else []:
+        bench_real(suite, args.repeats, args.alone, not args.no_determinism)
+    if args.real_suite and args.files is None:
+        return 0
+    args.files = 10000 if args.files is None else args.files
     with tempfile.TemporaryDirectory() as tmp:
         gen = Path(args.keep) if args.keep else Path(tmp) / "tree"
         if not (gen / "pkg").exists():

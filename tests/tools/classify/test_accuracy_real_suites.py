@@ -1,0 +1,59 @@
+"""bench/accuracy_real_suites.py's scoring rules (issue 12): how the classifier's keys are matched against
+`pytest --collect-only` node ids, and the rates reported against the issue's targets."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+@pytest.fixture(scope="module")
+def acc() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("accuracy_real_suites", REPO / "bench" / "accuracy_real_suites.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod  # its dataclasses look the module up
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _keys(*ids: str) -> dict[str, dict[str, object]]:
+    return {i: {"label": "cpu"} for i in ids}
+
+
+def test_exact_function_level_class_level_and_missing_ids_are_told_apart(acc: ModuleType) -> None:
+    collected = ["t.py::test_a[x y]", "t.py::test_a[2]", "t.py::test_b[cuda]", "t.py::C::test_gen_0", "t.py::test_c"]
+    cls = _keys("t.py::test_a[x y]", "t.py::test_a[two]", "t.py::test_b", "t.py::C")
+    m = acc.match_ids(collected, cls)
+    assert (m.collected, m.exact, m.function, m.cls) == (5, 1, 1, 1)
+    assert m.function_ids == ["t.py::test_b[cuda]"]
+    # test_a[2] has sibling exact keys but no function-level key: not covered, and the spelled-differently key
+    # is reported as guessed
+    assert m.missing == ["t.py::test_a[2]", "t.py::test_c"]
+    assert m.guessed == ["t.py::test_a[two]"]
+
+
+def test_guessed_ids_only_count_in_files_pytest_collected(acc: ModuleType) -> None:
+    m = acc.match_ids(["a.py::test_x"], _keys("a.py::test_x", "b.py::test_y[0]"))
+    assert m.guessed == [] and m.exact == 1
+
+
+def test_rates_use_the_issue_denominators(acc: ModuleType) -> None:
+    s = acc.Score()
+    for truth, pred, n in (("cpu", "cpu", 95), ("cpu", "gpu", 3), ("cpu", "unknown", 2), ("gpu", "gpu", 199),
+                           ("gpu", "cpu", 1)):
+        for _ in range(n):
+            s.add(truth, pred)
+    r = acc.rates(s)
+    assert r["false_cpu"] == pytest.approx(1 / 200)  # over truly-GPU tests
+    assert r["cpu_routing"] == pytest.approx(95 / 100)  # over truly-CPU tests
+    assert r["unknown"] == pytest.approx(2 / 300)  # over all scored tests
+    assert acc.verdict("false_cpu", r["false_cpu"]).endswith("(ok: <= 0.5%)")
+    assert "MISSED" in acc.verdict("cpu_routing", 0.949)
+    assert acc.rates(acc.Score())["false_cpu"] is None  # no GPU test: no rate, not 0 %
