@@ -10,10 +10,10 @@ check that each path the project's tools pass is among them.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
@@ -24,12 +24,8 @@ KIT = ROOT / "third_party" / "bazel_offline"
 
 
 @pytest.fixture(scope="module")
-def host_paths() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("host_paths", KIT / "lib" / "host_paths.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def host_paths(load_script: Callable[[Path], ModuleType]) -> ModuleType:
+    return load_script(KIT / "lib" / "host_paths.py")
 
 
 def kit_binds(*args: str, cwd: Path = ROOT, env: dict[str, str] | None = None) -> list[str]:

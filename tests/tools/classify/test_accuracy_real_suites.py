@@ -3,8 +3,7 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
@@ -14,13 +13,8 @@ REPO = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture(scope="module")
-def acc() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("accuracy_real_suites", REPO / "bench" / "accuracy_real_suites.py")
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod  # its dataclasses look the module up
-    spec.loader.exec_module(mod)
-    return mod
+def acc(load_script: Callable[[Path], ModuleType]) -> ModuleType:
+    return load_script(REPO / "bench" / "accuracy_real_suites.py")
 
 
 def _keys(*ids: str) -> dict[str, dict[str, object]]:

@@ -3,8 +3,7 @@ crash, no hang and no silent loss (the full-scale figures are in docs/hostile-in
 
 from __future__ import annotations
 
-import importlib.util
-import sys
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
@@ -14,13 +13,8 @@ REPO = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture(scope="module")
-def generators() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("hostile_classify", REPO / "bench" / "hostile_classify.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["hostile_classify"] = module
-    spec.loader.exec_module(module)
-    return module
+def generators(load_script: Callable[[Path], ModuleType]) -> ModuleType:
+    return load_script(REPO / "bench" / "hostile_classify.py")
 
 
 @pytest.fixture(autouse=True)

@@ -3,12 +3,13 @@ the files are cut into chunks, or on PYTHONHASHSEED; a dying worker costs time, 
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -18,18 +19,10 @@ from tools.classify.runner import run
 REPO = Path(__file__).resolve().parents[3]
 
 
-def _bench_module():
-    spec = importlib.util.spec_from_file_location("bench_classify", REPO / "bench" / "bench_classify.py")
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 @pytest.fixture(scope="module")
-def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def generated(tmp_path_factory: pytest.TempPathFactory, load_script: Callable[[Path], ModuleType]) -> Path:
     root = tmp_path_factory.mktemp("gen") / "tree"
-    _bench_module().generate(root, 160)
+    load_script(REPO / "bench" / "bench_classify.py").generate(root, 160)
     return root
 
 
