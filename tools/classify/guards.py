@@ -109,6 +109,19 @@ def off_cuda_branch(test: ast.expr, availability: bool = True) -> bool | None:
     return None
 
 
+def off_cuda_taken(test: ast.expr, taken: bool, availability: bool = True) -> bool:
+    """Whether `if test:`, decided `taken` in a world, takes that branch because a device is not CUDA:
+    `off_cuda_branch` says so, or an operand that has the value of the whole does (`compiled and d.type !=
+    "cuda"` true: every operand is true, `d.type != "cuda"` among them)."""
+    if off_cuda_branch(test, availability) is taken:
+        return True
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return off_cuda_taken(test.operand, not taken, availability)
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And if taken else ast.Or):
+        return any(off_cuda_taken(v, taken, availability) for v in test.values)
+    return False
+
+
 def raises_error(branch: list[ast.stmt]) -> ast.Raise | None:
     """The `raise` that ends a branch, unless it raises a skip (SkipTest, pytest's Skipped)."""
     last = branch[-1] if branch else None

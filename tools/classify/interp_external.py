@@ -19,7 +19,7 @@ from tools.classify.devices import (
     type_path,
 )
 from tools.classify.evidence import GPU, MOCK, SKIP, UNKNOWN, Finding, step
-from tools.classify.guards import off_cuda_branch
+from tools.classify.guards import off_cuda_taken
 from tools.classify.interp_base import (
     DYNAMIC,
     MOCK_FACTORIES,
@@ -74,7 +74,7 @@ class ExternalMixin(InterpBase):
             ts = [truth(c) for c in conds]
             active = True if any(t is True for t in ts) else (None if any(t is None for t in ts) else False)
             src = _src(n)
-            off = any(t is True and off_cuda_branch(c, availability=False) is True
+            off = any(t is True and off_cuda_taken(c, True, availability=False)
                       for t, c in zip(ts, _cond_nodes(n), strict=False))
             return SkipV(active, where + f"skipif({src})", _cuda_text(src), off)
         if name == "skip":
@@ -127,7 +127,7 @@ class ExternalMixin(InterpBase):
                 t = not t
             src = _src(n)
             nodes = _cond_nodes(n)
-            off = t is True and bool(nodes) and off_cuda_branch(nodes[0], availability=False) is (not unless)
+            off = t is True and bool(nodes) and off_cuda_taken(nodes[0], not unless, availability=False)
             return SkipV(t, step(frame.rel, line, f"{last}({src})"), _cuda_text(src), off)
         if path in ("unittest.skip", "unittest.case.skip"):
             if args and isinstance(args[0], (TestFnV, FuncV)):

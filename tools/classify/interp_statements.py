@@ -19,6 +19,7 @@ from tools.classify.guards import (
     cuda_guard,
     dropping_gpu_findings,
     off_cuda_branch,
+    off_cuda_taken,
     raises_error,
 )
 from tools.classify.interp_base import (
@@ -148,22 +149,24 @@ class StatementsMixin(InterpBase):
         if isinstance(s, ast.If):
             t = truth(self.ev(s.test, frame))
             self._raises_off_cuda(s, t, frame)
-            off = off_cuda_branch(s.test, availability=False)
             if t is not None:
-                return self._off_cuda_block(s, s.body if t else s.orelse, frame, off is t)
+                return self._off_cuda_block(s, s.body if t else s.orelse, frame,
+                                            off_cuda_taken(s.test, t, availability=False))
             split = self._refine(s.test, frame)
             if split is not None:
                 var, yes, no = split
                 if yes is None or no is None:  # every object decides the test the same way
                     frame.env[var] = yes if no is None else no  # type: ignore[assignment]
                     self._sync_stores(frame.env[var], frame)
-                    return self._off_cuda_block(s, s.body if no is None else s.orelse, frame, off is (no is None))
+                    return self._off_cuda_block(s, s.body if no is None else s.orelse, frame,
+                                                off_cuda_taken(s.test, no is None, availability=False))
             a, b = self._branch(frame), self._branch(frame)
             if split is not None:
                 a.env[var], b.env[var] = yes, no  # type: ignore[assignment]
                 self._sync_stores(yes, a)  # type: ignore[arg-type]
                 self._sync_stores(no, b)  # type: ignore[arg-type]
             guarded = cuda_guard(s.test)
+            off = off_cuda_branch(s.test, availability=False)
             ea = self._off_cuda_block(s, s.body, a, off is True, guarded is True)
             eb = self._off_cuda_block(s, s.orelse, b, off is False, guarded is False)
             return self._merge(frame, [(a, ea), (b, eb)])

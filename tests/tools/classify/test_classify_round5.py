@@ -12,7 +12,7 @@ import pytest
 
 from tools.classify.collect import idval, parametrize_cases
 from tools.classify.devices import TYPE_PREFIX, torch_constant_str
-from tools.classify.guards import cuda_guard, off_cuda_branch, raises_error
+from tools.classify.guards import cuda_guard, off_cuda_branch, off_cuda_taken, raises_error
 from tools.classify.interp_expressions import set_literal
 from tools.classify.interp_torch import declared_options
 from tools.classify.runner import run
@@ -141,6 +141,17 @@ def test_off_cuda_branch_can_leave_availability_to_the_worlds() -> None:
     assert off_cuda_branch(ast.parse("not torch.cuda.is_available()", mode="eval").body, False) is None
     assert off_cuda_branch(ast.parse("not torch.cuda.is_available() or d != 'cuda'", mode="eval").body,
                            False) is True
+
+
+@pytest.mark.parametrize(("test", "taken", "want"), [
+    ("compiled and d.type != 'cuda'", True, True),  # true: every operand is, the device test among them
+    ("compiled and d.type != 'cuda'", False, False),  # false: maybe only because `compiled` is
+    ("d.type == 'cuda' or fast", False, True),
+    ("not (compiled and d.type != 'cuda')", False, True),
+    ("compiled and not torch.cuda.is_available()", True, False),
+])
+def test_off_cuda_taken_in_a_decided_world(test: str, taken: bool, want: bool) -> None:
+    assert off_cuda_taken(ast.parse(test, mode="eval").body, taken, availability=False) is want
 
 
 def test_skip_off_cuda_needs_a_gpu(tmp_path: Path) -> None:
