@@ -44,6 +44,7 @@ from tools.classify.evidence import (
     step,
 )
 from tools.classify.frozen import frozen
+from tools.classify.guards import SKIPS_OFF_CUDA
 from tools.classify.inert import InertProver
 from tools.classify.modules import (
     MAX_FILE_BYTES,
@@ -485,6 +486,8 @@ class Analyzer:
             if isinstance(m, SkipV):
                 if m.active is True:
                     out.append(Finding(SKIP, (where, m.where), key=MARK_SKIP_KEY + m.where))
+                    if m.off_cuda:  # skipped because a device it tests is not CUDA: a GPU need
+                        out.append(Finding(GPU, (where, m.where + " skips unless on CUDA"), key=SKIPS_OFF_CUDA))
                 elif m.active is None and m.cuda_related:
                     out.append(Finding(UNKNOWN, (where, m.where + " (condition cannot be evaluated statically)")))
             elif isinstance(m, ReqV):

@@ -70,6 +70,8 @@ def dropping_gpu_findings(frame: Frame, key: str | None = None) -> Iterator[None
 # Finding.key of "this code raises unless it runs on CUDA" (issue 12, root cause 7); `with pytest.raises(...)`
 # expects the error and drops it
 RAISES_OFF_CUDA = "raises-off-cuda"
+# Finding.key of "this code skips unless it runs on CUDA": a skip on the non-CUDA side of a device test
+SKIPS_OFF_CUDA = "skips-off-cuda"
 # context managers that expect the error their block raises
 EXPECTS_ERROR = frozenset({"raises", "assertRaises", "assertRaisesRegex"})
 
@@ -80,19 +82,44 @@ def _is_available_check(test: ast.expr) -> bool:
         and test.func.attr == "is_available" and "cuda" in ast.unparse(test.func.value)
 
 
-def off_cuda_branch(test: ast.expr) -> bool | None:
+def off_cuda_branch(test: ast.expr, availability: bool = True) -> bool | None:
     """Which branch of `if test:` runs when the code is not on CUDA, read from the condition alone: True the
-    body (`accelerator != "cuda"`, `not x.is_cuda`, `not torch.cuda.is_available()`), False the else branch,
-    None: the condition does not say."""
+    body (`accelerator != "cuda"`, `not x.is_cuda`, `"cuda" not in str(d)`, `not torch.cuda.is_available()`),
+    False the else branch, None: the condition does not say. `availability=False` ignores
+    `torch.cuda.is_available()`, which the worlds decide (a skip on it disappears where GPUs exist)."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        inner = off_cuda_branch(test.operand)
+        inner = off_cuda_branch(test.operand, availability)
         return None if inner is None else not inner
-    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Eq, ast.NotEq)) \
-            and (_is_cuda_text(test.left) or _is_cuda_text(test.comparators[0])):
-        return isinstance(test.ops[0], ast.NotEq)
-    if _is_available_check(test) or (isinstance(test, ast.Attribute) and test.attr == "is_cuda"):
+    if isinstance(test, ast.BoolOp):
+        # `d.type != "cuda" or not bf16`: off CUDA one operand is true, so the body runs; `d.type == "cuda" and
+        # x`: off CUDA one operand is false, so the else branch runs
+        want = isinstance(test.op, ast.Or)
+        return want if any(off_cuda_branch(v, availability) is want for v in test.values) else None
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        op, left, right = test.ops[0], test.left, test.comparators[0]
+        if isinstance(op, (ast.Eq, ast.NotEq)) and (_is_cuda_text(left) or _is_cuda_text(right)):
+            return isinstance(op, ast.NotEq)
+        if isinstance(op, (ast.In, ast.NotIn)) and _is_cuda_text(left):
+            return isinstance(op, ast.NotIn)
+    if isinstance(test, ast.Call) and isinstance(test.func, ast.Attribute) and test.func.attr == "startswith" \
+            and len(test.args) == 1 and _is_cuda_text(test.args[0]):
+        return False
+    if (availability and _is_available_check(test)) or (isinstance(test, ast.Attribute) and test.attr == "is_cuda"):
         return False
     return None
+
+
+def off_cuda_taken(test: ast.expr, taken: bool, availability: bool = True) -> bool:
+    """Whether `if test:`, decided `taken` in a world, takes that branch because a device is not CUDA:
+    `off_cuda_branch` says so, or an operand that has the value of the whole does (`compiled and d.type !=
+    "cuda"` true: every operand is true, `d.type != "cuda"` among them)."""
+    if off_cuda_branch(test, availability) is taken:
+        return True
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return off_cuda_taken(test.operand, not taken, availability)
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And if taken else ast.Or):
+        return any(off_cuda_taken(v, taken, availability) for v in test.values)
+    return False
 
 
 def raises_error(branch: list[ast.stmt]) -> ast.Raise | None:

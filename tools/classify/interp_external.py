@@ -19,6 +19,7 @@ from tools.classify.devices import (
     type_path,
 )
 from tools.classify.evidence import GPU, MOCK, SKIP, UNKNOWN, Finding, step
+from tools.classify.guards import off_cuda_taken
 from tools.classify.interp_base import (
     DYNAMIC,
     MOCK_FACTORIES,
@@ -73,7 +74,9 @@ class ExternalMixin(InterpBase):
             ts = [truth(c) for c in conds]
             active = True if any(t is True for t in ts) else (None if any(t is None for t in ts) else False)
             src = _src(n)
-            return SkipV(active, where + f"skipif({src})", _cuda_text(src))
+            off = any(t is True and off_cuda_taken(c, True, availability=False)
+                      for t, c in zip(ts, _cond_nodes(n), strict=False))
+            return SkipV(active, where + f"skipif({src})", _cuda_text(src), off)
         if name == "skip":
             return SkipV(True, where + "skip")
         req = conventions.mark_requirement(name, [_py(a) for a in args], {k: _py(v) for k, v in kwargs.items()})
@@ -119,10 +122,13 @@ class ExternalMixin(InterpBase):
                 pid.value, str) else None)
         if path in ("unittest.skipIf", "unittest.skipUnless", "unittest.case.skipIf", "unittest.case.skipUnless"):
             t = truth(args[0]) if args else None
-            if path.endswith("skipUnless") and t is not None:
+            unless = path.endswith("skipUnless")
+            if unless and t is not None:
                 t = not t
             src = _src(n)
-            return SkipV(t, step(frame.rel, line, f"{last}({src})"), _cuda_text(src))
+            nodes = _cond_nodes(n)
+            off = t is True and bool(nodes) and off_cuda_taken(nodes[0], not unless, availability=False)
+            return SkipV(t, step(frame.rel, line, f"{last}({src})"), _cuda_text(src), off)
         if path in ("unittest.skip", "unittest.case.skip"):
             if args and isinstance(args[0], (TestFnV, FuncV)):
                 return self._apply_mark(SkipV(True, step(frame.rel, line, "skip")), args[0])
@@ -288,6 +294,13 @@ def _src(n: ast.AST) -> str:
     else:
         s = ""
     return s if len(s) <= 80 else s[:77] + "..."
+
+
+def _cond_nodes(n: ast.AST) -> list[ast.expr]:
+    """The condition expressions of a skipif/skipIf/skipUnless call, positional first, as make_mark orders them."""
+    if not isinstance(n, ast.Call):
+        return []
+    return list(n.args) + [k.value for k in n.keywords if k.arg == "condition"]
 
 
 def _src_arg(n: ast.AST, i: int) -> str:

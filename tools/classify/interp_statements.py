@@ -15,9 +15,11 @@ from tools.classify.evidence import GPU, SKIP, UNKNOWN, Finding, step
 from tools.classify.guards import (
     EXPECTS_ERROR,
     RAISES_OFF_CUDA,
+    SKIPS_OFF_CUDA,
     cuda_guard,
     dropping_gpu_findings,
     off_cuda_branch,
+    off_cuda_taken,
     raises_error,
 )
 from tools.classify.interp_base import (
@@ -147,25 +149,26 @@ class StatementsMixin(InterpBase):
         if isinstance(s, ast.If):
             t = truth(self.ev(s.test, frame))
             self._raises_off_cuda(s, t, frame)
-            if t is True:
-                return self.exec_block(s.body, frame)
-            if t is False:
-                return self.exec_block(s.orelse, frame)
+            if t is not None:
+                return self._off_cuda_block(s, s.body if t else s.orelse, frame,
+                                            off_cuda_taken(s.test, t, availability=False))
             split = self._refine(s.test, frame)
             if split is not None:
                 var, yes, no = split
                 if yes is None or no is None:  # every object decides the test the same way
                     frame.env[var] = yes if no is None else no  # type: ignore[assignment]
                     self._sync_stores(frame.env[var], frame)
-                    return self.exec_block(s.body if no is None else s.orelse, frame)
+                    return self._off_cuda_block(s, s.body if no is None else s.orelse, frame,
+                                                off_cuda_taken(s.test, no is None, availability=False))
             a, b = self._branch(frame), self._branch(frame)
             if split is not None:
                 a.env[var], b.env[var] = yes, no  # type: ignore[assignment]
                 self._sync_stores(yes, a)  # type: ignore[arg-type]
                 self._sync_stores(no, b)  # type: ignore[arg-type]
             guarded = cuda_guard(s.test)
-            ea = self._guarded_block(s.body, a) if guarded is True else self.exec_block(s.body, a)
-            eb = self._guarded_block(s.orelse, b) if guarded is False else self.exec_block(s.orelse, b)
+            off = off_cuda_branch(s.test, availability=False)
+            ea = self._off_cuda_block(s, s.body, a, off is True, guarded is True)
+            eb = self._off_cuda_block(s, s.orelse, b, off is False, guarded is False)
             return self._merge(frame, [(a, ea), (b, eb)])
         if isinstance(s, (ast.For, ast.AsyncFor)):
             it = self.ev(s.iter, frame)
@@ -282,6 +285,29 @@ class StatementsMixin(InterpBase):
             frame.add(Finding(GPU, (step(frame.rel, raise_stmt.lineno, f"raises unless on CUDA (if "
                                                                       f"{ast.unparse(s.test)[:80]})"),),
                               key=RAISES_OFF_CUDA))
+
+    def _off_cuda_block(self, s: ast.If, body: list[ast.stmt], frame: Frame, off: bool,
+                        guarded: bool = False) -> bool:
+        """Run one branch of `s`; `off`: the branch that non-CUDA code takes by a device test (`device.type !=
+        "cuda"`, `not x.is_cuda`; not `torch.cuda.is_available()`, which the worlds decide). A skip reached
+        there fires because the device is not CUDA, in every world: the test body only runs on CUDA, a GPU
+        need like the raise of `_raises_off_cuda`. `guarded`: a `cuda_guard` branch (`_guarded_block`)."""
+        run = self._guarded_block if guarded else self.exec_block
+        if not off:
+            return run(body, frame)
+        outer, frame.findings = frame.findings, []
+        try:
+            ended = run(body, frame)
+        finally:
+            inner, frame.findings = frame.findings, outer
+        for f in inner:
+            frame.add(f)
+        skip = next((f for f in inner if f.kind == SKIP), None)
+        if skip is not None:
+            frame.add(Finding(GPU, (step(frame.rel, s.lineno, f"skips unless on CUDA (if "
+                                                            f"{ast.unparse(s.test)[:80]})"), *skip.steps),
+                              key=SKIPS_OFF_CUDA))
+        return ended
 
     def _guarded_block(self, body: list[ast.stmt], frame: Frame) -> bool:
         with dropping_gpu_findings(frame):

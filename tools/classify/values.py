@@ -151,6 +151,7 @@ class SkipV:
     active: bool | None
     where: str
     cuda_related: bool = False
+    off_cuda: bool = False  # active because a device it tests is not CUDA (guards.off_cuda_branch)
 
 
 @frozen

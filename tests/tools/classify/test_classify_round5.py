@@ -12,7 +12,7 @@ import pytest
 
 from tools.classify.collect import idval, parametrize_cases
 from tools.classify.devices import TYPE_PREFIX, torch_constant_str
-from tools.classify.guards import cuda_guard, off_cuda_branch, raises_error
+from tools.classify.guards import cuda_guard, off_cuda_branch, off_cuda_taken, raises_error
 from tools.classify.interp_expressions import set_literal
 from tools.classify.interp_torch import declared_options
 from tools.classify.runner import run
@@ -126,9 +126,65 @@ def test_mock_objects_and_patched_module_paths(tmp_path: Path) -> None:
     ("torch.cuda.is_available()", False),
     ("device in ('cpu', 'mps')", None),
     ("n > 1", None),
+    ("d.type != 'cuda' or not torch.cuda.is_bf16_supported()", True),
+    ("d.type == 'cuda' and n > 1", False),
+    ("d.type == 'cuda' or n > 1", None),
+    ("'cuda' not in str(d)", True),
+    ("'cuda' in str(d)", False),
+    ("not d.startswith('cuda')", True),
 ])
 def test_off_cuda_branch_is_read_from_the_condition(test: str, want: bool | None) -> None:
     assert off_cuda_branch(ast.parse(test, mode="eval").body) is want
+
+
+def test_off_cuda_branch_can_leave_availability_to_the_worlds() -> None:
+    assert off_cuda_branch(ast.parse("not torch.cuda.is_available()", mode="eval").body, False) is None
+    assert off_cuda_branch(ast.parse("not torch.cuda.is_available() or d != 'cuda'", mode="eval").body,
+                           False) is True
+
+
+@pytest.mark.parametrize(("test", "taken", "want"), [
+    ("compiled and d.type != 'cuda'", True, True),  # true: every operand is, the device test among them
+    ("compiled and d.type != 'cuda'", False, False),  # false: maybe only because `compiled` is
+    ("d.type == 'cuda' or fast", False, True),
+    ("not (compiled and d.type != 'cuda')", False, True),
+    ("compiled and not torch.cuda.is_available()", True, False),
+])
+def test_off_cuda_taken_in_a_decided_world(test: str, taken: bool, want: bool) -> None:
+    assert off_cuda_taken(ast.parse(test, mode="eval").body, taken, availability=False) is want
+
+
+def test_skip_off_cuda_needs_a_gpu(tmp_path: Path) -> None:
+    got = _labels(tmp_path, {"tests/conftest.py": """
+        import pytest
+        import torch
+
+        def pytest_addoption(parser):
+            parser.addoption("--device", default="cpu")
+
+        @pytest.fixture
+        def device(pytestconfig):
+            return torch.device(pytestconfig.getoption("--device"))
+        """, "tests/test_x.py": """
+        import pytest
+        import torch
+
+        def test_type_off_cuda(device):
+            if device.type != "cuda" or not torch.cuda.is_bf16_supported():
+                pytest.skip("Requires CUDA with bfloat16")
+            torch.ones(1, device=device)
+
+        def test_skip_on_cuda(device):
+            if device.type == "cuda":
+                pytest.skip("CPU only")
+            torch.ones(1, device=device)
+
+        def test_branch_without_skip(device):
+            if device.type != "cuda":
+                x = 1
+            torch.ones(1, device=device)
+        """})
+    assert got == {"test_type_off_cuda": "gpu", "test_skip_on_cuda": "cpu", "test_branch_without_skip": "cpu"}
 
 
 def test_raise_off_cuda_needs_a_gpu_unless_expected(tmp_path: Path) -> None:
