@@ -18,10 +18,8 @@ import yaml
 
 from tools.gpu_manifest.schema import ManifestTest, command_words, shell_join
 from tools.plan.fleet import Fleet, Pool
-from tools.plan.jobs import STARTUP_MARGIN_S, EngineJob, engine_jobs, job_name, test_budget_s
+from tools.plan.jobs import EngineJob, engine_jobs, job_name, test_budget_s
 from tools.plan.scheduler import Placement, Plan
-
-__all__ = ["STARTUP_MARGIN_S", "RenderError", "job_name", "render", "validate_all", "dumps"]
 
 DEFAULT_IMAGE = "ghcr.io/example/torch-bazel-ci:latest"
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")

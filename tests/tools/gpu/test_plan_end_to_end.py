@@ -18,6 +18,7 @@ from tools.plan import __main__ as plan_cli
 from tools.plan import fleet as fleet_mod
 from tools.plan import render_gha, render_k8s, render_slurm
 from tools.plan.fleet import Fleet, Pool
+from tools.plan.jobs import STARTUP_MARGIN_S, job_name
 from tools.plan.metrics import compute
 from tools.plan.policies import PolicyConfig
 from tools.plan.scheduler import schedule
@@ -60,7 +61,7 @@ def test_export_plan_render_end_to_end(manifest_path: Path, tmp_path: Path, poli
     assert pod["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] == ("8" if policy == "exclusive" else "2")
     assert pod["nodeSelector"]["torch-ci/gpu-model"] == "h100"
     assert pod["tolerations"][0]["key"] == "nvidia.com/gpu"
-    assert two["spec"]["activeDeadlineSeconds"] == 300 + render_k8s.STARTUP_MARGIN_S
+    assert two["spec"]["activeDeadlineSeconds"] == 300 + STARTUP_MARGIN_S
     assert pod["containers"][0]["command"][-1] == "bazel test --config=gpu //tests/torch_gpu:test_two_gpu"
     assert two["spec"]["template"]["spec"]["containers"][0]["env"][0] == {"name": "TORCH_TEST_GPU_COUNT",
                                                                          "value": "2"}
@@ -248,7 +249,7 @@ def test_k8s_validation_rejects_bad_jobs(edit, message: str) -> None:
 
 def test_job_names_are_dns_labels_and_unique() -> None:
     long = "//" + "very/deep/package/" * 6 + ":Test_With_CAPS"
-    names = {render_k8s.job_name(lbl) for lbl in (long, long + "2", "//a:b", "//a/b:c")}
+    names = {job_name(lbl) for lbl in (long, long + "2", "//a:b", "//a/b:c")}
     assert len(names) == 4 and all(len(n) <= 63 and render_k8s._DNS_LABEL.match(n) for n in names)
 
 
