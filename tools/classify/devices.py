@@ -20,6 +20,7 @@ from tools.classify.values import (
     EnumV,
     Ext,
     FuncV,
+    Inst,
     MarkV,
     ModV,
     OneOf,
@@ -143,6 +144,15 @@ def _other_accelerator_test(op: ast.cmpop, a: Value, b: Value) -> Value | None:
     return None
 
 
+_NONE = Const(None)
+
+
+def _never_none(v: Value) -> bool:
+    """A value that is certainly not None: a device, a tensor, an in-repo object, class or function, a
+    container (an existing tensor's `.device` too)."""
+    return isinstance(v, (DeviceV, TensorV, Inst, Seq, DictV, FuncV, ClassV, ModV)) or v == EXISTING_DEVICE
+
+
 def _compare(op: ast.cmpop, a: Value, b: Value) -> Value:
     if isinstance(a, OneOf) or isinstance(b, OneOf):
         outs = {_compare(op, x, y) for x in alternatives(a) for y in alternatives(b)}
@@ -168,6 +178,8 @@ def _compare(op: ast.cmpop, a: Value, b: Value) -> Value:
     other = _other_accelerator_test(op, a, b) or _compare_types(op, a, b)
     if other is not None:
         return other
+    if isinstance(op, (ast.Is, ast.IsNot)) and _NONE in (a, b) and _never_none(b if a == _NONE else a):
+        return Const(isinstance(op, ast.IsNot))  # `if device is None:` with a known device, object or list
     if isinstance(op, (ast.Eq, ast.NotEq)) and EXISTING_DEVICE in (a, b):
         s = b if a == EXISTING_DEVICE else a
         if isinstance(s, Const) and isinstance(s.value, str) and device_of(s) is None:
@@ -206,6 +218,15 @@ def type_path(v: Value) -> str | None:
             v.path[6:] in TORCH_DTYPE_NAMES):
         return "torch.dtype"
     return None
+
+
+def is_tensor(v: Value) -> bool | None:
+    """`torch.is_tensor(v)`: True for a value on a known device that is not a torch.device (a module moved
+    with `.to()` is one too; passing a module to is_tensor is not what code does), False for a value of a
+    known other type, None when the analysis cannot tell."""
+    if isinstance(v, TensorV):
+        return True
+    return None if type_path(v) is None else False
 
 
 def _class_path(v: Value) -> str | None:

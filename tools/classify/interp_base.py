@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from tools.classify import conventions
 from tools.classify.evidence import SKIP, Finding
 from tools.classify.modules import ParsedModule
+from tools.classify.summaries import Frames
 from tools.classify.values import ClassV, Const, DictV, EnumV, Ext, FuncV, Inst, Seq, Value, alternatives
 
 # Deterministic work budgets, in interpreter steps (statements and expressions evaluated; a memoised call
@@ -208,7 +209,7 @@ class InterpBase:
         self.ev_methods: dict[type, Callable[[Any, Frame], Value]] = {}  # expression type -> its ev_* method
         self.modules: dict[tuple[str, int], ModuleState] = {}
         self.calls: dict[tuple[Any, ...], CallResult] = {}
-        self.active: set[tuple[Any, ...]] = set()
+        self.frames = Frames()  # the summaries being computed (summaries.py)
         self.class_bodies: dict[tuple[ClassV, int], dict[str, Value]] = {}
         # what running a class body found (a bound hit, a device use): it runs when the module is imported
         self.class_findings: dict[tuple[ClassV, int], tuple[Finding, ...]] = {}

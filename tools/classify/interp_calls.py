@@ -1,7 +1,7 @@
 """The interpreter's calls: call sites (arguments, method calls, in-place mutation of known containers),
-dispatch on the callee, and following in-repo functions with their argument values, memoised on
-(function, arguments, world) and cut at cycles and at MAX_DEPTH. Calls leaving the repository go to
-interp_external and interp_torch.
+dispatch on the callee, and following in-repo functions through their summaries (summaries.py: one
+analysis per function and context, recursion widened, cycles cut, at most MAX_DEPTH calls deep). Calls
+leaving the repository go to interp_external and interp_torch.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from tools.classify import conventions
 from tools.classify.evidence import UNKNOWN, Finding, step
 from tools.classify.interp_base import (
     MUTATORS,
+    BudgetExceeded,
     CallResult,
     Frame,
     InterpBase,
@@ -20,6 +21,7 @@ from tools.classify.interp_base import (
     _mutable_target,
     frame_stores,
 )
+from tools.classify.summaries import SUMMARY_BUDGET, widen_call
 from tools.classify.values import UNKNOWN as UNK
 from tools.classify.values import (
     ClassV,
@@ -192,14 +194,25 @@ class CallsMixin(InterpBase):
 
     def call_function(self, fv: FuncV, args: list[Value], kwargs: dict[str, Value], world: int,
                       depth: int, stores: tuple[tuple[str, Value], ...] = ()) -> CallResult:
-        """Analyse a call of an in-repo function with these argument values (memoised, cycle-safe). Argument
-        values past the size bounds are widened first (values.bounded), so the key hashes in bounded time.
-        `stores`: the caller's shared namespaces (state the call reads and may change: CallResult.stores)."""
+        """The summary of a call of an in-repo function in this context (see summaries.py: computed once,
+        under its own budget; a recursive call is widened first, a cycle cut). Argument values past the size
+        bounds are widened too (values.bounded), so the key hashes in bounded time. `stores`: the caller's
+        shared namespaces (state the call reads and may change: CallResult.stores)."""
         fv = bounded(fv)  # type: ignore[assignment]
         if not isinstance(fv, FuncV):  # a bound receiver too large to track
             return CallResult(UNK, ())
-        args = [bounded(a) for a in args]
-        kwargs = {k: bounded(v) for k, v in kwargs.items()}
+        frames = self.frames
+        recursive = frames.recursive(fv)
+        if recursive:
+            if frames.cut_recursion(fv):
+                return CallResult(UNK, ())
+            wide, args, kwargs = widen_call(fv, args, kwargs)
+            if not isinstance(wide, FuncV):
+                return CallResult(UNK, ())
+            fv = wide
+        else:
+            args = [bounded(a) for a in args]
+            kwargs = {k: bounded(v) for k, v in kwargs.items()}
         try:
             key: tuple[Any, ...] = (fv, tuple(args), tuple(sorted(kwargs.items(), key=lambda kv: kv[0])), world)
             if stores:
@@ -209,30 +222,40 @@ class CallsMixin(InterpBase):
             key = (fv, "unhashable", world, stores)
         got = self.calls.get(key)
         if got is not None:
-            self.charge(got.cost)
             return got
-        if key in self.active:
+        if frames.cut(key):
             return CallResult(UNK, ())
+        if frames.provisional:
+            early = frames.provisional.get(key)
+            if early is not None:
+                frames.lowest_cut = min(frames.lowest_cut, early[0])
+                return early[1]
         if depth > MAX_DEPTH:
+            frames.lowest_cut = 0  # the bound depends on the whole stack: nothing above is stored
             return CallResult(UNK, (Finding(UNKNOWN, (step(fv.rel, fv.pos[0], f"call chain deeper than {MAX_DEPTH} "
                                                                               f"at {fv.name}()"),)),))
         node = self.source.module(fv.rel).defs.get(fv.pos)
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             return CallResult(UNK, ())
-        self.active.add(key)
-        start = self.steps
+        pos, saved = frames.push(key, fv, recursive)
         try:
-            result = self._run_function(fv, node, args, kwargs, world, depth, stores)
+            result, cost = self.budgeted(SUMMARY_BUDGET, self._run_function, fv, node, args, kwargs, world, depth,
+                                         stores)
+            result.cost = cost
+        except BudgetExceeded as exc:
+            result = CallResult(UNK, (Finding(UNKNOWN, (step(fv.rel, fv.pos[0], f"{exc} in {fv.name}()"),)),))
         except RecursionError:
             result = CallResult(UNK, (Finding(UNKNOWN, (step(fv.rel, fv.pos[0], "too deeply nested to analyse"),)),))
         finally:
-            self.active.discard(key)
+            storable = frames.pop(key, fv, pos, saved)
         result.value = bounded(result.value)
         if result.self_after is not None:
             after = bounded(result.self_after)
             result.self_after = after if is_objects(after) else None
-        result.cost = self.steps - start
-        self.calls[key] = result
+        if storable:
+            self.calls[key] = result
+        else:
+            frames.provisional[key] = (min(frames.lowest_cut, pos), result)
         return result
 
     def _run_function(self, fv: FuncV, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda,

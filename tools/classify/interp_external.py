@@ -13,6 +13,7 @@ from tools.classify.devices import (
     _accel_name,
     accel_device,
     gpu_count_of,
+    is_tensor,
     isinstance_of,
     torch_constant_str,
     truth,
@@ -98,6 +99,9 @@ class ExternalMixin(InterpBase):
         q = torch_api.query_value(path, world)
         if q is not NotImplemented:
             return Const(q)
+        if path == "torch.is_tensor" and len(args) == 1 and not kwargs:
+            got = is_tensor(args[0])
+            return UNK if got is None else Const(got)
         # -- pytest / unittest / mock -----------------------------------------------------------
         if path.startswith("pytest.mark.") and path.count(".") == 2:
             if len(args) == 1 and not kwargs and isinstance(args[0], (TestFnV, FuncV, ClassV)):
@@ -224,6 +228,10 @@ class ExternalMixin(InterpBase):
                 return Ext(DYNAMIC + step(frame.rel, line, f"getattr({_src_arg(n, 0)}, {_src_arg(n, 1)}) with a "
                                                           "computed name: dynamic dispatch"))
             return UNK
+        if name == "filter" and len(args) == 2 and not kwargs and isinstance(args[1], Seq):
+            kept = _filtered(args[0], args[1].items)  # `list(filter(torch.is_tensor, (W, H)))`
+            if kept is not None:
+                return Seq(kept, "list")
         if name == "next" and args and isinstance(args[0], Seq) and args[0].items:
             return join_all(list(args[0].items))  # the first element of a known sequence (or generator)
         if name in ("eval", "exec") and args and not isinstance(args[0], Const):
@@ -284,6 +292,25 @@ class ExternalMixin(InterpBase):
         if name == "setattr" and args and _mocks_cuda(args[0], args[1] if len(args) > 1 else None):
             frame.add(Finding(MOCK, (step(frame.rel, line, "setattr on torch.cuda fakes CUDA"),)))
         return UNK
+
+
+def _filtered(pred: Value, items: tuple[Value, ...]) -> tuple[Value, ...] | None:
+    """The items `filter(pred, items)` keeps, for `None` (truthiness) and `torch.is_tensor` as the
+    predicate; None when any item cannot be decided."""
+    if isinstance(pred, Const) and pred.value is None:
+        test = truth
+    elif isinstance(pred, Ext) and pred.path == "torch.is_tensor":
+        test = is_tensor
+    else:
+        return None
+    kept: list[Value] = []
+    for item in items:
+        t = test(item)
+        if t is None:
+            return None
+        if t:
+            kept.append(item)
+    return tuple(kept)
 
 
 def _src(n: ast.AST) -> str:
