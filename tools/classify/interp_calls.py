@@ -21,7 +21,7 @@ from tools.classify.interp_base import (
     _mutable_target,
     frame_stores,
 )
-from tools.classify.summaries import SUMMARY_BUDGET, widen_call
+from tools.classify.summaries import SUMMARY_BUDGET, context_size, widen_call
 from tools.classify.values import UNKNOWN as UNK
 from tools.classify.values import (
     ClassV,
@@ -202,14 +202,15 @@ class CallsMixin(InterpBase):
         if not isinstance(fv, FuncV):  # a bound receiver too large to track
             return CallResult(UNK, ())
         frames = self.frames
-        recursive = frames.recursive(fv)
-        if recursive:
-            if frames.cut_recursion(fv):
-                return CallResult(UNK, ())
+        widened_size = None
+        if frames.recursive(fv):
             wide, args, kwargs = widen_call(fv, args, kwargs)
             if not isinstance(wide, FuncV):
                 return CallResult(UNK, ())
             fv = wide
+            widened_size = context_size(fv, args, kwargs)
+            if frames.cut_recursion(fv, widened_size):
+                return CallResult(UNK, ())
         else:
             args = [bounded(a) for a in args]
             kwargs = {k: bounded(v) for k, v in kwargs.items()}
@@ -237,7 +238,7 @@ class CallsMixin(InterpBase):
         node = self.source.module(fv.rel).defs.get(fv.pos)
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             return CallResult(UNK, ())
-        pos, saved = frames.push(key, fv, recursive)
+        pos, saved = frames.push(key, fv, widened_size)
         try:
             result, cost = self.budgeted(SUMMARY_BUDGET, self._run_function, fv, node, args, kwargs, world, depth,
                                          stores)

@@ -6,15 +6,16 @@ computes each summary once and reuses it at every call site, in every test, at O
 that linear and independent of the order of analysis:
 
 * **Recursion is widened** (`widen`). When a function is called while it is already being analysed (direct
-  or mutual recursion), the call's context is abstracted: numbers become unknown and objects nested deeper
-  than `NESTING` keep only their device-like attributes. A recursion over shrinking dimensions
-  (`f(dim + 1)` until a shape the analysis cannot see), or over a growing tree of objects (a Brownian
-  interval splitting itself), then reaches a context it has already entered after a step or two, instead of
-  unrolling until the call-depth bound. Device facts survive widening: tensors, devices, strings and
-  booleans are kept, so a recursive function moving tensors to `cuda` is still seen doing so.
-* **A widened recursion is cut** when it recurses again: a function is on the stack at most twice, once
-  in the context its first caller gave and once widened; a further call of it (whatever its arguments: a
-  tree walk passes a new node and a longer accumulator list each time) is a cycle back to the widened one.
+  or mutual recursion), the call's context is abstracted: numbers become unknown, so a recursion over
+  dimensions (`f(dim + 1)` until a shape the analysis cannot see) explores both branches once instead of
+  unrolling until the call-depth bound, and its entry points share one summary. Device facts survive
+  widening: tensors, devices, strings, booleans and objects with their attributes are kept, so a recursive
+  function moving tensors to `cuda` is still seen doing so.
+* **A widened recursion goes on only while it shrinks** (`context_size`): a recursive call of a function
+  whose widened context is being computed proceeds when its own widened context is smaller (a property
+  reading `self._args[0].device` down a tree of nested operators, a walk to a node's children) and is a
+  cycle back to the widened one otherwise (a tree walk that builds new nodes, an accumulator list that grows).
+  Sizes are finite, so every recursion ends.
 * **A cycle is cut with the least informative answer** (an unknown value, no findings), and a result that
   relied on such a cut of an *enclosing* call (`Frames.lowest_cut`) is provisional: it is reused while that
   call is being analysed and dropped afterwards, never stored. Only results whose cuts all lead back to
@@ -32,35 +33,33 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from tools.classify.values import UNKNOWN, Const, DictV, FuncV, Inst, OneOf, Seq, Value, bounded, join_all
+from tools.classify.values import UNKNOWN, Const, DictV, FuncV, Inst, OneOf, Seq, Value, bounded, join_all, size_of
 
-NESTING = 2  # objects inside objects: attributes kept whole down to this depth in a widened context
 SUMMARY_BUDGET = 10_000_000  # own steps of one summary (see CASE_BUDGET: the same scale as a test body)
 
 
-def widen(v: Value, depth: int = 0) -> Value:
-    """The context class of a value in a recursive call: numbers are unknown (they decide how deep a
-    recursion goes, never on which device), nested objects keep their structure down to NESTING and only
-    their non-object attributes below it (each dropped one becomes unknown, never the class default)."""
+def widen(v: Value) -> Value:
+    """The context class of a value in a recursive call: numbers are unknown, wherever they are (they decide
+    how deep a recursion goes and which shapes it builds, never on which device it runs). Everything else is
+    kept, objects with all their attributes: a sub-operator's `self.device` is still known one level down."""
     if isinstance(v, Const):
         return UNKNOWN if type(v.value) in (int, float, complex) else v
     if isinstance(v, Seq):
-        return Seq(tuple(widen(i, depth + 1) for i in v.items), v.kind)
+        return Seq(tuple(widen(i) for i in v.items), v.kind)
     if isinstance(v, DictV):
-        return DictV(tuple((widen(k, depth + 1), widen(x, depth + 1)) for k, x in v.items))
+        return DictV(tuple((widen(k), widen(x)) for k, x in v.items))
     if isinstance(v, OneOf):
-        return join_all([widen(a, depth) for a in v.alts])
+        return join_all([widen(a) for a in v.alts])
     if isinstance(v, Inst):
-        if depth >= NESTING:
-            return Inst(v.cls, tuple((k, UNKNOWN if _holds_object(x) else widen(x, depth + 1)) for k, x in v.attrs))
-        return Inst(v.cls, tuple((k, widen(x, depth + 1)) for k, x in v.attrs))
+        return Inst(v.cls, tuple((k, widen(x)) for k, x in v.attrs))
     if isinstance(v, FuncV) and v.bound is not None:
-        return FuncV(v.rel, v.pos, v.name, bound=widen(v.bound, depth), captured=v.captured, cls=v.cls)
+        return FuncV(v.rel, v.pos, v.name, bound=widen(v.bound), captured=v.captured, cls=v.cls)
     return v
 
 
-def _holds_object(v: Value) -> bool:
-    return isinstance(v, (Inst, Seq, DictV, OneOf)) or isinstance(v, FuncV) and v.bound is not None
+def context_size(fv: FuncV, args: list[Value], kwargs: dict[str, Value]) -> int:
+    """How large a call's context is (value nodes, shared parts counted once per use)."""
+    return sum(size_of(v)[0] for v in (fv, *args, *kwargs.values()))
 
 
 def widen_call(fv: FuncV, args: list[Value], kwargs: dict[str, Value]) -> tuple[Value, list[Value], dict[str, Value]]:
@@ -75,29 +74,31 @@ class Frames:
 
     keys: dict[tuple[Any, ...], int] = field(default_factory=dict)  # context -> its position on the stack
     functions: dict[tuple[str, tuple[int, int]], int] = field(default_factory=dict)  # (rel, pos) -> how many
-    widened: dict[tuple[str, tuple[int, int]], int] = field(default_factory=dict)  # (rel, pos) -> its position
+    # (rel, pos) -> (position, context size) of each widened computation of that function on the stack
+    widened: dict[tuple[str, tuple[int, int]], list[tuple[int, int]]] = field(default_factory=dict)
     lowest_cut: int = 1 << 30  # lowest stack position a cycle was cut at, in the current computation
     provisional: dict[tuple[Any, ...], tuple[int, Any]] = field(default_factory=dict)  # context -> (cut, result)
 
     def recursive(self, fv: FuncV) -> bool:
         return self.functions.get((fv.rel, fv.pos), 0) > 0
 
-    def cut_recursion(self, fv: FuncV) -> bool:
-        """A call of a function whose widened recursion is being computed: a cycle back to it."""
-        pos = self.widened.get((fv.rel, fv.pos))
-        if pos is None:
+    def cut_recursion(self, fv: FuncV, size: int) -> bool:
+        """A widened call of a function whose widened recursion is being computed with a context that is
+        not larger: a cycle back to it."""
+        active = self.widened.get((fv.rel, fv.pos))
+        if not active or size < active[-1][1]:
             return False
-        self.lowest_cut = min(self.lowest_cut, pos)
+        self.lowest_cut = min(self.lowest_cut, active[-1][0])
         return True
 
-    def push(self, key: tuple[Any, ...], fv: FuncV, widened: bool) -> tuple[int, int]:
+    def push(self, key: tuple[Any, ...], fv: FuncV, widened_size: int | None) -> tuple[int, int]:
         """Enter a computation: (its position, the enclosing computation's lowest cut so far)."""
         pos = len(self.keys)
         self.keys[key] = pos
         fid = (fv.rel, fv.pos)
         self.functions[fid] = self.functions.get(fid, 0) + 1
-        if widened:
-            self.widened[fid] = pos
+        if widened_size is not None:
+            self.widened.setdefault(fid, []).append((pos, widened_size))
         saved, self.lowest_cut = self.lowest_cut, 1 << 30
         return pos, saved
 
@@ -107,8 +108,9 @@ class Frames:
         del self.keys[key]
         fid = (fv.rel, fv.pos)
         self.functions[fid] -= 1
-        if self.widened.get(fid) == pos:
-            del self.widened[fid]
+        active = self.widened.get(fid)
+        if active and active[-1][0] == pos:
+            active.pop()
         cut = self.lowest_cut
         if self.provisional:
             for k in [k for k, (c, _) in self.provisional.items() if c >= pos]:

@@ -1,0 +1,123 @@
+"""Function summaries (tools/classify/summaries.py): one analysis per function and context, recursion
+widened and cut, results independent of which test reaches a function first."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tools.classify import interp_calls
+from tools.classify.runner import run
+from tools.classify.summaries import widen
+from tools.classify.values import UNKNOWN, ClassV, Const, DeviceV, Inst, OneOf, Seq, TensorV
+
+
+def _tree(tmp_path: Path, files: dict[str, str]) -> Path:
+    for rel, src in files.items():
+        p = tmp_path / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(textwrap.dedent(src))
+    return tmp_path
+
+
+def test_widen_forgets_numbers_and_keeps_device_facts() -> None:
+    cls = ClassV("m.py", (1, 0), "Node")
+    node = Inst(cls, (("depth", Const(3)), ("device", DeviceV("cuda")), ("name", Const("left")),
+                      ("shape", Seq((Const(2), Const(3)), "tuple")), ("t", TensorV("cpu"))))
+    wide = widen(node)
+    assert isinstance(wide, Inst)
+    attrs = dict(wide.attrs)
+    assert attrs["depth"] == UNKNOWN
+    assert attrs["shape"] == Seq((UNKNOWN, UNKNOWN), "tuple")
+    assert attrs["device"] == DeviceV("cuda")
+    assert attrs["name"] == Const("left")
+    assert attrs["t"] == TensorV("cpu")
+    assert widen(Const(True)) == Const(True)  # a flag decides a branch, not a depth
+    assert widen(OneOf(frozenset({Const(1), Const(2)}))) == UNKNOWN
+
+
+MUTUAL = {
+    "pkg/__init__.py": "",
+    "pkg/walk.py": """
+        import torch
+
+
+        def down(n, x, device):
+            if n > 0:
+                return up(n - 1, x, device)
+            return x
+
+
+        def up(n, x, device):
+            if n > 3:
+                return x.to(device)
+            return down(n + 2, x, device)
+    """,
+    "tests/test_x.py": """
+        import torch
+
+        from pkg.walk import down, up
+
+
+        def test_down_first_cpu():
+            down(5, torch.zeros(2), "cpu")
+
+
+        def test_down_first_cuda():
+            down(5, torch.zeros(2), "cuda")
+
+
+        def test_up_first_cpu():
+            up(1, torch.zeros(2), "cpu")
+
+
+        def test_up_first_cuda():
+            up(1, torch.zeros(2), "cuda")
+    """,
+}
+
+
+def test_mutual_recursion_is_sound_and_independent_of_order(tmp_path: Path) -> None:
+    root = _tree(tmp_path, MUTUAL)
+    whole = run(root, cache_dir=None, workers=1).files["tests/test_x.py"].tests
+    assert {k: v.label for k, v in whole.items()} == {
+        "test_down_first_cpu": "cpu", "test_down_first_cuda": "gpu",
+        "test_up_first_cpu": "cpu", "test_up_first_cuda": "gpu"}
+    # the same verdicts, reasons included, when the other entry point is analysed first
+    reordered = _tree(tmp_path / "b", {**MUTUAL, "tests/test_x.py": MUTUAL["tests/test_x.py"].replace(
+        "test_down_first", "test_z_down_first")})
+    other = run(reordered, cache_dir=None, workers=1).files["tests/test_x.py"].tests
+    for k, v in whole.items():
+        got = other[k.replace("test_down_first", "test_z_down_first")]
+        assert (got.label, got.gpu_count) == (v.label, v.gpu_count)
+
+
+def test_a_summary_is_computed_once_for_every_test_that_reaches_it(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    tests = "".join(f"\n\ndef test_{i}():\n    prepare(torch.zeros(2), 'cpu')\n" for i in range(40))
+    root = _tree(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/lib.py": """
+            def prepare(x, device):
+                return normalise(x.to(device))
+
+
+            def normalise(x):
+                return x / x.sum()
+        """,
+        "tests/test_x.py": "import torch\nfrom pkg.lib import prepare\n" + tests,
+    })
+    analysed: list[str] = []
+    original = interp_calls.CallsMixin._run_function
+
+    def counting(self, fv, *args, **kwargs):  # type: ignore[no-untyped-def]
+        analysed.append(fv.name)
+        return original(self, fv, *args, **kwargs)
+
+    monkeypatch.setattr(interp_calls.CallsMixin, "_run_function", counting)
+    got = run(root, cache_dir=None, workers=1).files["tests/test_x.py"].tests
+    assert {v.label for v in got.values()} == {"cpu"}
+    assert analysed.count("prepare") == 1
+    assert analysed.count("normalise") == 1
