@@ -63,12 +63,26 @@ class ModuleSource(Protocol):
 
 
 @dataclass
+class Generated:
+    """What a generator function yields, in order, while every yield is reached on the one path the analysis
+    follows (decided branches, unrolled loops); `exact` turns False at a yield on an undecided path. A
+    parametrization from a generator (`parametrize("a, b", _cases())`) then has exact ids."""
+
+    items: list[Value] = field(default_factory=list)
+    exact: bool = True
+
+
+MAX_GENERATED = 1024  # yields kept: more is not a parametrization anyone spells out
+
+
+@dataclass
 class CallResult:
     value: Value
     findings: tuple[Finding, ...]
     self_after: Value | None = None
     cost: int = 0  # interpreter steps the call took, its callees' included
     stores: tuple[tuple[str, Value], ...] = ()  # shared namespaces (STORE keys) as the call left them
+    generated: tuple[Value, ...] | None = None  # an undecorated generator's exact yields (Generated)
 
 
 @dataclass
@@ -91,6 +105,8 @@ class Frame:
     self_name: str | None = None
     cls: ClassV | None = None
     captured: dict[str, Value] = field(default_factory=dict)
+    generated: Generated | None = None  # a generator function's yields, in order (see Generated)
+    branch: bool = False  # a path the analysis could not decide (an if, a loop body run once, a try)
 
     def add(self, finding: Finding) -> None:
         same = [f for f in self.findings if f.kind == finding.kind]

@@ -16,6 +16,7 @@ from tools.classify.interp_base import (
     BudgetExceeded,
     CallResult,
     Frame,
+    Generated,
     InterpBase,
     _call_requirement,
     _mutable_target,
@@ -186,6 +187,8 @@ class CallsMixin(InterpBase):
                 # a method of one of `self`'s objects (read from each): its object after the call replaces it
                 frame.env[frame.self_name] = bounded(join_all([res.self_after if a == fv.bound else a
                                                                for a in alternatives(cur)]))
+        if res.generated is not None:
+            return Seq(res.generated, "tuple")  # what iterating the generator gives (`parametrize(.., gen())`)
         return res.value
 
     def invoke(self, fv: FuncV, args: list[Value], kwargs: dict[str, Value], frame: Frame) -> CallResult:
@@ -295,13 +298,29 @@ class CallsMixin(InterpBase):
         if isinstance(node, ast.Lambda):
             value = self.ev(node.body, frame)
             return CallResult(value, tuple(frame.findings))
+        if not node.decorator_list and is_generator(node):
+            frame.generated = Generated()
         self.exec_block(node.body, frame)
         value = join_all(frame.returns) if frame.returns else Const(None)
         if isinstance(value, NoReturn):
             value = UNK
         self_after = frame.env.get(frame.self_name) if frame.self_name else None
+        gen = frame.generated
         return CallResult(value, tuple(frame.findings), self_after if is_objects(self_after) else None,
-                          stores=frame_stores(frame) if self.stores_seen else ())
+                          stores=frame_stores(frame) if self.stores_seen else (),
+                          generated=tuple(gen.items) if gen is not None and gen.exact else None)
+
+
+def is_generator(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A `def` with a yield of its own (not one of a nested function, class or lambda)."""
+    todo: list[ast.AST] = list(node.body)
+    while todo:
+        n = todo.pop()
+        if isinstance(n, (ast.Yield, ast.YieldFrom)):
+            return True
+        if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            todo.extend(ast.iter_child_nodes(n))
+    return False
 
 
 def _mutate_seq(seq: Seq, name: str, args: list[Value]) -> tuple[Seq, Value] | None:

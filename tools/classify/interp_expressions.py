@@ -18,6 +18,7 @@ from tools.classify.guards import cuda_guard, dropping_gpu_findings
 from tools.classify.interp_base import (
     DYNAMIC,
     EMPTY_DICT,
+    MAX_GENERATED,
     MOCK_OBJECT,
     BudgetExceeded,
     Frame,
@@ -276,11 +277,14 @@ class ExpressionsMixin(InterpBase):
         return self.ev(n.value, frame)
 
     def ev_Yield(self, n: ast.Yield, frame: Frame) -> Value:
-        frame.returns.append(self.ev(n.value, frame) if n.value is not None else Const(None))
+        v = self.ev(n.value, frame) if n.value is not None else Const(None)
+        frame.returns.append(v)
+        _generate(frame, (v,))
         return UNK
 
     def ev_YieldFrom(self, n: ast.YieldFrom, frame: Frame) -> Value:
-        self.ev(n.value, frame)
+        v = self.ev(n.value, frame)
+        _generate(frame, v.items if isinstance(v, Seq) else None)
         return UNK
 
     def ev_Starred(self, n: ast.Starred, frame: Frame) -> Value:
@@ -475,3 +479,15 @@ def _const_alternatives(v: Value) -> bool:
     """Whether every alternative of v is a constant (a Const, or a OneOf of a few of them)."""
     alts = alternatives(v)
     return len(alts) <= MAX_STRING_CHOICES and all(isinstance(a, Const) for a in alts)
+
+
+def _generate(frame: Frame, items: tuple[Value, ...] | None) -> None:
+    """Record yielded values on a generator's frame; None (`yield from` an unknown iterable) or a yield on an
+    undecided path makes the sequence inexact."""
+    gen = frame.generated
+    if gen is None or not gen.exact:
+        return
+    if items is None or frame.branch or len(gen.items) + len(items) > MAX_GENERATED:
+        gen.exact = False
+        return
+    gen.items.extend(items)

@@ -77,7 +77,7 @@ class StatementsMixin(InterpBase):
 
     def _branch(self, frame: Frame) -> Frame:
         return Frame(frame.rel, frame.world, dict(frame.env), frame.module_env, frame.findings, frame.depth,
-                     frame.returns, frame.self_name, frame.cls, frame.captured)
+                     frame.returns, frame.self_name, frame.cls, frame.captured, frame.generated, True)
 
     def _merge(self, frame: Frame, branches: list[tuple[Frame, bool]]) -> bool:
         live = [b for b, ended in branches if not ended]
@@ -612,10 +612,13 @@ def _grows_containers(loop: ast.For | ast.AsyncFor) -> bool:
                              ast.AsyncFor, ast.While)):
             if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
                 mutates = mutates or any(isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute)
-                                         and c.func.attr in MUTATORS for c in ast.walk(node))
+                                         and c.func.attr in MUTATORS or isinstance(c, (ast.Yield, ast.YieldFrom))
+                                         for c in ast.walk(node))
             continue  # their own break/continue are theirs
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in MUTATORS:
             mutates = True
+        elif isinstance(node, (ast.Yield, ast.YieldFrom)):
+            mutates = True  # a generator's output, in order
         elif isinstance(node, ast.AugAssign):
             mutates = True
         todo.extend(ast.iter_child_nodes(node))
