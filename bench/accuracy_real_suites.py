@@ -272,6 +272,14 @@ def _source_near(src: Path, where: str) -> str:
     return " ".join(x.strip() for x in lines[max(n - 3, 0):n])
 
 
+def _source_line(src: Path, path: str, n: int) -> str:
+    try:
+        lines = (src / path).read_text(errors="replace").splitlines()
+    except OSError:
+        return ""
+    return lines[n - 1] if 0 < n <= len(lines) else ""
+
+
 def label_of(rows: list[dict[str, object]], src: Path) -> Truth:
     """One test's ground truth from its setup/call/teardown reports."""
     bad = [r for r in rows if r["outcome"] != "passed"]
@@ -300,6 +308,13 @@ def label_of(rows: list[dict[str, object]], src: Path) -> Truth:
         m = UNRELATED.search(text)
         return Truth("excluded", f"failed: {m.group(0) if m else ''}")
     last = [ln for ln in text.strip().splitlines() if ln.strip()][-1:] or [""]
+    at = re.match(r"(\S+\.py):(\d+): \w+", last[0].strip())
+    if at:
+        line = _source_line(src, at.group(1), int(at.group(2)))
+        if "skip" in line and GPU_TEXT.search(line):
+            # the test asked to be skipped for lack of CUDA and the skip call itself failed (pytest 8 removed
+            # `pytest.skip(msg=...)`): it wants a GPU, as the skip says
+            return Truth("gpu", f"failed in a skip for lack of CUDA: {line.strip()[:100]}")
     return Truth("cpu", f"failed: {last[0].strip()[:120]}")
 
 

@@ -51,3 +51,20 @@ def test_rates_use_the_issue_denominators(acc: ModuleType) -> None:
     assert acc.verdict("false_cpu", r["false_cpu"]).endswith("(ok: <= 0.5%)")
     assert "MISSED" in acc.verdict("cpu_routing", 0.949)
     assert acc.rates(acc.Score())["false_cpu"] is None  # no GPU test: no rate, not 0 %
+
+
+def test_a_failing_skip_for_lack_of_cuda_is_a_gpu_test(acc: ModuleType, tmp_path: Path) -> None:
+    """torchsde's `pytest.skip(msg="CUDA not available.")` raises TypeError on pytest 8: the test still asked
+    for a GPU. Any other failure stays `cpu`."""
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_x.py").write_text(
+        "def test_a(device):\n"
+        "    if device == gpu and not torch.cuda.is_available():\n"
+        "        pytest.skip(msg=\"CUDA not available.\")\n"
+        "    assert x\n")
+    skip_failed = {"outcome": "failed", "xfail": False, "when": "call",
+                   "text": "E   TypeError: skip() got an unexpected keyword argument 'msg'\n\n"
+                           "tests/test_x.py:3: TypeError"}
+    assert acc.label_of([skip_failed], tmp_path).label == "gpu"
+    other = {**skip_failed, "text": "E   AssertionError\n\ntests/test_x.py:4: AssertionError"}
+    assert acc.label_of([other], tmp_path).label == "cpu"
