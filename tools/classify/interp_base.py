@@ -83,6 +83,7 @@ class CallResult:
     cost: int = 0  # interpreter steps the call took, its callees' included
     stores: tuple[tuple[str, Value], ...] = ()  # shared namespaces (STORE keys) as the call left them
     generated: tuple[Value, ...] | None = None  # an undecorated generator's exact yields (Generated)
+    widened: bool = False  # the summary of a recursive call, in its widened context (summaries.widen)
 
 
 @dataclass

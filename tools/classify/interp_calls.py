@@ -170,8 +170,9 @@ class CallsMixin(InterpBase):
         return target
 
     def _absorb(self, res: CallResult, frame: Frame, line: int, what: str) -> None:
+        via = step(frame.rel, line, f"calls {what}()" + (" [recursive: widened context]" if res.widened else ""))
         for f in res.findings:
-            frame.add(f.prefixed(step(frame.rel, line, f"calls {what}()")))
+            frame.add(f.prefixed(via))
         if res.stores:
             frame.env.update(res.stores)  # the shared namespaces as the call left them
 
@@ -256,6 +257,7 @@ class CallsMixin(InterpBase):
         if result.self_after is not None:
             after = bounded(result.self_after)
             result.self_after = after if is_objects(after) else None
+        result.widened = widened_size is not None
         if storable:
             self.calls[key] = result
         else:

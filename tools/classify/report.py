@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -91,5 +92,12 @@ def explain(results: Mapping[str, FileResult], nodeid: str) -> str | None:
     for i, reason in enumerate(v.reasons, 1):
         parts = reason.split(" -> ")
         lines.append(f"  {i}. {parts[0]}")
-        lines.extend(f"     -> {p}" for p in parts[1:])
+        for caller, part in zip(parts, parts[1:], strict=False):
+            called = _CALLS.search(caller)
+            via = f"summary of {called.group(1)}(){called.group(2) or ''}: " if called else ""
+            lines.append(f"     -> {via}{part}")
     return "\n".join(lines) + "\n"
+
+
+# `calls f()` in a reason: the next step is what f's summary (tools/classify/summaries.py) says
+_CALLS = re.compile(r": calls ([\w.]+)\(\)( \[[^\]]*\])?$")

@@ -121,3 +121,20 @@ def test_a_summary_is_computed_once_for_every_test_that_reaches_it(tmp_path: Pat
     assert {v.label for v in got.values()} == {"cpu"}
     assert analysed.count("prepare") == 1
     assert analysed.count("normalise") == 1
+
+
+def test_explain_shows_the_chain_of_summaries(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from tools.classify.cli import main
+
+    root = _tree(tmp_path, MUTUAL)
+    assert main(["--root", str(root), "--no-cache", "--explain", "tests/test_x.py::test_up_first_cuda"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "tests/test_x.py::test_up_first_cuda: gpu (gpu_count=1, vram_gb=0)"
+    # the test calls up(); up's summary says it calls down(), whose summary (a recursive call: widened)
+    # calls up() again, whose summary moves the tensor
+    assert out[1:] == [
+        "  1. tests/test_x.py:20: calls up()",
+        "     -> summary of up(): pkg/walk.py:14: calls down()",
+        "     -> summary of down(): pkg/walk.py:7: calls up() [recursive: widened context]",
+        "     -> summary of up() [recursive: widened context]: pkg/walk.py:13: .to('cuda') needs a CUDA device",
+    ]
