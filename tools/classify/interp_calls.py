@@ -314,15 +314,23 @@ class CallsMixin(InterpBase):
 
 
 def is_generator(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    """A `def` with a yield of its own (not one of a nested function, class or lambda)."""
+    """A `def` with a yield of its own (not one of a nested function, class or lambda). Kept on the node: a
+    walk of the whole body per call was 30% of a run on torchsde."""
+    known = node.__dict__.get(_GENERATOR)
+    if known is not None:
+        return bool(known)
+    found = False
     todo: list[ast.AST] = list(node.body)
-    while todo:
+    while todo and not found:
         n = todo.pop()
-        if isinstance(n, (ast.Yield, ast.YieldFrom)):
-            return True
+        found = isinstance(n, (ast.Yield, ast.YieldFrom))
         if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
             todo.extend(ast.iter_child_nodes(n))
-    return False
+    node.__dict__[_GENERATOR] = found
+    return found
+
+
+_GENERATOR = "_classify_is_generator"  # not an ast field: ast.unparse/dump and the fields ignore it
 
 
 def _mutate_seq(seq: Seq, name: str, args: list[Value]) -> tuple[Seq, Value] | None:
