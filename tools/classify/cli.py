@@ -13,12 +13,12 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from tools import bazel_paths
-from tools.classify import classification_file as cf
+from tools.bounded_read import MAX_FILE_BYTES
 from tools.classify import report
 from tools.classify.cache import default_cache_dir
 from tools.classify.merge import kept_unanalysed, merge
-from tools.classify.modules import MAX_FILE_BYTES
 from tools.classify.runner import run
+from tools.contract import classification as cf
 
 
 def workspace_root(args: argparse.Namespace) -> Path:

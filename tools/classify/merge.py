@@ -12,25 +12,13 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from tools.classify.analyzer import FileResult
-from tools.classify.classification_file import empty
 from tools.classify.evidence import Verdict
+from tools.contract.classification import MEASURED, empty, file_summary
 
 
 def test_entry(v: Verdict) -> dict[str, Any]:
     return {"label": v.label, "gpu_count": v.gpu_count if v.label == "gpu" else 0,
             "vram_gb": v.vram_gb if v.label == "gpu" else 0, "source": "static", "reasons": list(v.reasons)}
-
-
-def file_label(labels: list[str]) -> str:
-    """all cpu -> cpu; all gpu -> gpu; cpu and gpu -> mixed; unknown without gpu -> unknown."""
-    s = set(labels)
-    if not s:
-        return "cpu"
-    if "gpu" in s:
-        return "mixed" if "cpu" in s else "gpu"
-    if "unknown" in s:
-        return "unknown"
-    return "cpu"
 
 
 def file_entry(r: FileResult) -> dict[str, Any]:
@@ -42,24 +30,8 @@ def file_entry(r: FileResult) -> dict[str, Any]:
     return entry
 
 
-def file_source(tests: Mapping[str, Mapping[str, Any]]) -> str:
-    """`runtime` once any test's label was proven by a run (the `torch-label-source:` tag shows it)."""
-    return "runtime" if any(t.get("source") == "runtime" for t in tests.values()) else "static"
-
-
 def _summarise(tests: Mapping[str, Mapping[str, Any]], torch: bool) -> dict[str, Any]:
-    labels = [t["label"] for t in tests.values()]
-    return {
-        "label": file_label(labels),
-        "torch": torch,
-        "gpu_count": max((int(t.get("gpu_count", 0)) for t in tests.values()), default=0),
-        "vram_gb": max((t.get("vram_gb", 0) for t in tests.values()), default=0),
-        "source": file_source(tests),
-        "tests": dict(sorted(tests.items())),
-    }
-
-
-MEASURED = "measured peak"  # the reason tools/feedback/vram.py writes with a measured VRAM need
+    return {**file_summary(tests), "torch": torch, "tests": dict(sorted(tests.items()))}
 
 
 def _base(key: str) -> str:

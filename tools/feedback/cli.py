@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from tools.bazel_paths import workspace_root
-from tools.classify import classification_file as cf
+from tools.contract import classification as cf
 
 FLAGS = ("--from-results", "--vram-from", "--write-markers")
 

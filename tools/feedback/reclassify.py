@@ -21,9 +21,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from tools.classify.merge import file_label, file_source
+from tools.contract.classification import MANUAL, file_summary
+from tools.contract.runtime import resolve_key, split_nodeid
 from tools.feedback.cuda_failures import Verdict, classify_outcome
-from tools.feedback.results import Results, Run, TestCase, split_nodeid
+from tools.feedback.results import Results, Run, TestCase
 
 
 @dataclass(frozen=True)
@@ -61,28 +62,10 @@ def summarise_file(entry: dict[str, Any]) -> None:
     tests = entry.get("tests") or {}
     if not tests:
         return
-    entry["label"] = file_label([t["label"] for t in tests.values()])
-    if entry.get("source") != "manual":
-        entry["source"] = file_source(tests)
-    entry["gpu_count"] = max((int(t.get("gpu_count", 0)) for t in tests.values()), default=0)
-    entry["vram_gb"] = max((t.get("vram_gb", 0) for t in tests.values()), default=0)
-    entry["tests"] = dict(sorted(tests.items()))
-
-
-def resolve_key(tests: Mapping[str, Any], key: str) -> str | None:
-    """The classification key covering a test key: exact, else its function (all parametrizations),
-    else its enclosing classes (the runner's rule, rules/private/pytest_runner.py:route_label)."""
-    if key in tests:
-        return key
-    base = key.split("[", 1)[0]
-    if base in tests:
-        return base
-    parts = base.split("::")
-    for end in range(len(parts) - 1, 0, -1):
-        prefix = "::".join(parts[:end])
-        if prefix in tests:
-            return prefix
-    return None
+    summary = file_summary(tests)
+    if entry.get("source") == MANUAL:
+        del summary["source"]
+    entry.update(summary, tests=dict(sorted(tests.items())))
 
 
 def is_gpu_run(run: Run, cases: list[TestCase], files: Mapping[str, Any]) -> str | None:

@@ -17,9 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tools.classify.merge import MEASURED
-from tools.feedback.reclassify import Note, reason_line, resolve_key, summarise_file
-from tools.feedback.results import GPU_MEMORY_JSON, Problem, split_nodeid
+from tools.contract.classification import MEASURED
+from tools.contract.runtime import resolve_key, split_nodeid
+from tools.feedback.reclassify import Note, reason_line, summarise_file
+from tools.feedback.results import GPU_MEMORY_JSON, Problem
 
 DEFAULT_HEADROOM = 1.2
 MAX_JSON_BYTES = 64 * 2**20

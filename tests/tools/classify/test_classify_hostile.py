@@ -20,10 +20,10 @@ from pathlib import Path
 import pytest
 
 from tools.classify import cache as cache_mod
-from tools.classify import classification_file as cf
 from tools.classify import limits
 from tools.classify.cli import main
 from tools.classify.runner import run
+from tools.contract import classification as cf
 
 REPO = Path(__file__).resolve().parents[3]
 CPU = "import torch\n\ndef test_a():\n    torch.ones(1)\n"
