@@ -139,7 +139,7 @@ def validate(data: Any, origin: str = DEFAULT_FILENAME) -> dict[str, Any]:
     _check_keys(origin, data, TOP_KEYS)
     if not isinstance(data.get("generated_by", ""), str):
         raise ClassificationFileError(f"{origin}: 'generated_by' must be a string")
-    if data.get("version") != SCHEMA_VERSION:
+    if type(data.get("version")) is not int or data["version"] != SCHEMA_VERSION:  # (not `true`, not 1.0)
         raise ClassificationFileError(
             f"{origin}: unsupported 'version' {data.get('version')!r} (this tool reads {SCHEMA_VERSION})"
         )

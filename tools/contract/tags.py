@@ -28,7 +28,8 @@ GPU_INTERCONNECT = "gpu-interconnect"
 
 FLAGS = (REQUIRES_TORCH_CPU, NO_TORCH, REQUIRES_GPU, UNCLASSIFIED, EXCLUSIVE)
 INT_KEYS = (GPU_COUNT, VRAM_GB, RESOURCES_GPU)
-VALUE_KEYS = (*INT_KEYS, LABEL_SOURCE, CUDA_MIN, GPU_MODEL, GPU_INTERCONNECT)
+SINGLE_KEYS = (*INT_KEYS, CUDA_MIN, GPU_MODEL, GPU_INTERCONNECT)  # one value per target
+VALUE_KEYS = (*SINGLE_KEYS, LABEL_SOURCE)  # a target split from files of several sources has several
 # Values of torch-label-source: the classification file's sources plus the macro's `device` attribute.
 LABEL_SOURCES = ("static", "runtime", "manual", "attribute")
 _MINIMUM = {GPU_COUNT: 1, VRAM_GB: 0, RESOURCES_GPU: 1}
@@ -101,7 +102,7 @@ class TagValues:
 
     def as_dict(self) -> dict[str, object]:
         """The fields that are set (the parity cases' form)."""
-        return {k: v for k, v in self.__dict__.items() if v not in (None, False)}
+        return {k: v for k, v in self.__dict__.items() if v is not None and v is not False}
 
 
 def _value_problem(key: str, value: str) -> str | None:
@@ -127,7 +128,7 @@ def problems(tags: Sequence[str]) -> list[str]:
         problem = _value_problem(key, value)
         if problem:
             found.append(problem)
-        elif key in seen and seen[key] != value:
+        elif key in SINGLE_KEYS and key in seen and seen[key] != value:
             found.append(f"conflicting tags {key}:{seen[key]} and {key}:{value}")
         seen.setdefault(key, value)
     count, resources = seen.get(GPU_COUNT), seen.get(RESOURCES_GPU)
