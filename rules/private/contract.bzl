@@ -3,7 +3,7 @@
 The classification file's validator (classification_repo.bzl runs it at loading time) and the environment
 variables torch_py_test sets for the runner and the GPU wrapper. The tag vocabulary's twin is tags.bzl.
 tests/rules/contract_cases.json feeds the same cases to both sides (tests/rules/BUILD.bazel, and
-tests/tools/contract/test_parity.py for Python): change both, and the parity test tells you what you missed.
+tests/tools/contract/test_contract_parity.py for Python): change both, and the parity test tells you what you missed.
 """
 
 SCHEMA_VERSION = 1

@@ -6,7 +6,11 @@ the runner resolves keys at run time with tools/contract/runtime.py itself.
 """
 
 load("@bazel_skylib//lib:unittest.bzl", "asserts", "unittest")
+
+# buildifier: disable=bzl-visibility (tests of the private helpers)
 load("//rules/private:contract.bzl", "validate_classification")
+
+# buildifier: disable=bzl-visibility (tests of the private helpers)
 load("//rules/private:tags.bzl", "parse_tags", "part_tags")
 load(":contract_cases.bzl", "CASES")
 

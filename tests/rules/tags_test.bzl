@@ -4,6 +4,8 @@ Without these, routing was tested only through a live `bazel query` of the examp
 """
 
 load("@bazel_skylib//lib:unittest.bzl", "asserts", "unittest")
+
+# buildifier: disable=bzl-visibility (tests of the private helpers)
 load("//rules/private:tags.bzl", "cpu_threads", "parse_tags", "part_tags", "route", "test_files")
 
 _CLASSIFIED = {
