@@ -4,7 +4,8 @@ from rules.private import pytest_runner as runner
 
 
 def test_test_key_splits_path_from_node():
-    assert runner.contract.split_nodeid("tests/a/test_x.py::TestA::test_b[cuda]") == ("tests/a/test_x.py", "TestA::test_b[cuda]")
+    nodeid = "tests/a/test_x.py::TestA::test_b[cuda]"
+    assert runner.contract.split_nodeid(nodeid) == ("tests/a/test_x.py", "TestA::test_b[cuda]")
 
 
 def test_route_label_prefers_the_exact_parametrization():
