@@ -8,7 +8,7 @@ the runner resolves keys at run time with tools/contract/runtime.py itself.
 load("@bazel_skylib//lib:unittest.bzl", "asserts", "unittest")
 
 # buildifier: disable=bzl-visibility (tests of the private helpers)
-load("//rules/private:contract.bzl", "validate_classification")
+load("//rules/private:contract.bzl", "canonical_path", "validate_classification")
 
 # buildifier: disable=bzl-visibility (tests of the private helpers)
 load("//rules/private:tags.bzl", "parse_tags", "part_tags")
@@ -25,6 +25,14 @@ def _validator_test_impl(ctx):
     return unittest.end(env)
 
 validator_test = unittest.make(_validator_test_impl)
+
+def _paths_test_impl(ctx):
+    env = unittest.begin(ctx)
+    for case in CASES["paths"]:
+        asserts.equals(env, case["canonical"], canonical_path(case["path"]), "canonical_path(%r)" % case["path"])
+    return unittest.end(env)
+
+paths_test = unittest.make(_paths_test_impl)
 
 def _format_test_impl(ctx):
     env = unittest.begin(ctx)
@@ -68,4 +76,4 @@ def contract_parity_test_suite(name):
     Args:
       name: the test_suite's name.
     """
-    unittest.suite(name, validator_test, format_test, parse_test)
+    unittest.suite(name, validator_test, paths_test, format_test, parse_test)

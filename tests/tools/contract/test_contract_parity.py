@@ -47,6 +47,11 @@ def test_validator(case: dict[str, Any]) -> None:
         assert case["error"] in str(err.value)
 
 
+@pytest.mark.parametrize("case", CASES["paths"], ids=[repr(c["path"]) for c in CASES["paths"]])
+def test_canonical_paths(case: dict[str, Any]) -> None:
+    assert classification.canonical_path(case["path"]) is case["canonical"]
+
+
 @pytest.mark.parametrize("case", CASES["keys"], ids=_ids("keys"))
 def test_key_resolution(case: dict[str, Any]) -> None:
     assert runtime.resolve_key(case["tests"], case["key"]) == case["resolved"]

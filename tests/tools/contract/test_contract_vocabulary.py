@@ -15,7 +15,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(REPO))
 
-from tools.contract import runtime, tags  # noqa: E402
+from tools.contract import classification, runtime, tags  # noqa: E402
 from tools.gpu_manifest import query  # noqa: E402
 
 # Saved query output the GPU tools' tests read, wherever the tests keep it.
@@ -68,6 +68,15 @@ def test_tags_bzl_spells_the_vocabulary_as_tags_py_does() -> None:
     python = {name: value for name, value in vars(tags).items()
               if name.isupper() and not name.startswith("_") and isinstance(value, str)}
     assert python and starlark == python
+
+
+def test_contract_bzl_has_the_schemas_labels_sources_and_keys() -> None:
+    text = (REPO / "rules" / "private" / "contract.bzl").read_text(encoding="utf-8")
+    lists = {name: tuple(re.findall(r'"([^"]*)"', body))
+             for name, body in re.findall(r"^_([A-Z_]+) = \[([^\]]*)\]", text, re.MULTILINE)}
+    for name in ("FILE_LABELS", "TEST_LABELS", "SOURCES", "TOP_KEYS", "FILE_KEYS", "TEST_KEYS"):
+        assert lists.get(name) == getattr(classification, name), name
+    assert f"SCHEMA_VERSION = {classification.SCHEMA_VERSION}\n" in text
 
 
 def test_contract_bzl_names_the_variables_as_runtime_py_does() -> None:
