@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from tools.contract.classification import MANUAL, file_summary
+from tools.contract.classification import MANUAL, RUNTIME, file_summary
 from tools.contract.runtime import resolve_key, split_nodeid
 from tools.feedback.cuda_failures import Verdict, classify_outcome
 from tools.feedback.results import Results, Run, TestCase
@@ -115,7 +115,7 @@ def _move(test: dict[str, Any], reason: str, count: int) -> dict[str, Any]:
         "label": "gpu",
         "gpu_count": max(1, count, int(test.get("gpu_count", 0))),
         "vram_gb": test.get("vram_gb", 0),
-        "source": "runtime",
+        "source": RUNTIME,
         "reasons": [reason],
     }
 
@@ -157,7 +157,7 @@ def _apply(files: dict[str, Any], case: TestCase, verdict: Verdict, run: Run, re
     if entry is None:
         report.missing.append(Note(case.nodeid, f"{path} is not in the classification file (deleted or renamed?)"))
         return False
-    if entry.get("source") == "manual":
+    if entry.get("source") == MANUAL:
         report.manual_kept.append(Note(case.nodeid, f"file is classified manually; CPU run said: {verdict.evidence}"))
         return False
     tests: dict[str, Any] = entry.setdefault("tests", {})
@@ -167,7 +167,7 @@ def _apply(files: dict[str, Any], case: TestCase, verdict: Verdict, run: Run, re
             if entry.get("label") == "gpu":
                 report.already_gpu.append(case.nodeid)
                 return False
-            entry.update({"label": "gpu", "gpu_count": max(1, verdict.gpu_count), "source": "runtime",
+            entry.update({"label": "gpu", "gpu_count": max(1, verdict.gpu_count), "source": RUNTIME,
                           "reasons": [evidence_reason(path, case, verdict, run, entry.get("reasons", []))]})
             report.moves.append(Move(case.nodeid, entry["reasons"][0], verdict.note, verdict.gpu_count, case.outcome))
             return True
@@ -179,7 +179,7 @@ def _apply(files: dict[str, Any], case: TestCase, verdict: Verdict, run: Run, re
     if found is None:
         report.missing.append(Note(case.nodeid, f"no test {key!r} in {path}'s classification (renamed or removed?)"))
         return False
-    if found != key and tests[found].get("label") != "gpu" and tests[found].get("source") != "manual":
+    if found != key and tests[found].get("label") != "gpu" and tests[found].get("source") != MANUAL:
         # Only this parametrization (or method) failed: give it its own, more specific entry.
         tests[key] = copy.deepcopy(tests[found])
         found = key
@@ -189,7 +189,7 @@ def _apply(files: dict[str, Any], case: TestCase, verdict: Verdict, run: Run, re
 def _apply_key(tests: dict[str, Any], key: str, nodeid: str, case: TestCase, verdict: Verdict, run: Run,
                report: Report, path: str) -> bool:
     test = tests[key]
-    if test.get("source") == "manual":
+    if test.get("source") == MANUAL:
         report.manual_kept.append(Note(nodeid, f"classified {test.get('label')} manually; CPU run said: "
                                                f"{verdict.evidence}"))
         return False
