@@ -39,9 +39,9 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from tools.classify import cache as cache_mod  # noqa: E402
-from tools.classify import classification_file as cf  # noqa: E402
 from tools.classify.modules import display_name  # noqa: E402
 from tools.classify.runner import run  # noqa: E402
+from tools.contract import classification as cf  # noqa: E402
 
 CHILD_MEMORY = 2 << 30
 CHILD_TIMEOUT_S = 120

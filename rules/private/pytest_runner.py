@@ -29,6 +29,7 @@ Runner options come first and start with `--runner-`; everything else is passed 
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import sys
@@ -45,37 +46,32 @@ except ImportError:  # run as the test's main script (Bazel's stub does not put 
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import pytest_torch_glue as glue
 
+
+def _load_contract_runtime() -> Any:
+    """tools/contract/runtime.py (test keys, variable names), loaded by path from this repository's
+    runfiles: an `import tools...` could find the tested repository's own `tools` package instead."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    path = os.path.normpath(os.path.join(here, "..", "..", "tools", "contract", "runtime.py"))
+    spec = importlib.util.spec_from_file_location("rules_torch_test_contract_runtime", path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load the pipeline's contract from {path}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+contract = _load_contract_runtime()
+
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
 NO_TESTS_COLLECTED = 5
 
 
-def test_key(nodeid: str) -> tuple[str, str]:
-    """Split `path::Class::test[param]` into (`path`, `Class::test[param]`)."""
-    path, _, key = nodeid.partition("::")
-    return path, key
-
-
-def route_label(labels: Mapping[str, str], key: str) -> str:
-    """The label of one test key: exact id, else its function, else its class, else `unknown`."""
-    if key in labels:
-        return labels[key]
-    base = key.split("[", 1)[0]
-    if base in labels:
-        return labels[base]
-    parts = base.split("::")
-    for end in range(len(parts) - 1, 0, -1):
-        prefix = "::".join(parts[:end])
-        if prefix in labels:
-            return labels[prefix]
-    return "unknown"
-
-
 def in_part(routing: Mapping[str, Mapping[str, str]], part: str, nodeid: str) -> bool:
     """Whether a node id belongs to `part`: CPU parts run `cpu` tests, GPU parts everything else."""
-    path, key = test_key(nodeid)
+    path, key = contract.split_nodeid(nodeid)
     if path not in routing:
         return True
-    is_cpu = route_label(routing[path], key) == "cpu"
+    is_cpu = contract.route_label(routing[path], key) == "cpu"
     return is_cpu if part == "cpu" else not is_cpu
 
 
@@ -220,7 +216,7 @@ def thread_environment(environ: Mapping[str, str]) -> dict[str, str]:
     """Thread variables to set: the reserved CPU count, unless the user chose one already."""
     if any(variable in environ for variable in THREAD_VARIABLES):
         return {}
-    threads = environ.get("TORCH_TEST_NUM_THREADS", "1")
+    threads = environ.get(contract.NUM_THREADS, "1")
     return {variable: threads for variable in THREAD_VARIABLES}
 
 
@@ -375,10 +371,10 @@ def main(argv: list[str]) -> int:
     if environ.get("TEST_SHARD_STATUS_FILE"):
         open(environ["TEST_SHARD_STATUS_FILE"], "a").close()
 
-    routing = json.loads(environ.get("TORCH_TEST_ROUTING", "{}"))
+    routing = json.loads(environ.get(contract.ROUTING, "{}"))
     plugin = BazelPytestPlugin(
         routing=routing,
-        part=environ.get("TORCH_TEST_PART"),
+        part=environ.get(contract.PART),
         total_shards=int(environ.get("TEST_TOTAL_SHARDS", "1")),
         shard_index=int(environ.get("TEST_SHARD_INDEX", "0")),
         selection=test_filter(environ.get("TESTBRIDGE_TEST_ONLY")),

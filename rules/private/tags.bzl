@@ -1,10 +1,33 @@
 """Routing and tags for torch_py_test, computed in one place (vocabulary: docs/tags.md).
 
 Pure functions over the classification dict, so the whole decision is visible in `bazel query`
-output and testable without running anything.
+output and testable without running anything. The tag vocabulary is the twin of tools/contract/tags.py:
+`part_tags` formats and `parse_tags` reads the same tags, fed the same cases by the parity test
+(tests/rules/contract_cases.json).
 """
 
 DEVICES = ["cpu", "gpu"]
+
+REQUIRES_TORCH_CPU = "requires-torch-cpu"
+NO_TORCH = "no-torch"
+REQUIRES_GPU = "requires-gpu"
+UNCLASSIFIED = "torch-unclassified"
+EXCLUSIVE = "exclusive"
+GPU_COUNT = "gpu-count"
+VRAM_GB = "gpu-vram-gb"
+RESOURCES_GPU = "resources:gpu"
+LABEL_SOURCE = "torch-label-source"
+CUDA_MIN = "cuda-min"
+GPU_MODEL = "gpu-model"
+GPU_INTERCONNECT = "gpu-interconnect"
+
+FLAGS = [REQUIRES_TORCH_CPU, NO_TORCH, REQUIRES_GPU, UNCLASSIFIED, EXCLUSIVE]
+INT_KEYS = [GPU_COUNT, VRAM_GB, RESOURCES_GPU]
+SINGLE_KEYS = INT_KEYS + [CUDA_MIN, GPU_MODEL, GPU_INTERCONNECT]  # one value per target
+VALUE_KEYS = SINGLE_KEYS + [LABEL_SOURCE]  # a target split from files of several sources has several
+_MINIMUM = {GPU_COUNT: 1, RESOURCES_GPU: 1, VRAM_GB: 0}
+_INT_WANT = "(ASCII digits, no sign, spaces, '_' or leading zeros)"
+_DIGITS = "0123456789"
 
 def _ceil(value):
     whole = int(value)
@@ -96,6 +119,18 @@ def route(paths, classified, device = None):
         "gpu": gpu if gpu["paths"] else None,
     }
 
+def tag(key, value):
+    """The one spelling of a valued tag, `key:value`.
+
+    Args:
+      key: a valued tag's key, e.g. GPU_COUNT.
+      value: its value (formatted with %s).
+
+    Returns:
+      The tag string.
+    """
+    return "%s:%s" % (key, value)
+
 def part_tags(device, part, gpu_count = None, vram_gb = None, cuda_min = None, gpu_model = None, gpu_interconnect = None):
     """The tags of one part (see docs/tags.md); attribute values override the classification.
 
@@ -112,29 +147,87 @@ def part_tags(device, part, gpu_count = None, vram_gb = None, cuda_min = None, g
       A sorted list of tags.
     """
     sources = sorted(part["sources"].keys())
-    tags = ["torch-label-source:%s" % s for s in sources if s != "unclassified"]
+    tags = [tag(LABEL_SOURCE, s) for s in sources if s != "unclassified"]
     if device == "cpu":
-        tags.append("requires-torch-cpu" if part["torch"] else "no-torch")
+        tags.append(REQUIRES_TORCH_CPU if part["torch"] else NO_TORCH)
         return sorted(tags)
     count = gpu_count if gpu_count != None else part["gpu_count"]
     if count < 1:
         fail("gpu_count must be >= 1 for a GPU test, got %r" % count)
     vram = _ceil(vram_gb if vram_gb != None else part["vram_gb"])
     tags += [
-        "requires-gpu",
-        "gpu-count:%d" % count,
-        "gpu-vram-gb:%d" % vram,
-        "resources:gpu:%d" % count,
+        REQUIRES_GPU,
+        tag(GPU_COUNT, count),
+        tag(VRAM_GB, vram),
+        tag(RESOURCES_GPU, count),
     ]
     if part["unclassified"]:
-        tags.append("torch-unclassified")
-    if cuda_min:
-        tags.append("cuda-min:%s" % cuda_min)
-    if gpu_model:
-        tags.append("gpu-model:%s" % gpu_model)
-    if gpu_interconnect:
-        tags.append("gpu-interconnect:%s" % gpu_interconnect)
+        tags.append(UNCLASSIFIED)
+    for key, value in [(CUDA_MIN, cuda_min), (GPU_MODEL, gpu_model), (GPU_INTERCONNECT, gpu_interconnect)]:
+        if value:
+            tags.append(tag(key, value))
     return sorted(tags)
+
+def _split(text):
+    if text.startswith(RESOURCES_GPU + ":"):
+        return (RESOURCES_GPU, text[len(RESOURCES_GPU) + 1:])
+    key, sep, value = text.partition(":")
+    return (key, value) if sep and key in VALUE_KEYS else None
+
+def _digits(text):
+    return bool(text) and not [c for c in text.elems() if c not in _DIGITS]
+
+def _value_problem(key, value):
+    if key in INT_KEYS:
+        if not _digits(value) or (len(value) > 1 and value[0] == "0") or int(value) < _MINIMUM[key]:
+            return "tag %r: expected an integer >= %d %s" % (tag(key, value), _MINIMUM[key], _INT_WANT)
+    elif key == CUDA_MIN:
+        parts = value.split(".")
+        if len(parts) != 2 or not _digits(parts[0]) or not _digits(parts[1]):
+            return "tag %r: expected MAJOR.MINOR like 12.4" % tag(key, value)
+    return None
+
+def parse_tags(tags):
+    """Reads a target's tags; twin of tools/contract/tags.py's `parse`, with the same problems.
+
+    Args:
+      tags: the target's tags.
+
+    Returns:
+      A dict: "values" (requires_gpu, exclusive, gpu_count, vram_gb, resources_gpu, cuda_min, gpu_model,
+      gpu_interconnect; only those set) and "error" (the first problem, or None).
+    """
+    seen = {}
+    for text in tags:
+        pair = _split(text)
+        if pair == None:
+            continue
+        key, value = pair
+        problem = _value_problem(key, value)
+        if problem:
+            return {"error": problem, "values": {}}
+        if key in SINGLE_KEYS and key in seen and seen[key] != value:
+            return {"error": "conflicting tags %s:%s and %s:%s" % (key, seen[key], key, value), "values": {}}
+        seen[key] = value
+    count = seen.get(GPU_COUNT)
+    resources = seen.get(RESOURCES_GPU)
+    if count != None and resources != None and count != resources:
+        return {
+            "error": "tags %s:%s and %s:%s disagree; Bazel would admit the test with the wrong GPU count" % (GPU_COUNT, count, RESOURCES_GPU, resources),
+            "values": {},
+        }
+    values = {}
+    if REQUIRES_GPU in tags:
+        values["requires_gpu"] = True
+    if EXCLUSIVE in tags:
+        values["exclusive"] = True
+    for key, name in [(GPU_COUNT, "gpu_count"), (VRAM_GB, "vram_gb"), (RESOURCES_GPU, "resources_gpu")]:
+        if key in seen:
+            values[name] = int(seen[key])
+    for key, name in [(CUDA_MIN, "cuda_min"), (GPU_MODEL, "gpu_model"), (GPU_INTERCONNECT, "gpu_interconnect")]:
+        if seen.get(key):
+            values[name] = seen[key]
+    return {"error": None, "values": values}
 
 def cpu_threads(tags):
     """Threads a test may use: N from Bazel's `cpu:N` tag (the CPUs Bazel reserves), else 1.

@@ -2,10 +2,12 @@
 
 load("@rules_python//python:defs.bzl", "py_test")
 load("@torch_classification//:classification.bzl", "CLASSIFIED_FILES", "DEFAULT_PERF_BASELINES", "DEFAULT_PYTEST_CONFIG")
-load(":tags.bzl", "cpu_threads", "part_tags", "route", "test_files")
+load(":contract.bzl", "ENV_GPU_COUNT", "ENV_NUM_THREADS", "ENV_PART", "ENV_PERF_BASELINES", "ENV_ROUTING", "ENV_VRAM_GB")
+load(":tags.bzl", "cpu_threads", "parse_tags", "part_tags", "route", "test_files")
 
 _RUNNER = Label("//rules/private:pytest_runner.py")
 _GLUE = Label("//rules/private:pytest_torch_glue.py")
+_CONTRACT = Label("//tools/contract:runtime.py")  # the runner loads it by path (test keys, variable names)
 _RUNTIME = Label("//rules:torch_runtime")
 
 def _workspace_path(src):
@@ -102,7 +104,7 @@ def torch_py_test(
     if perf_baselines:
         common_data.append(perf_baselines)
         env = dict(env)
-        env.setdefault("TORCH_TEST_PERF_BASELINES", _config_path(perf_baselines))
+        env.setdefault(ENV_PERF_BASELINES, _config_path(perf_baselines))
 
     split = parts["cpu"] != None and parts["gpu"] != None
     targets = []
@@ -114,19 +116,19 @@ def torch_py_test(
         targets.append(":" + target)
         part_env = dict(env)
         if split and part["routing"]:
-            part_env["TORCH_TEST_ROUTING"] = _escape_make(json.encode(part["routing"]))
-            part_env["TORCH_TEST_PART"] = device_name
+            part_env[ENV_ROUTING] = _escape_make(json.encode(part["routing"]))
+            part_env[ENV_PART] = device_name
         all_tags = part_tags(device_name, part, gpu_count, vram_gb, cuda_min, gpu_model, gpu_interconnect) + list(tags)
-        part_env.setdefault("TORCH_TEST_NUM_THREADS", str(cpu_threads(all_tags)))
+        part_env.setdefault(ENV_NUM_THREADS, str(cpu_threads(all_tags)))
+        parsed = parse_tags(all_tags)
+        if parsed["error"]:
+            fail("torch_py_test %s: %s" % (native.package_relative_label(target), parsed["error"]))
         if device_name == "gpu":
-            for tag in all_tags:
-                if tag.startswith("gpu-count:"):
-                    part_env["TORCH_TEST_GPU_COUNT"] = tag.split(":")[1]
-                if tag.startswith("gpu-vram-gb:"):
-                    part_env["TORCH_TEST_VRAM_GB"] = tag.split(":")[1]
+            part_env[ENV_GPU_COUNT] = str(parsed["values"]["gpu_count"])
+            part_env[ENV_VRAM_GB] = str(parsed["values"]["vram_gb"])
         py_test(
             name = target,
-            srcs = [_RUNNER, _GLUE] + srcs,
+            srcs = [_RUNNER, _GLUE, _CONTRACT] + srcs,
             main = _RUNNER,
             args = runner_args + part["paths"] + list(args),
             data = common_data,

@@ -4,18 +4,19 @@ from rules.private import pytest_runner as runner
 
 
 def test_test_key_splits_path_from_node():
-    assert runner.test_key("tests/a/test_x.py::TestA::test_b[cuda]") == ("tests/a/test_x.py", "TestA::test_b[cuda]")
+    nodeid = "tests/a/test_x.py::TestA::test_b[cuda]"
+    assert runner.contract.split_nodeid(nodeid) == ("tests/a/test_x.py", "TestA::test_b[cuda]")
 
 
 def test_route_label_prefers_the_exact_parametrization():
     labels = {"test_p": "cpu", "test_p[cuda]": "gpu"}
-    assert runner.route_label(labels, "test_p[cuda]") == "gpu"
-    assert runner.route_label(labels, "test_p[cpu]") == "cpu"
+    assert runner.contract.route_label(labels, "test_p[cuda]") == "gpu"
+    assert runner.contract.route_label(labels, "test_p[cpu]") == "cpu"
 
 
 def test_route_label_falls_back_to_the_class_then_unknown():
-    assert runner.route_label({"TestOps": "gpu"}, "TestOps::test_add") == "gpu"
-    assert runner.route_label({}, "test_new") == "unknown"
+    assert runner.contract.route_label({"TestOps": "gpu"}, "TestOps::test_add") == "gpu"
+    assert runner.contract.route_label({}, "test_new") == "unknown"
 
 
 def test_unknown_tests_go_to_the_gpu_part():

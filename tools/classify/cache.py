@@ -23,8 +23,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from tools.classify.classification_file import sweep_stale_temporaries
 from tools.classify.modules import ImportSpec
+from tools.contract.classification import sweep_stale_temporaries
 
 CACHE_NAME = "classify-cache-v3.marshal"  # marshal: plain data, loads ~10x faster than JSON
 SNAPSHOT_NAME = "classify-snapshot-v2.marshal"  # the last run's whole result, keyed by file stats

@@ -13,12 +13,13 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from tools import bazel_paths
-from tools.classify import classification_file as cf
+from tools.bounded_read import MAX_FILE_BYTES
 from tools.classify import report
 from tools.classify.cache import default_cache_dir
 from tools.classify.merge import kept_unanalysed, merge
-from tools.classify.modules import MAX_FILE_BYTES
 from tools.classify.runner import run
+from tools.contract import classification as cf
+from tools.feedback import cli as feedback_cli
 
 
 def workspace_root(args: argparse.Namespace) -> Path:
@@ -86,12 +87,9 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    feedback_flags = ("--from-results", "--vram-from", "--write-markers")
-    if any(a.split("=", 1)[0] in feedback_flags for a in argv):
+    if feedback_cli.wants_feedback(argv):
         # The runtime feedback loop (tools/feedback, docs/feedback.md) shares this command line.
-        from tools.feedback.cli import main as feedback_main
-
-        return feedback_main(list(argv))
+        return feedback_cli.main(list(argv))
     args = parser().parse_args(argv)
     root = workspace_root(args)
     if not root.is_dir():

@@ -12,25 +12,13 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from tools.classify.analyzer import FileResult
-from tools.classify.classification_file import empty
 from tools.classify.evidence import Verdict
+from tools.contract.classification import MANUAL, MEASURED, RUNTIME, STATIC, empty, file_summary
 
 
 def test_entry(v: Verdict) -> dict[str, Any]:
     return {"label": v.label, "gpu_count": v.gpu_count if v.label == "gpu" else 0,
-            "vram_gb": v.vram_gb if v.label == "gpu" else 0, "source": "static", "reasons": list(v.reasons)}
-
-
-def file_label(labels: list[str]) -> str:
-    """all cpu -> cpu; all gpu -> gpu; cpu and gpu -> mixed; unknown without gpu -> unknown."""
-    s = set(labels)
-    if not s:
-        return "cpu"
-    if "gpu" in s:
-        return "mixed" if "cpu" in s else "gpu"
-    if "unknown" in s:
-        return "unknown"
-    return "cpu"
+            "vram_gb": v.vram_gb if v.label == "gpu" else 0, "source": STATIC, "reasons": list(v.reasons)}
 
 
 def file_entry(r: FileResult) -> dict[str, Any]:
@@ -42,24 +30,8 @@ def file_entry(r: FileResult) -> dict[str, Any]:
     return entry
 
 
-def file_source(tests: Mapping[str, Mapping[str, Any]]) -> str:
-    """`runtime` once any test's label was proven by a run (the `torch-label-source:` tag shows it)."""
-    return "runtime" if any(t.get("source") == "runtime" for t in tests.values()) else "static"
-
-
 def _summarise(tests: Mapping[str, Mapping[str, Any]], torch: bool) -> dict[str, Any]:
-    labels = [t["label"] for t in tests.values()]
-    return {
-        "label": file_label(labels),
-        "torch": torch,
-        "gpu_count": max((int(t.get("gpu_count", 0)) for t in tests.values()), default=0),
-        "vram_gb": max((t.get("vram_gb", 0) for t in tests.values()), default=0),
-        "source": file_source(tests),
-        "tests": dict(sorted(tests.items())),
-    }
-
-
-MEASURED = "measured peak"  # the reason tools/feedback/vram.py writes with a measured VRAM need
+    return {**file_summary(tests), "torch": torch, "tests": dict(sorted(tests.items()))}
 
 
 def _base(key: str) -> str:
@@ -74,11 +46,11 @@ def _still_collected(key: str, tests: Mapping[str, Any]) -> bool:
 def _keep_knowledge(tests: dict[str, Any], previous: Mapping[str, Any]) -> dict[str, Any]:
     """Carry manual labels, runtime gpu labels and measured VRAM from the previous file entry."""
     for key, pt in previous.items():
-        src = pt.get("source", "static")
+        src = pt.get("source", STATIC)
         new = tests.get(key)
-        if src == "manual":
+        if src == MANUAL:
             tests[key] = pt
-        elif src == "runtime" and pt.get("label") == "gpu":
+        elif src == RUNTIME and pt.get("label") == "gpu":
             if (new is None and _still_collected(key, tests)) or (new is not None and new["label"] != "gpu"):
                 tests[key] = pt
         elif new is not None and new["label"] == "gpu" and pt.get("label") == "gpu":
@@ -99,12 +71,12 @@ def merge(results: Mapping[str, FileResult], old: Mapping[str, Any] | None, scop
     unseen = list(unseen)
     files: dict[str, Any] = {}
     for rel, entry in old_files.items():
-        if rel not in results and (entry.get("source") == "manual" or (scope and not _in_scope(rel, scope))
+        if rel not in results and (entry.get("source") == MANUAL or (scope and not _in_scope(rel, scope))
                                    or _in_scope(rel, unseen)):
             files[rel] = entry
     for rel, r in sorted(results.items()):
         prev = old_files.get(rel)
-        if prev is not None and (prev.get("source") == "manual" or r.error):
+        if prev is not None and (prev.get("source") == MANUAL or r.error):
             files[rel] = prev
             continue
         entry = file_entry(r)
@@ -120,7 +92,7 @@ def kept_unanalysed(results: Mapping[str, FileResult], old: Mapping[str, Any] | 
     """(file, why) for every file whose previous entry `merge` keeps because it cannot be analysed now."""
     old_files: Mapping[str, Any] = (old or {}).get("files", {})
     return [(rel, r.error) for rel, r in sorted(results.items())
-            if r.error and rel in old_files and old_files[rel].get("source") != "manual"]
+            if r.error and rel in old_files and old_files[rel].get("source") != MANUAL]
 
 
 def _in_scope(rel: str, scope: list[str]) -> bool:

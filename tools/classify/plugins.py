@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from tools.classify.modules import read_source
+from tools.bounded_read import read_source
 
 PYTEST_TORCH_REL = "<pytest-torch>/plugin.py"
 

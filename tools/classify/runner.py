@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tools.bounded_read import MAX_FILE_BYTES, read_source
 from tools.classify import limits
 from tools.classify.analyzer import Analyzer, FileResult
 from tools.classify.cache import (
@@ -30,13 +31,11 @@ from tools.classify.cache import (
 )
 from tools.classify.evidence import Verdict
 from tools.classify.modules import (
-    MAX_FILE_BYTES,
     ImportSpec,
     ParsedModule,
     Problem,
     digest_of,
     is_test_file,
-    read_source,
     walk_python_files,
 )
 from tools.classify.parallel import map_ordered, resolve_workers

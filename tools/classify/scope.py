@@ -23,7 +23,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tools.classify.modules import read_source, read_text_file
+from tools.bounded_read import read_source, read_text_file
 
 # pytest's default `norecursedirs`.
 PYTEST_NORECURSE_DEFAULT = ("*.egg", ".*", "_darcs", "build", "CVS", "dist", "node_modules", "venv", "{arch}")

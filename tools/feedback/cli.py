@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from tools.bazel_paths import workspace_root
-from tools.classify import classification_file as cf
+from tools.contract import classification as cf
 
-FLAGS = ("--from-results", "--vram-from", "--write-markers")
+FLAGS = ("--from-results", "--vram-from", "--write-markers")  # the classify command line's flags that land here
 
 
 def wants_feedback(argv: Sequence[str]) -> bool:

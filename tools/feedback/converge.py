@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
-from tools.classify import classification_file as cf
+from tools.contract import classification as cf
 from tools.feedback.reclassify import Report, reclassify
 from tools.feedback.results import PathCheck, Problem, Results, read_test_dir
 

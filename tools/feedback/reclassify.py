@@ -21,9 +21,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from tools.classify.merge import file_label, file_source
+from tools.contract.classification import MANUAL, RUNTIME, file_summary
+from tools.contract.runtime import resolve_key, split_nodeid
 from tools.feedback.cuda_failures import Verdict, classify_outcome
-from tools.feedback.results import Results, Run, TestCase, split_nodeid
+from tools.feedback.results import Results, Run, TestCase
 
 
 @dataclass(frozen=True)
@@ -61,28 +62,10 @@ def summarise_file(entry: dict[str, Any]) -> None:
     tests = entry.get("tests") or {}
     if not tests:
         return
-    entry["label"] = file_label([t["label"] for t in tests.values()])
-    if entry.get("source") != "manual":
-        entry["source"] = file_source(tests)
-    entry["gpu_count"] = max((int(t.get("gpu_count", 0)) for t in tests.values()), default=0)
-    entry["vram_gb"] = max((t.get("vram_gb", 0) for t in tests.values()), default=0)
-    entry["tests"] = dict(sorted(tests.items()))
-
-
-def resolve_key(tests: Mapping[str, Any], key: str) -> str | None:
-    """The classification key covering a test key: exact, else its function (all parametrizations),
-    else its enclosing classes (the runner's rule, rules/private/pytest_runner.py:route_label)."""
-    if key in tests:
-        return key
-    base = key.split("[", 1)[0]
-    if base in tests:
-        return base
-    parts = base.split("::")
-    for end in range(len(parts) - 1, 0, -1):
-        prefix = "::".join(parts[:end])
-        if prefix in tests:
-            return prefix
-    return None
+    summary = file_summary(tests)
+    if entry.get("source") == MANUAL:
+        del summary["source"]
+    entry.update(summary, tests=dict(sorted(tests.items())))
 
 
 def is_gpu_run(run: Run, cases: list[TestCase], files: Mapping[str, Any]) -> str | None:
@@ -132,7 +115,7 @@ def _move(test: dict[str, Any], reason: str, count: int) -> dict[str, Any]:
         "label": "gpu",
         "gpu_count": max(1, count, int(test.get("gpu_count", 0))),
         "vram_gb": test.get("vram_gb", 0),
-        "source": "runtime",
+        "source": RUNTIME,
         "reasons": [reason],
     }
 
@@ -174,7 +157,7 @@ def _apply(files: dict[str, Any], case: TestCase, verdict: Verdict, run: Run, re
     if entry is None:
         report.missing.append(Note(case.nodeid, f"{path} is not in the classification file (deleted or renamed?)"))
         return False
-    if entry.get("source") == "manual":
+    if entry.get("source") == MANUAL:
         report.manual_kept.append(Note(case.nodeid, f"file is classified manually; CPU run said: {verdict.evidence}"))
         return False
     tests: dict[str, Any] = entry.setdefault("tests", {})
@@ -184,7 +167,7 @@ def _apply(files: dict[str, Any], case: TestCase, verdict: Verdict, run: Run, re
             if entry.get("label") == "gpu":
                 report.already_gpu.append(case.nodeid)
                 return False
-            entry.update({"label": "gpu", "gpu_count": max(1, verdict.gpu_count), "source": "runtime",
+            entry.update({"label": "gpu", "gpu_count": max(1, verdict.gpu_count), "source": RUNTIME,
                           "reasons": [evidence_reason(path, case, verdict, run, entry.get("reasons", []))]})
             report.moves.append(Move(case.nodeid, entry["reasons"][0], verdict.note, verdict.gpu_count, case.outcome))
             return True
@@ -196,7 +179,7 @@ def _apply(files: dict[str, Any], case: TestCase, verdict: Verdict, run: Run, re
     if found is None:
         report.missing.append(Note(case.nodeid, f"no test {key!r} in {path}'s classification (renamed or removed?)"))
         return False
-    if found != key and tests[found].get("label") != "gpu" and tests[found].get("source") != "manual":
+    if found != key and tests[found].get("label") != "gpu" and tests[found].get("source") != MANUAL:
         # Only this parametrization (or method) failed: give it its own, more specific entry.
         tests[key] = copy.deepcopy(tests[found])
         found = key
@@ -206,7 +189,7 @@ def _apply(files: dict[str, Any], case: TestCase, verdict: Verdict, run: Run, re
 def _apply_key(tests: dict[str, Any], key: str, nodeid: str, case: TestCase, verdict: Verdict, run: Run,
                report: Report, path: str) -> bool:
     test = tests[key]
-    if test.get("source") == "manual":
+    if test.get("source") == MANUAL:
         report.manual_kept.append(Note(nodeid, f"classified {test.get('label')} manually; CPU run said: "
                                                f"{verdict.evidence}"))
         return False

@@ -23,6 +23,8 @@ from pathlib import Path
 from typing import Any
 from xml.parsers import expat
 
+from tools.contract.runtime import split_nodeid
+
 MAX_XML_BYTES = 256 * 2**20  # beyond this a test.xml is not read further (reported)
 LOG_TAIL_BYTES = 8 * 2**20  # how much of the end of test.log the fallback reads
 TEXT_HEAD = 8 * 1024  # kept per failure text: the head (test source) ...
@@ -273,12 +275,6 @@ def nodeid_from_junit(classname: str, name: str, file: str | None = None, is_tes
             split -= 1
     path = "/".join(parts[:split]) + ".py"
     return "::".join([path, *parts[split:], *([leaf] if leaf else [])])
-
-
-def split_nodeid(nodeid: str) -> tuple[str, str]:
-    """`path::Class::test[p]` -> (`path`, `Class::test[p]`); a bare path gives an empty key."""
-    path, _, key = nodeid.partition("::")
-    return path, key
 
 
 # --- JUnit XML (streamed through expat) ------------------------------------------------------

@@ -17,9 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tools.classify.merge import MEASURED
-from tools.feedback.reclassify import Note, reason_line, resolve_key, summarise_file
-from tools.feedback.results import GPU_MEMORY_JSON, Problem, split_nodeid
+from tools.contract.classification import MANUAL, MEASURED
+from tools.contract.runtime import resolve_key, split_nodeid
+from tools.feedback.reclassify import Note, reason_line, summarise_file
+from tools.feedback.results import GPU_MEMORY_JSON, Problem
 
 DEFAULT_HEADROOM = 1.2
 MAX_JSON_BYTES = 64 * 2**20
@@ -137,7 +138,7 @@ def apply_vram(data: Mapping[str, Any], measurements: Iterable[Measurement], hea
         reason = (f"{path}:{line}: {MEASURED} {m.peak_reserved_mb / 1024:.1f} GiB on {m.target} "
                   f"(x{headroom:g} headroom -> {gb} GiB)")
         old = test.get("vram_gb", 0)
-        manual = test.get("source") == "manual" or entry.get("source") == "manual"
+        manual = test.get("source") == MANUAL or entry.get("source") == MANUAL
         if manual and gb <= old:
             report.manual_kept.append(Note(nodeid, f"manual vram_gb {old} kept ({MEASURED} needs {gb})"))
             continue
@@ -151,7 +152,7 @@ def apply_vram(data: Mapping[str, Any], measurements: Iterable[Measurement], hea
         touched.add(path)
     for path in touched:
         entry = files[path]
-        if entry.get("source") == "manual":
+        if entry.get("source") == MANUAL:
             entry["vram_gb"] = max(entry.get("vram_gb", 0), *(t.get("vram_gb", 0) for t in entry["tests"].values()))
         else:
             summarise_file(entry)

@@ -12,12 +12,10 @@ import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
 
+from tools.contract import runtime
 from tools.gpu_assign import locks
 from tools.gpu_assign.probe import Gpu, ProbeError, SmiRunner, probe
 
-COUNT_ENV = "TORCH_TEST_GPU_COUNT"
-VRAM_ENV = "TORCH_TEST_VRAM_GB"
-FRACTION_ENV = "TORCH_GPU_MEMORY_FRACTION"
 EXIT_NO_GPU = 2
 EXIT_TIMEOUT = 3
 
@@ -47,10 +45,10 @@ def parse_args(argv: Sequence[str], env: Mapping[str, str]) -> argparse.Namespac
     parser = argparse.ArgumentParser(prog="gpu_assign", description=__doc__,
                                      usage="%(prog)s [options] -- COMMAND [ARGS...]")
     # Defaults come from the environment as strings, so argparse checks them like typed options.
-    parser.add_argument("--gpus", type=_number(int, 0), default=env.get(COUNT_ENV) or "0",
-                        help=f"GPUs the test needs (default ${COUNT_ENV}, 0 = run without assignment)")
-    parser.add_argument("--vram-gb", type=_number(float, 0), default=env.get(VRAM_ENV) or "0",
-                        help=f"GiB per GPU (default ${VRAM_ENV}; 0 = unknown, take whole GPUs)")
+    parser.add_argument("--gpus", type=_number(int, 0), default=env.get(runtime.GPU_COUNT) or "0",
+                        help=f"GPUs the test needs (default ${runtime.GPU_COUNT}, 0 = run without assignment)")
+    parser.add_argument("--vram-gb", type=_number(float, 0), default=env.get(runtime.VRAM_GB) or "0",
+                        help=f"GiB per GPU (default ${runtime.VRAM_GB}; 0 = unknown, take whole GPUs)")
     parser.add_argument("--slots-per-gpu", type=_number(int, 1, 64),
                         default=env.get("TORCH_GPU_SLOTS_PER_GPU") or str(locks.DEFAULT_SLOTS_PER_GPU))
     parser.add_argument("--contiguous", action="store_true", help="adjacent GPUs only")
@@ -71,7 +69,7 @@ def child_env(env: Mapping[str, str], gpus: Sequence[Gpu], fraction: float) -> d
     out = dict(env)
     out["CUDA_VISIBLE_DEVICES"] = ",".join(str(g.index) for g in gpus)
     out["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID"
-    out[FRACTION_ENV] = f"{fraction:g}"
+    out[runtime.GPU_MEMORY_FRACTION] = f"{fraction:g}"
     return out
 
 

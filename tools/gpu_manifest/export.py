@@ -7,20 +7,20 @@ injectable so tests never need Bazel.
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from tools.bazel_paths import workspace_root
+from tools.contract import tags
 from tools.gpu_manifest import history
 from tools.gpu_manifest.query import QueryTarget
-from tools.gpu_manifest.schema import Manifest, ManifestTest, canonical_int, command_for
+from tools.gpu_manifest.schema import Manifest, ManifestTest, command_for
 
-GPU_TAG = "requires-gpu"
+GPU_TAG = tags.REQUIRES_GPU
 DEFAULT_PATTERN = "//..."
-DEFAULT_FILTERS = "requires-gpu"
+DEFAULT_FILTERS = tags.REQUIRES_GPU
 
 Runner = Callable[[Sequence[str], Path], str]
 """Runs argv in a directory and returns stdout; raises on failure."""
@@ -77,63 +77,23 @@ def run_query(pattern: str, runner: Runner, cwd: Path, bazel: str = "bazel") -> 
     return runner(query_argv(pattern, bazel), cwd)
 
 
-_INT_TAGS = {"gpu-count": "gpu_count", "gpu-vram-gb": "vram_gb"}
-_CUDA_RE = re.compile(r"[0-9]+\.[0-9]+")
-
-
-def _tag_values(target: QueryTarget) -> dict[str, str]:
-    """key → value for `key:value` tags we own; duplicates with different values are errors."""
-    values: dict[str, str] = {}
-    owned = ("gpu-count", "gpu-vram-gb", "cuda-min", "gpu-model", "gpu-interconnect")
-    for tag in target.tags:
-        if tag.startswith("resources:gpu:"):
-            key, value = "resources:gpu", tag[len("resources:gpu:"):]
-        else:
-            key, sep, value = tag.partition(":")
-            if not sep or key not in owned:
-                continue
-        if key in values and values[key] != value:
-            raise ExportError(f"{target.label}: conflicting tags {key}:{values[key]} and {key}:{value}")
-        values[key] = value
-    return values
-
-
-def _int_tag(target: QueryTarget, key: str, value: str, minimum: int) -> int:
-    number = canonical_int(value)
-    if number is None or number < minimum:
-        raise ExportError(f"{target.label}: tag '{key}:{value}': expected an integer >= {minimum} "
-                          "(ASCII digits, no sign, spaces, '_' or leading zeros)")
-    return number
-
-
 def to_manifest_test(target: QueryTarget, testlogs: Path | None) -> ManifestTest:
     """Read the tag vocabulary of docs/tags.md into one manifest entry."""
-    values = _tag_values(target)
-    count = _int_tag(target, "gpu-count", values["gpu-count"], 1) if "gpu-count" in values else None
-    resources = (
-        _int_tag(target, "resources:gpu", values["resources:gpu"], 1) if "resources:gpu" in values else None
-    )
-    if count is not None and resources is not None and count != resources:
-        raise ExportError(
-            f"{target.label}: tags gpu-count:{count} and resources:gpu:{resources} disagree; "
-            "Bazel would admit the test with the wrong GPU count"
-        )
-    gpu_count = count or resources or 1
-    vram = _int_tag(target, "gpu-vram-gb", values["gpu-vram-gb"], 0) if "gpu-vram-gb" in values else 0
-    cuda_min = values.get("cuda-min")
-    if cuda_min is not None and not _CUDA_RE.fullmatch(cuda_min):
-        raise ExportError(f"{target.label}: tag 'cuda-min:{cuda_min}': expected MAJOR.MINOR like 12.4")
+    try:
+        values = tags.parse(target.tags)
+    except tags.TagError as err:
+        raise ExportError(f"{target.label}: {err}") from err
     shards = max(target.shard_count, 1)
     duration = history.estimate(target.label, target.size, shards, testlogs)
     return ManifestTest(
         label=target.label,
         kind=target.kind,
-        gpu_count=gpu_count,
-        vram_gb=vram,
-        cuda_min=cuda_min,
-        gpu_model=values.get("gpu-model") or None,
-        interconnect=values.get("gpu-interconnect") or None,
-        exclusive="exclusive" in target.tags,
+        gpu_count=values.gpu_count or values.resources_gpu or 1,
+        vram_gb=values.vram_gb or 0,
+        cuda_min=values.cuda_min,
+        gpu_model=values.gpu_model,
+        interconnect=values.gpu_interconnect,
+        exclusive=values.exclusive,
         size=target.size,
         timeout_s=history.timeout_seconds(target.size, target.timeout),
         shard_count=shards,

@@ -18,6 +18,7 @@ from typing import Any
 import yaml
 
 from tools.atomic_write import write_text_atomic
+from tools.contract import tags as contract_tags
 
 SCHEMA_VERSION = 1
 GENERATED_BY = "bazel run //tools:export_gpu_manifest"
@@ -26,7 +27,6 @@ DURATION_SOURCES = ("history", "size")
 # fullmatch, ASCII digits only: `$` would accept a trailing newline and `\d` full-width digits.
 _LABEL_RE = re.compile(r"(@@?[A-Za-z0-9_.~+-]*)?//[^:\x00-\x1f\x7f]*:[^:\x00-\x1f\x7f]+")
 _CUDA_RE = re.compile(r"[0-9]+\.[0-9]+")
-_CANONICAL_INT = re.compile(r"0|[1-9][0-9]*")
 # Upper bounds keep every rendering in range (a k8s Job's activeDeadlineSeconds is an int64, a
 # GitHub job has 5 days); far above any real test.
 MAX_GPU_COUNT = 4096
@@ -34,8 +34,6 @@ MAX_VRAM_GB = 65536
 MAX_TIMEOUT_S = 366 * 86400
 MAX_SHARD_COUNT = 100_000
 MAX_DURATION_S = 10**9
-# Tags whose values the exporter reads (docs/tags.md); each value has one spelling.
-INT_TAGS = ("gpu-count", "gpu-vram-gb", "resources:gpu")
 
 
 class ManifestError(ValueError):
@@ -99,12 +97,6 @@ def command_words(command: str) -> list[str]:
     word is part of it), so renderers re-quote the words instead of passing the text to a shell.
     Raises ValueError for unbalanced quotes."""
     return shlex.split(command)
-
-
-def canonical_int(text: str) -> int | None:
-    """The integer a tag value spells in its one canonical form (ASCII digits, no sign, no leading
-    zero, no `_` or spaces), else None: `gpu-count: 2`, `+2`, `２`, `1_000` are not `gpu-count:2`."""
-    return int(text) if _CANONICAL_INT.fullmatch(text) else None
 
 
 # ---------------------------------------------------------------- validation helpers
@@ -211,25 +203,9 @@ def _command_problems(where: str, cmd: Any, label: Any) -> list[str]:
     return []
 
 
-def tag_problems(where: str, tags: Sequence[str]) -> list[str]:
-    """Owned `key:value` tags with a non-canonical value, or one key with two different values."""
-    problems = []
-    seen: dict[str, str] = {}
-    for tag in tags:
-        key = next((k for k in INT_TAGS if tag.startswith(k + ":")), None)
-        if key is None and tag.startswith("cuda-min:"):
-            key = "cuda-min"
-        if key is None:
-            continue
-        value = tag[len(key) + 1:]
-        ok = canonical_int(value) is not None if key in INT_TAGS else bool(_CUDA_RE.fullmatch(value))
-        if not ok:
-            want = "a plain integer like 2" if key in INT_TAGS else "MAJOR.MINOR like 12.4"
-            problems.append(f"{where}: tag {short_repr(tag)}: value must be {want}")
-        elif key in seen and seen[key] != value:
-            problems.append(f"{where}: conflicting tags {key}:{seen[key]} and {key}:{value}")
-        seen.setdefault(key, value)
-    return problems
+def tag_problems(where: str, target_tags: Sequence[str]) -> list[str]:
+    """Tags of ours not in their one spelling or contradicting each other (tools/contract/tags.py)."""
+    return [f"{where}: {problem}" for problem in contract_tags.problems(target_tags)]
 
 
 def validate(doc: Any) -> list[str]:

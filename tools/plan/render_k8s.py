@@ -16,6 +16,7 @@ from typing import Any
 
 import yaml
 
+from tools.contract import runtime
 from tools.gpu_manifest.schema import ManifestTest, command_words, shell_join
 from tools.plan.fleet import Fleet, Pool
 from tools.plan.jobs import EngineJob, engine_jobs, job_name, test_budget_s
@@ -70,9 +71,9 @@ def render_job(placement: Placement, test: ManifestTest, pool: Pool, image: str,
     if namespace:
         metadata["namespace"] = namespace
     env = [
-        {"name": "TORCH_TEST_GPU_COUNT", "value": str(test.gpu_count)},
-        {"name": "TORCH_TEST_VRAM_GB", "value": f"{test.vram_gb:g}"},
-        {"name": "TORCH_GPU_MEMORY_FRACTION", "value": f"{placement.slot_fraction:g}"},
+        {"name": runtime.GPU_COUNT, "value": str(test.gpu_count)},
+        {"name": runtime.VRAM_GB, "value": f"{test.vram_gb:g}"},
+        {"name": runtime.GPU_MEMORY_FRACTION, "value": f"{placement.slot_fraction:g}"},
     ]
     container = {"command": ["bash", "-c", shell_command(test)], "env": env}
     return _job(metadata, pool, image, 1 if test.flaky else 0, test_budget_s(test), container, gpus)

@@ -31,6 +31,9 @@ CPU_TARGETS = {
     "//tests/torch_cpu:test_perf_budgets_cpu",
     "//tests/torch_cpu:test_tensor_shapes",
     "//tests/unit:test_runner_selection",
+    # Starlark unit tests (tests/rules): skylib's unittest.suite names them <suite>_test_<i>.
+    *(f"//tests/rules:tags_test_test_{i}" for i in range(6)),
+    *(f"//tests/rules:contract_parity_test_test_{i}" for i in range(4)),
 }
 
 pytestmark = pytest.mark.skipif(shutil.which("bazel") is None, reason="no bazel on PATH (run scripts/setup.sh)")

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from tools.classify import classification_file as cf
+from tools.bounded_read import read_source
 from tools.classify.cli import main
-from tools.classify.modules import read_source
 from tools.classify.runner import run
+from tools.contract import classification as cf
 
 REPO = Path(__file__).resolve().parents[3]
 

@@ -130,7 +130,7 @@ def test_external_base_class_gets_a_class_level_key(round2) -> None:
     assert "inherits tests from externallib.testing.ExternalOperatorTestCase" in tests["TestInheritedOnCpu"].reasons[0]
     assert tests["TestInheritedOnCuda"].label == "gpu"  # its own setUp skips without CUDA
     assert "TestFrameworkBaseOnly" not in tests  # unittest.TestCase has no tests to inherit
-    from rules.private.pytest_runner import route_label  # the key routes like any class-level key
+    from tools.contract.runtime import route_label  # the key routes like any class-level key (the runner's rule)
 
     labels = {k: v.label for k, v in tests.items()}
     assert route_label(labels, "TestInheritedOnCuda::test_matmul") == "gpu"

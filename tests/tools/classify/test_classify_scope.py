@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from tools.classify import classification_file as cf
 from tools.classify.cli import main
 from tools.classify.runner import run
 from tools.classify.scope import PYTEST_NORECURSE_DEFAULT, load_scope
+from tools.contract import classification as cf
 
 TEST = "import torch\n\ndef test_a():\n    torch.ones(1)\n"
 

@@ -10,8 +10,8 @@ import pytest
 from feedback_helpers import GPU_RUN, HIDDEN, TESTLOGS, classification, example_classification, file_entry, test_entry
 
 from tools import atomic_write
-from tools.classify import classification_file as cf
 from tools.classify.cli import main as classify_main
+from tools.contract import classification as cf
 from tools.feedback.cli import main
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from feedback_helpers import DELIBERATE, HIDDEN, HIDDEN_SYNC, REPO, copy_dir, example_classification
 
-from tools.classify import classification_file as cf
+from tools.contract import classification as cf
 from tools.feedback.cli import main
 from tools.feedback.converge import converge, dirs_from_bep
 

@@ -21,7 +21,7 @@ from feedback_helpers import (
     test_entry,
 )
 
-from tools.classify import classification_file as cf
+from tools.contract import classification as cf
 from tools.feedback.reclassify import markdown, reclassify
 from tools.feedback.results import read_results
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from feedback_helpers import GPU_RUN, classification, file_entry, test_entry
 
-from tools.classify import classification_file as cf
+from tools.contract import classification as cf
 from tools.feedback.vram import Measurement, apply_vram, need_gb, read_measurements
 
 OPS = "tests/torch_gpu/test_cuda_ops.py"

@@ -1,7 +1,10 @@
-"""Read, validate and atomically write `torch_classification.json` (schema: docs/classification.md).
+"""The classification file `torch_classification.json`: schema, validator, file-label rules, I/O
+(docs/classification.md).
 
-One module owns the format so that the classifier, the runtime feedback loop and the tests agree on
-it; the Starlark twin of `validate` lives in rules/private/classification_repo.bzl.
+The classifier (tools/classify) writes it from static analysis, the feedback loop (tools/feedback) from
+runs, torch_py_test reads it; this module is the one definition all of them use. The Starlark twin of
+`validate` is rules/private/contract.bzl (used by classification_repo.bzl); tests/rules/contract_cases.json
+feeds both.
 """
 
 from __future__ import annotations
@@ -19,21 +22,55 @@ from typing import Any
 
 from tools import pretty_json
 from tools.atomic_write import write_text_atomic
-from tools.classify.modules import read_source
+from tools.bounded_read import read_source
 
 MAX_BYTES = 512 * 1024 * 1024  # 25x the file of a 70,000-test repository; a larger one is refused, not read
 SCHEMA_VERSION = 1
 DEFAULT_FILENAME = "torch_classification.json"
 GENERATED_BY = "bazel run //tools:classify -- --update"
 
-FILE_LABELS = ("cpu", "gpu", "mixed", "unknown")
-TEST_LABELS = ("cpu", "gpu", "unknown")
-SOURCES = ("static", "runtime", "manual")
+CPU, GPU, MIXED, UNKNOWN = "cpu", "gpu", "mixed", "unknown"
+FILE_LABELS = (CPU, GPU, MIXED, UNKNOWN)
+TEST_LABELS = (CPU, GPU, UNKNOWN)
+# Who set a label. `manual` entries are never changed by a tool; `runtime` gpu labels (a CPU run proved
+# the test needs CUDA) are never flipped back by static analysis.
+STATIC, RUNTIME, MANUAL = "static", "runtime", "manual"
+SOURCES = (STATIC, RUNTIME, MANUAL)
+MEASURED = "measured peak"  # in a reason: the VRAM need was measured on a GPU run (tools/feedback/vram.py)
 TOP_KEYS = ("version", "generated_by", "files")
 FILE_KEYS = ("label", "torch", "gpu_count", "vram_gb", "source", "tests", "reasons")
 TEST_KEYS = ("label", "gpu_count", "vram_gb", "source", "reasons")
 CONFLICT_MARKER = re.compile(r"^(<<<<<<<|=======|>>>>>>>|\|\|\|\|\|\|\|)( |$)", re.MULTILINE)
 CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def file_label(labels: list[str]) -> str:
+    """A file's label from its tests': all cpu -> cpu; all gpu -> gpu; cpu and gpu -> mixed; unknown
+    without gpu -> unknown (routed like gpu)."""
+    s = set(labels)
+    if not s:
+        return CPU
+    if GPU in s:
+        return MIXED if CPU in s else GPU
+    if UNKNOWN in s:
+        return UNKNOWN
+    return CPU
+
+
+def file_source(tests: Mapping[str, Mapping[str, Any]]) -> str:
+    """`runtime` once any test's label was proven by a run (the `torch-label-source:` tag shows it)."""
+    return RUNTIME if any(t.get("source") == RUNTIME for t in tests.values()) else STATIC
+
+
+def file_summary(tests: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """What a file entry says about its tests as a whole: label, source, and the largest GPU count and
+    VRAM need of one test (the classifier's merge and the feedback loop both write it this way)."""
+    return {
+        "label": file_label([t["label"] for t in tests.values()]),
+        "gpu_count": max((int(t.get("gpu_count", 0)) for t in tests.values()), default=0),
+        "vram_gb": max((t.get("vram_gb", 0) for t in tests.values()), default=0),
+        "source": file_source(tests),
+    }
 
 
 class ClassificationFileError(ValueError):
@@ -85,6 +122,16 @@ def canonical_path(path: str) -> bool:
             and not path.startswith(("/", "../")) and path not in (".", ".."))
 
 
+def test_key_problem(path: str, key: str) -> str | None:
+    """What is wrong with a test key of file `path` (None when nothing): a key is the node id after
+    `path::`, so one that starts with the path itself would never match a collected test."""
+    if not key or CONTROL.search(key):
+        return "a test key must be a non-empty node id without control characters"
+    if "::" in key and key.startswith(path):
+        return "key must not repeat the file path"
+    return None
+
+
 def validate(data: Any, origin: str = DEFAULT_FILENAME) -> dict[str, Any]:
     """Return `data` unchanged if it follows schema version 1, else raise naming the bad entry."""
     if not isinstance(data, dict):
@@ -92,7 +139,7 @@ def validate(data: Any, origin: str = DEFAULT_FILENAME) -> dict[str, Any]:
     _check_keys(origin, data, TOP_KEYS)
     if not isinstance(data.get("generated_by", ""), str):
         raise ClassificationFileError(f"{origin}: 'generated_by' must be a string")
-    if data.get("version") != SCHEMA_VERSION:
+    if type(data.get("version")) is not int or data["version"] != SCHEMA_VERSION:  # (not `true`, not 1.0)
         raise ClassificationFileError(
             f"{origin}: unsupported 'version' {data.get('version')!r} (this tool reads {SCHEMA_VERSION})"
         )
@@ -111,11 +158,9 @@ def validate(data: Any, origin: str = DEFAULT_FILENAME) -> dict[str, Any]:
         if not isinstance(tests, dict):
             raise ClassificationFileError(f"{where}: 'tests' must be an object")
         for key, test in tests.items():
-            if "::" in key and key.startswith(path):
-                raise ClassificationFileError(f"{where}.tests[{key!r}]: key must not repeat the file path")
-            if not key or CONTROL.search(key):
-                raise ClassificationFileError(f"{where}.tests[{key!r}]: a test key must be a non-empty node id "
-                                              "without control characters")
+            problem = test_key_problem(path, key)
+            if problem:
+                raise ClassificationFileError(f"{where}.tests[{key!r}]: {problem}")
             _check_common(f"{where}.tests[{key!r}]", test, TEST_LABELS, TEST_KEYS)
     return data
 
