@@ -12,7 +12,7 @@ import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
 
-from tools.gpu_assign import locks
+from tools.gpu_assign import gpu_flocks as locks
 from tools.gpu_assign.probe import Gpu, ProbeError, SmiRunner, probe
 
 COUNT_ENV = "TORCH_TEST_GPU_COUNT"
