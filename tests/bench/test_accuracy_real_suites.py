@@ -9,7 +9,7 @@ from types import ModuleType
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[3]
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
