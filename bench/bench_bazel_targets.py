@@ -22,8 +22,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 GENERATED = ROOT / "bench" / "_generated"
-TEST_FILE = "tests/torch_cpu/test_tensor_shapes.py"
-TEST_TARGET = "//tests/torch_cpu:test_tensor_shapes"
+TEST_FILE = "examples/torch_cpu/test_tensor_shapes.py"
+TEST_TARGET = "//examples/torch_cpu:test_tensor_shapes"
 
 NEW_TEST = '''import torch
 

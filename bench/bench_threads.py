@@ -3,7 +3,7 @@
 Bazel runs several test processes at once. Left alone, torch starts one OpenMP thread per core in
 each of them, so N concurrent tests oversubscribe the machine N times. torch_py_test's runner sets
 the thread count to the CPUs Bazel reserved for the test (`cpu:N` tag, default 1). This runs the
-4 shards of //tests/harness:test_matmul_load with as many tests at once as there are cores, once
+4 shards of //examples/harness:test_matmul_load with as many tests at once as there are cores, once
 with the runner's setting and once with OMP_NUM_THREADS=<cores> (what each process does by itself).
 
 Prints figures; asserts nothing. `python3 bench/bench_threads.py [--repeats 3]`.
@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-TARGET = "//tests/harness:test_matmul_load"
+TARGET = "//examples/harness:test_matmul_load"
 
 
 def bazel() -> str:

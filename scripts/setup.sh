@@ -6,7 +6,7 @@
 #      sid's packaged Bazel 7.7.1 in a chroot (third_party/bazel_offline), installed as
 #      /usr/local/bin/bazel; this works without internet access beyond the Debian archive;
 #   3. on machines with NVIDIA GPUs, .bazelrc.gpus (the GPU count for `bazel test --config=gpu`);
-#   4. Slurm 22.05 + munge from Debian, for the live Slurm end-to-end test (tests/tools/slurm).
+#   4. Slurm 22.05 + munge from Debian, for the live Slurm end-to-end test (tests/tools/plan/test_slurm_e2e.py).
 # Knobs: PYTHON (the interpreter .venv is made from), BAZEL_OFFLINE_HOME (where the kit is copied),
 # BAZEL_OFFLINE_SHIM (the `bazel` link, default /usr/local/bin/bazel), and the kit's own
 # (BAZEL_OFFLINE_ROOT, BAZEL_OFFLINE_OUTPUT_ROOT; third_party/bazel_offline/README.md).
@@ -58,7 +58,7 @@ if command -v nvidia-smi >/dev/null; then
   (cd "$ROOT" && "$VENV/bin/python" -m tools.gpu_assign.local_resources --bazelrc --write .bazelrc.gpus)
   log "wrote .bazelrc.gpus: $(tail -n1 "$ROOT/.bazelrc.gpus")"
 fi
-# --- Slurm (live end-to-end test of the planner's Slurm rendering, tests/tools/slurm) ----------
+# --- Slurm (live end-to-end test of the planner's Slurm rendering, tests/tools/plan/test_slurm_e2e.py) ---
 # Debian 12's slurm-wlm 22.05: the test starts its own munged/slurmctld/slurmd under a temp dir
 # (nothing is configured system-wide; the packages' services are not started). Skipped without
 # apt-get or root, or with SETUP_SLURM=0; the test then skips and says why.
@@ -69,7 +69,7 @@ if [[ "${SETUP_SLURM:-1}" == 1 ]] && ! command -v slurmd >/dev/null && command -
        slurm-wlm slurmctld slurmd slurm-client munge >/dev/null; then
     apt-get update >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
        slurm-wlm slurmctld slurmd slurm-client munge >/dev/null \
-      || log "could not install Slurm; tests/tools/slurm will skip"
+      || log "could not install Slurm; tests/tools/plan/test_slurm_e2e.py will skip"
   fi
 fi
 

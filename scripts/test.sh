@@ -2,7 +2,7 @@
 # The repository's whole test suite, as CI runs it:
 #   1. ruff on the Python code;
 #   2. the classification file is up to date and covers every torch test (`classify --check`);
-#   3. the tools' unit tests and the Bazel workspace tests (plain pytest, tests/tools);
+#   3. the repository's tests: the tools' and rules' unit tests and the Bazel e2e tests (plain pytest, tests/);
 #   4. every CPU-classified test inside Bazel: `bazel test //... --test_tag_filters=-requires-gpu`.
 set -euo pipefail
 
@@ -23,7 +23,7 @@ echo "== ruff"
 echo "== classification lint (bazel run //tools:classify -- --check)"
 bazel run "${CONFIG[@]}" //tools:classify -- --check
 
-echo "== unit tests (pytest tests/tools)"
+echo "== tests (pytest tests)"
 "$PYTHON" -m pytest -q -p no:cacheprovider
 
 echo "== bazel test //... --test_tag_filters=-requires-gpu"

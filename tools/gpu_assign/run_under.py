@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 
 from tools.contract import runtime
-from tools.gpu_assign import locks
+from tools.gpu_assign import gpu_flocks as locks
 from tools.gpu_assign.probe import Gpu, ProbeError, SmiRunner, probe
 
 EXIT_NO_GPU = 2

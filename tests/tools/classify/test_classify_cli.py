@@ -107,7 +107,7 @@ def test_cache_warm_run_reuses_results(tmp_path: Path) -> None:
 
 
 def test_output_identical_across_hash_seeds(tmp_path: Path) -> None:
-    corpus = REPO / "tests" / "fixtures" / "classify" / "repo"
+    corpus = REPO / "tests" / "tools" / "classify" / "fixtures" / "repo"
     outs = []
     for seed in ("0", "1", "12345"):
         out = tmp_path / f"c{seed}.json"

@@ -1,4 +1,4 @@
-"""The fixture corpus (tests/fixtures/classify) is classified exactly as expected.json says."""
+"""The fixture corpus (tests/tools/classify/fixtures) is classified exactly as expected.json says."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 
 from tools.classify.runner import run
 
-CORPUS = Path(__file__).resolve().parents[2] / "fixtures" / "classify"
+CORPUS = Path(__file__).resolve().parent / "fixtures"
 
 
 @pytest.fixture(scope="module")

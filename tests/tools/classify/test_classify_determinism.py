@@ -20,7 +20,7 @@ from tools.classify.report import json_report
 from tools.classify.runner import run
 
 REPO = Path(__file__).resolve().parents[3]
-CORPUS = REPO / "tests" / "fixtures" / "classify" / "repo"
+CORPUS = REPO / "tests" / "tools" / "classify" / "fixtures" / "repo"
 # Every test file of the corpus, each checked alone (a new corpus file is picked up by the listing test).
 CORPUS_TEST_FILES = sorted(
     str(p.relative_to(CORPUS)) for p in CORPUS.rglob("*.py")

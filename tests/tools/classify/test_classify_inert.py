@@ -13,7 +13,7 @@ from tools.classify.inert import word_triggers
 from tools.classify.modules import is_test_file, walk_python_files
 from tools.classify.values import FuncV
 
-CORPUS = Path(__file__).resolve().parents[2] / "fixtures" / "classify" / "repo"
+CORPUS = Path(__file__).resolve().parent / "fixtures" / "repo"
 
 
 def _results(root: Path, prove_inert: bool) -> dict[str, object]:

@@ -35,8 +35,8 @@ def _snapshot(root: Path, workers: int) -> tuple[str, list[tuple[str, str]]]:
 @pytest.mark.parametrize("tree", ["generated", "project", "corpus"])
 def test_identical_for_any_worker_count_and_chunking(tree: str, request: pytest.FixtureRequest,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    root = {"project": REPO / "tests", "corpus": REPO / "tests" / "fixtures" / "classify" / "repo"}.get(tree) \
-        or request.getfixturevalue("generated")
+    corpus = Path(__file__).resolve().parent / "fixtures" / "repo"
+    root = {"project": REPO / "examples", "corpus": corpus}.get(tree) or request.getfixturevalue("generated")
     base = _snapshot(root, 1)
     assert base[0].count('"label"') > 10
     monkeypatch.setattr(parallel, "MAX_CHUNK", 1)

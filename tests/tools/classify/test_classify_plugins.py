@@ -12,7 +12,7 @@ import pytest
 
 from tools.classify.runner import run
 
-CORPUS = Path(__file__).resolve().parents[2] / "fixtures" / "classify" / "repo"
+CORPUS = Path(__file__).resolve().parent / "fixtures" / "repo"
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ from tools.classify.collect import to_safe_name
 from tools.classify.interp_statements import _swallows_device_errors
 from tools.classify.runner import run
 
-CORPUS = Path(__file__).resolve().parents[2] / "fixtures" / "classify"
+CORPUS = Path(__file__).resolve().parent / "fixtures"
 REL = "tests/realworld/test_library_idioms.py"
 
 

@@ -1,5 +1,5 @@
 """Idioms of the fifth accuracy round (issue 12), each on a minimal tree of its own; the corpus files under
-tests/fixtures/classify/repo/tests/round5 carry the same idioms with their expected labels."""
+tests/tools/classify/fixtures/repo/tests/round5 carry the same idioms with their expected labels."""
 
 from __future__ import annotations
 
@@ -282,7 +282,7 @@ def test_literals_of_values() -> None:
 
 
 def test_a_file_alone_is_labelled_as_in_the_whole_corpus(tmp_path: Path) -> None:
-    corpus = Path(__file__).resolve().parents[2] / "fixtures" / "classify" / "repo"
+    corpus = Path(__file__).resolve().parent / "fixtures" / "repo"
     root = tmp_path / "repo"
     shutil.copytree(corpus, root)
     whole = run(root, cache_dir=None, workers=2).files

@@ -97,6 +97,6 @@ def test_lazy_torch_import_in_a_helper_is_not_a_torch_test(tmp_path: Path) -> No
 def test_repository_scope_matches_the_bazel_suites() -> None:
     root = Path(__file__).resolve().parents[3]
     scope = load_scope(root)
-    assert scope.selects("tests/torch_cpu/test_perf_budgets.py")
+    assert scope.selects("examples/torch_cpu/test_perf_budgets.py")
     assert not scope.selects("tests/tools/classify/test_classify_scope.py")
-    assert not scope.selects("tests/fixtures/classify/repo/tests/unit/test_pure.py")
+    assert not scope.selects("tests/tools/classify/fixtures/repo/tests/unit/test_pure.py")

@@ -10,13 +10,13 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[3]
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 TESTLOGS = FIXTURES / "testlogs"
-HIDDEN_SYNC = TESTLOGS / "tests/feedback_example/test_hidden_sync"
-DELIBERATE = TESTLOGS / "tests/deliberate/test_fails_on_purpose"
-BAZEL_GENERATED = FIXTURES / "bazel-generated/tests/torch_gpu/test_cuda_ops"
-GPU_RUN = FIXTURES / "gpu-run/tests/torch_gpu/test_cuda_ops"
+HIDDEN_SYNC = TESTLOGS / "examples/feedback_example/test_hidden_sync"
+DELIBERATE = TESTLOGS / "examples/deliberate/test_fails_on_purpose"
+BAZEL_GENERATED = FIXTURES / "bazel-generated/examples/torch_gpu/test_cuda_ops"
+GPU_RUN = FIXTURES / "gpu-run/examples/torch_gpu/test_cuda_ops"
 JUNIT = FIXTURES / "junit"
 
-HIDDEN = "tests/feedback_example/test_hidden_sync.py"
+HIDDEN = "examples/feedback_example/test_hidden_sync.py"
 
 
 def test_entry(label: str, source: str = "static", line: int = 1, path: str = "x.py", **extra: Any) -> dict[str, Any]:
@@ -48,7 +48,7 @@ def example_classification() -> dict[str, Any]:
             "test_adds_on_cpu": test_entry("cpu", line=8, path=HIDDEN),
             "test_waits_for_device": test_entry("cpu", line=12, path=HIDDEN),
         }),
-        "tests/deliberate/test_fails_on_purpose.py": file_entry({
+        "examples/deliberate/test_fails_on_purpose.py": file_entry({
             "test_passing_case": test_entry("cpu"),
             "test_failing_case": test_entry("cpu"),
         }),

@@ -101,7 +101,7 @@ def test_a_crash_while_writing_never_half_writes(tmp_path: Path, monkeypatch: py
 
 
 def test_vram_from_gpu_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
-    ops = "tests/torch_gpu/test_cuda_ops.py"
+    ops = "examples/torch_gpu/test_cuda_ops.py"
     path = _write(tmp_path, classification({ops: file_entry({
         "test_matmul_on_gpu_matches_cpu": test_entry("gpu"), "test_stream_ordering": test_entry("gpu"),
         "test_synchronize_after_async_copy": test_entry("gpu")})}))
@@ -111,13 +111,13 @@ def test_vram_from_gpu_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
 
 
 def test_gpu_run_fed_to_from_results_is_refused_loudly(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
-    ops = "tests/torch_gpu/test_cuda_ops.py"
+    ops = "examples/torch_gpu/test_cuda_ops.py"
     data = classification({ops: file_entry({"test_matmul_on_gpu_matches_cpu": test_entry("cpu"),
                                             "test_stream_ordering": test_entry("cpu"),
                                             "test_synchronize_after_async_copy": test_entry("cpu")})})
     path = _write(tmp_path, data)
     assert main(["--from-results", str(GPU_RUN), "--classification", str(path)]) == 0
-    assert "refused: test.xml of //tests/torch_gpu:test_cuda_ops comes from a GPU run" in capsys.readouterr().err
+    assert "refused: test.xml of //examples/torch_gpu:test_cuda_ops comes from a GPU run" in capsys.readouterr().err
     assert cf.load(path) == data
 
 

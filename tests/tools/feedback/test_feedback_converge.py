@@ -43,9 +43,9 @@ def test_converges_in_one_iteration(tmp_path: Path):
     path = tmp_path / "torch_classification.json"
     cf.save(path, example_classification())
     fake = FakeBazel([[HIDDEN_SYNC, DELIBERATE]])  # a temporary copy: Bazel keeps running the old labels
-    report = converge(path, ["//tests/..."], fake, workspace=tmp_path)
+    report = converge(path, ["//examples/..."], fake, workspace=tmp_path)
     assert report.converged and report.iterations == 1 and report.runs == 2 and report.moved == 1
-    assert fake.calls[0][:4] == ["test", "//tests/...", "--test_tag_filters=-requires-gpu", "--keep_going"]
+    assert fake.calls[0][:4] == ["test", "//examples/...", "--test_tag_filters=-requires-gpu", "--keep_going"]
     test = cf.load(path)["files"][HIDDEN]["tests"]["test_waits_for_device"]
     assert (test["label"], test["source"]) == ("gpu", "runtime")
     assert "converged after 1 iteration(s)" in report.summary()
@@ -83,7 +83,7 @@ def test_without_a_bep_file_fresh_testlogs_are_read(tmp_path: Path):
     copy_dir(DELIBERATE, testlogs / "tests/old/stale")  # an earlier run's directory: never read
 
     def runner(args: list[str]) -> int:
-        fresh = testlogs / "tests/feedback_example/test_hidden_sync"
+        fresh = testlogs / "examples/feedback_example/test_hidden_sync"
         if not fresh.exists():
             copy_dir(HIDDEN_SYNC, fresh)
         (fresh / "test.log").touch()  # as a real run would
@@ -115,7 +115,7 @@ def test_real_loop_on_the_misclassified_example(tmp_path: Path):
     cf.save(path, checked_in)
     summary = tmp_path / "pr.md"
     rc = main(["converge", "--root", str(REPO), "--classification", str(path), "--summary-md", str(summary),
-               "--targets", "//tests/feedback_example:test_hidden_sync", "--max-iterations", "3"])
+               "--targets", "//examples/feedback_example:test_hidden_sync", "--max-iterations", "3"])
     assert rc == 0
     test = cf.load(path)["files"][HIDDEN]["tests"]["test_waits_for_device"]
     assert (test["label"], test["source"]) == ("gpu", "runtime")

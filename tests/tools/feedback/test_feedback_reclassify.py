@@ -26,7 +26,7 @@ from tools.feedback.reclassify import markdown, reclassify
 from tools.feedback.results import read_results
 
 EVIDENCE = (f"{HIDDEN}:14: CPU run failed: Torch not compiled with CUDA enabled "
-            "(test.xml of //tests/feedback_example:test_hidden_sync)")
+            "(test.xml of //examples/feedback_example:test_hidden_sync)")
 
 
 def test_hidden_sync_moves_to_gpu_with_the_failure_as_evidence():
@@ -41,9 +41,9 @@ def test_hidden_sync_moves_to_gpu_with_the_failure_as_evidence():
     assert (entry["label"], entry["gpu_count"]) == ("mixed", 1)
     assert [m.nodeid for m in report.moves] == [f"{HIDDEN}::test_waits_for_device"]
     # The deliberate assertion failure is not about CUDA: listed, left alone.
-    assert [n.nodeid for n in report.not_cuda] == ["tests/deliberate/test_fails_on_purpose.py::test_failing_case"]
-    assert new["files"]["tests/deliberate/test_fails_on_purpose.py"] == data["files"][
-        "tests/deliberate/test_fails_on_purpose.py"]
+    assert [n.nodeid for n in report.not_cuda] == ["examples/deliberate/test_fails_on_purpose.py::test_failing_case"]
+    assert new["files"]["examples/deliberate/test_fails_on_purpose.py"] == data["files"][
+        "examples/deliberate/test_fails_on_purpose.py"]
     cf.validate(new)
 
 
@@ -78,7 +78,7 @@ def test_results_for_tests_that_no_longer_exist_are_reported_and_ignored():
 
 
 def test_gpu_run_fed_by_mistake_is_refused():
-    data = classification({"tests/torch_gpu/test_cuda_ops.py": file_entry({
+    data = classification({"examples/torch_gpu/test_cuda_ops.py": file_entry({
         "test_matmul_on_gpu_matches_cpu": test_entry("cpu"),  # even if it were misclassified cpu
         "test_stream_ordering": test_entry("cpu"),
         "test_synchronize_after_async_copy": test_entry("cpu")})})
@@ -128,7 +128,7 @@ def test_plain_junit_moves_exactly_the_cuda_failures():
 def test_markdown_summary_fits_a_pull_request(tmp_path: Path):
     _, report = reclassify(example_classification(), read_results([TESTLOGS, tmp_path / "missing.xml"]))
     text = markdown(report)
-    assert text.startswith("**Runtime feedback: moved 1 test to gpu:** `tests/feedback_example/test_hidden_sync.py::"
+    assert text.startswith("**Runtime feedback: moved 1 test to gpu:** `examples/feedback_example/test_hidden_sync.py::"
                            "test_waits_for_device`")
     assert "| test | evidence | why it counts | GPUs |" in text
     assert "Torch not compiled with CUDA enabled" in text
@@ -143,10 +143,10 @@ def test_runtime_labels_survive_a_static_update(tmp_path: Path):
     from tools.classify.cli import main as classify_main
 
     root = tmp_path / "ws"
-    (root / "tests/feedback_example").mkdir(parents=True)
-    src = Path(__file__).resolve().parents[3] / "tests/feedback_example"
+    (root / "examples/feedback_example").mkdir(parents=True)
+    src = Path(__file__).resolve().parents[3] / "examples/feedback_example"
     for name in ("test_hidden_sync.py", "sync_helper.py"):
-        (root / "tests/feedback_example" / name).write_bytes((src / name).read_bytes())
+        (root / "examples/feedback_example" / name).write_bytes((src / name).read_bytes())
     out = root / cf.DEFAULT_FILENAME
     assert classify_main(["--root", str(root), "--update", "--no-cache"]) == 0
     assert json.loads(out.read_text())["files"][HIDDEN]["label"] == "cpu"  # the static pass cannot see it

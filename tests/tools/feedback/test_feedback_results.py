@@ -24,18 +24,18 @@ def test_real_bazel_result_maps_to_pytest_node_ids():
     failed = cases[f"{HIDDEN}::test_waits_for_device"]
     assert failed.outcome == "failed"
     assert "Torch not compiled with CUDA enabled" in failed.message
-    assert "tests/feedback_example/test_hidden_sync.py:14" in failed.details
+    assert "examples/feedback_example/test_hidden_sync.py:14" in failed.details
     run = results.runs[0]
-    assert run.target == "//tests/feedback_example:test_hidden_sync"
+    assert run.target == "//examples/feedback_example:test_hidden_sync"
     assert run.runtime[0]["cuda_available"] is False and not run.cuda_available
-    assert run.label == "test.xml of //tests/feedback_example:test_hidden_sync"
+    assert run.label == "test.xml of //examples/feedback_example:test_hidden_sync"
     assert results.problems == []
 
 
 def test_directory_walk_finds_every_target_and_skips_outputs(tmp_path: Path):
     results = read_results([HIDDEN_SYNC.parents[2]])
-    assert {r.target for r in results.runs} == {"//tests/feedback_example:test_hidden_sync",
-                                                "//tests/deliberate:test_fails_on_purpose"}
+    assert {r.target for r in results.runs} == {"//examples/feedback_example:test_hidden_sync",
+                                                "//examples/deliberate:test_fails_on_purpose"}
     assert len(results.cases) == 4
 
 
@@ -66,7 +66,7 @@ def test_bazel_generated_xml_falls_back_to_the_log_and_says_why():
     [problem] = results.problems
     assert problem.path.endswith("test.log")
     assert "No module named 'pytest_torch_glue'" in problem.reason
-    assert results.runs[0].target == "//tests/torch_gpu:test_cuda_ops"
+    assert results.runs[0].target == "//examples/torch_gpu:test_cuda_ops"
 
 
 def test_gpu_run_is_recognised_from_its_outputs():
@@ -96,7 +96,7 @@ def test_invalid_xml_is_reported_with_its_position(tmp_path: Path):
     results = read_test_dir(d)
     [problem] = [p for p in results.problems if p.path.endswith("test.xml")]
     assert "invalid XML" in problem.reason and "line 1" in problem.reason
-    assert "tests/deliberate/test_fails_on_purpose.py::test_failing_case" in _by_id(results)  # from the log
+    assert "examples/deliberate/test_fails_on_purpose.py::test_failing_case" in _by_id(results)  # from the log
 
 
 def test_missing_xml_and_missing_log(tmp_path: Path):

@@ -10,7 +10,7 @@ from feedback_helpers import GPU_RUN, classification, file_entry, test_entry
 from tools.contract import classification as cf
 from tools.feedback.vram import Measurement, apply_vram, need_gb, read_measurements
 
-OPS = "tests/torch_gpu/test_cuda_ops.py"
+OPS = "examples/torch_gpu/test_cuda_ops.py"
 
 
 def _ops(**overrides: dict) -> dict:
@@ -38,7 +38,7 @@ def test_gpu_run_measurements_set_vram_with_the_source_in_reasons():
     tests = new["files"][OPS]["tests"]
     assert tests["test_matmul_on_gpu_matches_cpu"]["vram_gb"] == 4
     assert tests["test_matmul_on_gpu_matches_cpu"]["reasons"][0] == (
-        f"{OPS}:9: measured peak 3.1 GiB on //tests/torch_gpu:test_cuda_ops (x1.2 headroom -> 4 GiB)")
+        f"{OPS}:9: measured peak 3.1 GiB on //examples/torch_gpu:test_cuda_ops (x1.2 headroom -> 4 GiB)")
     assert tests["test_stream_ordering"]["vram_gb"] == 1
     assert tests["test_synchronize_after_async_copy"]["vram_gb"] == 0  # nothing reserved: left as is
     assert new["files"][OPS]["vram_gb"] == 4

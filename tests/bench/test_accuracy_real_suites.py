@@ -1,0 +1,70 @@
+"""bench/accuracy_real_suites.py's scoring rules (issue 12): how the classifier's keys are matched against
+`pytest --collect-only` node ids, and the rates reported against the issue's targets."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def acc(load_script: Callable[[Path], ModuleType]) -> ModuleType:
+    return load_script(REPO / "bench" / "accuracy_real_suites.py")
+
+
+def _keys(*ids: str) -> dict[str, dict[str, object]]:
+    return {i: {"label": "cpu"} for i in ids}
+
+
+def test_exact_function_level_class_level_and_missing_ids_are_told_apart(acc: ModuleType) -> None:
+    collected = ["t.py::test_a[x y]", "t.py::test_a[2]", "t.py::test_b[cuda]", "t.py::C::test_gen_0", "t.py::test_c"]
+    cls = _keys("t.py::test_a[x y]", "t.py::test_a[two]", "t.py::test_b", "t.py::C")
+    m = acc.match_ids(collected, cls)
+    assert (m.collected, m.exact, m.function, m.cls) == (5, 1, 1, 1)
+    assert m.function_ids == ["t.py::test_b[cuda]"]
+    # test_a[2] has sibling exact keys but no function-level key: not covered, and the spelled-differently key
+    # is reported as guessed
+    assert m.missing == ["t.py::test_a[2]", "t.py::test_c"]
+    assert m.guessed == ["t.py::test_a[two]"]
+
+
+def test_guessed_ids_only_count_in_files_pytest_collected(acc: ModuleType) -> None:
+    m = acc.match_ids(["a.py::test_x"], _keys("a.py::test_x", "b.py::test_y[0]"))
+    assert m.guessed == [] and m.exact == 1
+
+
+def test_rates_use_the_issue_denominators(acc: ModuleType) -> None:
+    s = acc.Score()
+    for truth, pred, n in (("cpu", "cpu", 95), ("cpu", "gpu", 3), ("cpu", "unknown", 2), ("gpu", "gpu", 199),
+                           ("gpu", "cpu", 1)):
+        for _ in range(n):
+            s.add(truth, pred)
+    r = acc.rates(s)
+    assert r["false_cpu"] == pytest.approx(1 / 200)  # over truly-GPU tests
+    assert r["cpu_routing"] == pytest.approx(95 / 100)  # over truly-CPU tests
+    assert r["unknown"] == pytest.approx(2 / 300)  # over all scored tests
+    assert acc.verdict("false_cpu", r["false_cpu"]).endswith("(ok: <= 0.5%)")
+    assert "MISSED" in acc.verdict("cpu_routing", 0.949)
+    assert acc.rates(acc.Score())["false_cpu"] is None  # no GPU test: no rate, not 0 %
+
+
+def test_a_failing_skip_for_lack_of_cuda_is_a_gpu_test(acc: ModuleType, tmp_path: Path) -> None:
+    """torchsde's `pytest.skip(msg="CUDA not available.")` raises TypeError on pytest 8: the test still asked
+    for a GPU. Any other failure stays `cpu`."""
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_x.py").write_text(
+        "def test_a(device):\n"
+        "    if device == gpu and not torch.cuda.is_available():\n"
+        "        pytest.skip(msg=\"CUDA not available.\")\n"
+        "    assert x\n")
+    skip_failed = {"outcome": "failed", "xfail": False, "when": "call",
+                   "text": "E   TypeError: skip() got an unexpected keyword argument 'msg'\n\n"
+                           "tests/test_x.py:3: TypeError"}
+    assert acc.label_of([skip_failed], tmp_path).label == "gpu"
+    other = {**skip_failed, "text": "E   AssertionError\n\ntests/test_x.py:4: AssertionError"}
+    assert acc.label_of([other], tmp_path).label == "cpu"
