@@ -428,7 +428,7 @@ def main() -> int:
         if not (gen / "pkg").exists():
             generate(gen, args.files)
         bench("generated", gen, Path(tmp) / "cache-gen", args.repeats)
-        bench("project tests/", ROOT / "tests", Path(tmp) / "cache-proj", args.repeats)
+        bench("project examples/", ROOT / "examples", Path(tmp) / "cache-proj", args.repeats)
     peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     child_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     print(f"peak memory (max RSS): {peak_kb / 1024:.0f} MiB (the one-process runs); largest forked analysis "

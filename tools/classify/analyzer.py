@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tools.bounded_read import MAX_FILE_BYTES, read_source
 from tools.classify import conventions
 from tools.classify.collect import UNKNOWN_ID, ParamCase, TestItem, collect_items, param_argnames, parametrize_cases
 from tools.classify.dataflow import (
@@ -47,14 +48,12 @@ from tools.classify.frozen import frozen
 from tools.classify.guards import SKIPS_OFF_CUDA
 from tools.classify.inert import InertProver
 from tools.classify.modules import (
-    MAX_FILE_BYTES,
     ImportSpec,
     ParsedModule,
     RepoIndex,
     digest_of,
     is_torch_module,
     parse_source,
-    read_source,
     scan_module,
 )
 from tools.classify.plugins import (

@@ -15,7 +15,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tools.bounded_read import MAX_FILE_BYTES, read_source, read_text_file  # noqa: F401 (analyzer.py imports them from here)
 from tools.classify.frozen import frozen
 
 SKIP_DIR_NAMES = frozenset({"node_modules", "__pycache__", "site-packages", "venv", "env", ".tox", ".nox"})
