@@ -10,75 +10,54 @@ from __future__ import annotations
 import ast
 import functools
 import itertools
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tools.bounded_read import MAX_FILE_BYTES, read_source
-from tools.classify import conventions
+from tools.bounded_read import MAX_FILE_BYTES
 from tools.classify.collect import UNKNOWN_ID, ParamCase, TestItem, collect_items, param_argnames, parametrize_cases
 from tools.classify.dataflow import (
     CASE_BUDGET,
     FILE_BUDGET,
     OVER_BUDGET_CHARGE,
-    UNIT_BUDGET,
     BudgetExceeded,
     Frame,
     Interp,
-    is_fixture_def,
 )
-from tools.classify.devices import torch_constant_str
 from tools.classify.evidence import (
     ERROR,
     GPU,
-    MANUAL_CPU,
-    MANUAL_GPU,
     MARK_SKIP_KEY,
-    MOCK,
     SKIP,
-    UNKNOWN,
-    VRAM,
     Finding,
     Verdict,
     decide,
     join_verdicts,
     step,
 )
+from tools.classify.fixtures import Fixture, Fixtures, idfn
 from tools.classify.frozen import frozen
-from tools.classify.guards import SKIPS_OFF_CUDA
 from tools.classify.inert import InertProver
-from tools.classify.modules import (
-    ImportSpec,
-    ParsedModule,
-    RepoIndex,
-    digest_of,
-    is_torch_module,
-    parse_source,
-    scan_module,
-)
+from tools.classify.marks import mark_findings
+from tools.classify.modules import RepoIndex
 from tools.classify.plugins import (
     DTYPES_MARK,
-    PYTEST_TORCH_PARAM_ORDER,
     PYTEST_TORCH_REL,
-    VIRTUAL_SOURCES,
     declares_pytest_torch,
 )
+from tools.classify.sources import Sources
 from tools.classify.values import (
     UNKNOWN as UNK,
 )
 from tools.classify.values import (
     ClassV,
     Const,
-    EnumV,
     Ext,
     FuncV,
     Inst,
     MarkV,
-    MockV,
     RequestV,
     ReqV,
     Seq,
-    SkipV,
     TestFnV,
     Unknown,
     Value,
@@ -86,18 +65,6 @@ from tools.classify.values import (
 
 WORLDS = (1, 2, 3, 4, 8)
 MAX_CASES = 1024
-EXCLUDED_ROOTS = frozenset({"torch"})  # never follow into a checkout of torch itself
-
-
-@frozen
-class Fixture:
-    name: str
-    fv: FuncV
-    autouse: bool
-    scope_rank: int
-    params: tuple[ParamCase, ...] | None
-    where: str
-    plugin_rank: int = 0  # >0: parametrized by a plugin's pytest_generate_tests, after fixture params
 
 
 @dataclass
@@ -122,392 +89,39 @@ class CaseContext:
     cost: int = 0  # steps it took to compute
 
 
-SCOPES = {"session": 0, "package": 1, "module": 2, "class": 3, "function": 4}
-
-
 class Analyzer:
-    """Analyses test files of one root; implements the ModuleSource the interpreter reads from."""
+    """Classifies the test files of one root: collection, parametrizations, case contexts, worlds and verdicts.
+    Code comes from `source` (Sources), fixtures from `fixtures` (Fixtures)."""
 
     def __init__(self, root: Path, files: list[str] | RepoIndex, sources: dict[str, bytes] | None = None,
                  pytest_torch: bool | None = None, prove_inert: bool = True,
                  max_file_bytes: int = MAX_FILE_BYTES) -> None:
         """prove_inert=False interprets every test body, even those inert.py proves yield nothing (the
         equivalence test compares both)."""
-        self.root = root
-        self.max_file_bytes = max_file_bytes  # larger files are not read (`unknown`, with the reason)
+        self.source = Sources(root, files, sources, max_file_bytes)
         # pytest-torch declared: its pytest_generate_tests also parametrizes a repo-defined torch_device
         self.pytest_torch = declares_pytest_torch(root) if pytest_torch is None else pytest_torch
-        self.index = files if isinstance(files, RepoIndex) else RepoIndex(files)  # an index can be shared
-        self.sources = sources if sources is not None else {}
-        self.parsed: dict[str, ParsedModule] = {}
-        self.released: set[str] = set()  # parsed once, then let go (release)
-        self.parse_errors: list[tuple[str, str]] = []  # (file, reason) per module that failed to parse, in order
-        self.read_from_disk: list[str] = []  # modules not in `sources`, read when first needed
-        self.interp = Interp(self)
-        self.fixture_tables: dict[str, dict[str, Fixture]] = {}
-        self.fixture_memo: dict[tuple[object, ...], tuple[Value, tuple[Finding, ...]]] = {}
-        self.fixture_costs: dict[tuple[object, ...], int] = {}  # steps each memoised fixture value took
-        self.closures: dict[str, frozenset[str]] = {}
-        self.scope_memo: dict[tuple[str, tuple[ClassV, ...]], list[dict[str, Fixture]]] = {}
+        self.interp = Interp(self.source)
+        self.fixtures = Fixtures(self.source, self.interp)
         self.marks_memo: dict[tuple[object, ...], tuple[list[tuple[Value, str]], list[FuncV],
                                                                tuple[Finding, ...]]] = {}
         self.fixture_modules: set[str] = set()
-        self.world_fixtures: dict[tuple[FuncV, int], Fixture] = {}
         self.param_memo: dict[tuple[object, ...], list[
             tuple[str, dict[str, Value], dict[str, ParamCase], list[Value]]] | None] = {}
         self.context_memo: dict[tuple[object, ...], CaseContext] = {}
         self.neutral_memo: dict[tuple[str, int], bool] = {}
         self.shape_memo: dict[tuple[int, str, int], tuple[TestItem, tuple[object, ...]]] = {}  # per file
         self.quiet_verdicts: dict[int, Verdict] = {}  # per file: "no GPU use found" by the test's line
-        self.names_memo: dict[tuple[str, tuple[int, int], bool, bool], tuple[str, ...]] = {}  # parameter names
         self.fixture_world_memo: dict[tuple[str, tuple[ClassV, ...]], bool] = {}
         self.literal_memo: dict[tuple[str, tuple[int, int]], bool] = {}
         self.prove_inert = prove_inert
-        self.source_lines: dict[str, list[bytes] | None] = {}
-        self.inert = InertProver(self.lines_of, lambda rel, pos: self.module(rel).defs.get(pos), self._env_of)
-
-    # -- ModuleSource ------------------------------------------------------------------------------
-    def module(self, rel: str) -> ParsedModule:
-        got = self.parsed.get(rel)
-        if got is not None:
-            return got
-        data = self.sources.get(rel) or VIRTUAL_SOURCES.get(rel)
-        err = None
-        if data is None:
-            data, err = read_source(self.root, rel, self.max_file_bytes)
-            self.read_from_disk.append(rel)
-            if data is not None:
-                self.sources[rel] = data  # (for lines_of, and parsing again after release)
-        if data is None:
-            pm = ParsedModule(rel, "", None, err)
-        else:
-            tree, perr = parse_source(rel, data)
-            if tree is None:
-                pm = ParsedModule(rel, digest_of(data), None, perr)
-            else:
-                try:
-                    imports, defs = scan_module(tree)
-                    pm = ParsedModule(rel, digest_of(data), tree, None, imports, defs)
-                except RecursionError:
-                    pm = ParsedModule(rel, digest_of(data), None, "expression nesting too deep to analyse")
-        if rel in self.released and pm.tree is not None:
-            # Parsed again after release(): lambdas are indexed by the interpreter when it meets them, and
-            # values made from the first tree may refer to any of them.
-            pm.defs.update(((n.lineno, n.col_offset), n) for n in ast.walk(pm.tree) if isinstance(n, ast.Lambda))
-        elif pm.error is not None:
-            self.parse_errors.append((rel, pm.error))
-        self.parsed[rel] = pm
-        return pm
-
-    def release(self, rel: str) -> None:
-        """Forget rel's syntax tree and source lines (a test file, once classified: other files seldom import
-        it, and a cold run over a large tree would otherwise hold every tree until it ends). Everything the
-        analysis keeps refers to code by (file, line, column), so a later use parses rel again and finds the
-        same definitions."""
-        pm = self.parsed.get(rel)
-        if pm is not None and pm.tree is not None:
-            del self.parsed[rel]
-            self.released.add(rel)
-        self.source_lines.pop(rel, None)
-
-    def lines_of(self, rel: str) -> list[bytes] | None:
-        if rel not in self.source_lines:
-            data = (self.sources.get(rel) or VIRTUAL_SOURCES.get(rel)
-                    or read_source(self.root, rel, self.max_file_bytes)[0])
-            self.source_lines[rel] = data.splitlines(keepends=True) if data is not None else None
-        return self.source_lines[rel]
+        self.inert = InertProver(self.source.lines_of, lambda rel, pos: self.source.module(rel).defs.get(pos),
+                                 self._env_of)
 
     def _env_of(self, rel: str, world: int) -> tuple[dict[str, Value], bool]:
         st = self.interp.module_state(rel, world)
         return st.env, bool(st.stars)
 
-    def resolve_import(self, dotted: str, importer: str, level: int, module: str) -> str | None:
-        if level:
-            return self.index.resolve_relative_file(ImportSpec(module, level, ()), importer)
-        if dotted.split(".", 1)[0] in EXCLUDED_ROOTS:
-            return None
-        return self.index.resolve_module(dotted, importer)
-
-    def is_package_dir(self, dotted: str) -> bool:
-        return dotted.split(".", 1)[0] not in EXCLUDED_ROOTS and self.index.is_package_dir(dotted)
-
-    def conftests_for(self, rel: str) -> tuple[str, ...]:
-        return self.index.conftests_for(rel)
-
-    # -- dependencies ------------------------------------------------------------------------------
-    def direct_deps(self, rel: str) -> list[str]:
-        pm = self.module(rel)
-        out: set[str] = set()
-        for spec in pm.imports:
-            if spec.level == 0 and spec.module.split(".", 1)[0] in EXCLUDED_ROOTS:
-                continue
-            out.update(self.index.dep_files(spec, rel))
-        out.discard(rel)
-        return sorted(out)
-
-    def closure(self, rel: str) -> frozenset[str]:
-        """rel and every in-repo module it imports, transitively (iterative: cycles are fine)."""
-        got = self.closures.get(rel)
-        if got is not None:
-            return got
-        seen = {rel}
-        todo = [rel]
-        while todo:
-            cur = todo.pop()
-            for d in self.direct_deps(cur):
-                if d not in seen:
-                    seen.add(d)
-                    todo.append(d)
-        result = frozenset(seen)
-        self.closures[rel] = result
-        return result
-
-    def imports_torch(self, rel: str) -> bool:
-        """Whether running `rel` imports torch: any torch import in rel itself (test and fixture bodies
-        run), and the imports that run at import time (not inside functions) of the modules it loads."""
-        seen = {rel}
-        todo = [rel]
-        while todo:
-            f = todo.pop()
-            for spec in self.module(f).imports:
-                if not spec.toplevel and f != rel:
-                    continue
-                if spec.level == 0 and is_torch_module(spec.module) and not (
-                        spec.module.split(".", 1)[0] not in EXCLUDED_ROOTS
-                        and self.index.resolve_module(spec.module, f)):
-                    return True
-                if spec.level == 0 and spec.module.split(".", 1)[0] in EXCLUDED_ROOTS:
-                    continue
-                for d in self.index.dep_files(spec, f):
-                    if d not in seen:
-                        seen.add(d)
-                        todo.append(d)
-        return False
-
-    # -- fixtures ----------------------------------------------------------------------------------
-    def _fixture_from(self, fv: FuncV, node: ast.FunctionDef | ast.AsyncFunctionDef, world: int = 0) -> Fixture:
-        name, autouse, scope, params = node.name, False, 4, None
-        for d in node.decorator_list:
-            if not isinstance(d, ast.Call):
-                continue
-            frame = Frame(fv.rel, world, {}, self.interp.module_state(fv.rel, world).env, [])
-            kw = {k.arg: self.interp.ev(k.value, frame) for k in d.keywords if k.arg}
-            if isinstance(kw.get("name"), Const):
-                name = str(kw["name"].value)  # type: ignore[union-attr]
-            autouse = isinstance(kw.get("autouse"), Const) and bool(kw["autouse"].value)  # type: ignore[union-attr]
-            sc = kw.get("scope") or (self.interp.ev(d.args[0], frame) if d.args else None)
-            if isinstance(sc, Const) and isinstance(sc.value, str):
-                scope = SCOPES.get(sc.value, 4)
-            if "params" in kw:
-                cases = parametrize_cases(Const(name), kw["params"], kw.get("ids"), self._idfn(kw.get("ids"), world))
-                params = tuple(cases) if cases is not None else ()
-        rank = PYTEST_TORCH_PARAM_ORDER.index(name) + 1 if (
-            fv.rel == PYTEST_TORCH_REL and name in PYTEST_TORCH_PARAM_ORDER) else 0
-        return Fixture(name, fv, autouse, scope, params, step(fv.rel, node.lineno, f"fixture {name}"), rank)
-
-    def fixture_in(self, fx: Fixture, world: int) -> Fixture:
-        """The fixture's declaration evaluated in `world` (its params may differ: `params=DEVICES`)."""
-        if not world or fx.plugin_rank:
-            return fx
-        key = (fx.fv, world)
-        got = self.world_fixtures.get(key)
-        if got is None:
-            node = self.module(fx.fv.rel).defs.get(fx.fv.pos)
-            got = self.interp.budgeted(UNIT_BUDGET, self._fixture_from, fx.fv, node, world)[0] if isinstance(
-                node, (ast.FunctionDef, ast.AsyncFunctionDef)) else fx
-            if got.name != fx.name:
-                got = fx
-            self.world_fixtures[key] = got
-        return got
-
-    def _idfn(self, ids: Value | None, world: int) -> Callable[[Value], Value] | None:
-        """An `ids=` callable defined in the repository (or `str`), evaluated on one parameter value."""
-        if isinstance(ids, FuncV):
-            return lambda v: self.interp.call_function(ids, [v], {}, world, 1).value
-        if isinstance(ids, Ext) and ids.path in ("builtins.str", "builtins.repr"):
-            convert = str if ids.path == "builtins.str" else repr
-            return lambda v: Const(convert(v.value)) if isinstance(v, Const) else (
-                Const(v.text) if isinstance(v, EnumV) and convert is str else
-                Const(torch_constant_str(v)) if torch_constant_str(v) is not None else UNK)
-        return None
-
-    def case_marks_in(self, fx: Fixture, case: ParamCase, world: int) -> tuple[Value, ...]:
-        """The marks of a fixture parameter evaluated in `world` (`skipif(torch.cuda.device_count() < 1)` in
-        `params=[pytest.param("nccl", marks=...)]` is active in world 0 only)."""
-        if not world or not case.marks:
-            return case.marks
-        got = self.fixture_in(fx, world)
-        same = [c for c in got.params or () if c.id == case.id]
-        return same[0].marks if len(same) == 1 else case.marks
-
-    def _fixtures_in(self, env_items: list[tuple[str, Value]]) -> dict[str, Fixture]:
-        out: dict[str, Fixture] = {}
-        for _, v in env_items:
-            if isinstance(v, FuncV):
-                node = self.module(v.rel).defs.get(v.pos)
-                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and is_fixture_def(node):
-                    fx = self._fixture_from(v, node)
-                    out.setdefault(fx.name, fx)
-        return out
-
-    def module_fixtures(self, rel: str) -> dict[str, Fixture]:
-        got = self.fixture_tables.get(rel)
-        if got is None:
-            # memoised across files: its work counts toward no test's budget (so none depends on the order)
-            got = self.interp.budgeted(UNIT_BUDGET, self._fixtures_in, sorted(
-                self.interp.module_state(rel, 0).env.items(), key=lambda kv: kv[0]))[0]
-            self.fixture_tables[rel] = got
-        return got
-
-    def class_fixtures(self, cls: ClassV) -> dict[str, Fixture]:
-        out: dict[str, Fixture] = {}
-        for c in self.interp.mro(cls, 0):
-            if isinstance(c, ClassV):
-                for k, v in self._fixtures_in(sorted(self.interp.class_body(c, 0).items(),
-                                                     key=lambda kv: kv[0])).items():
-                    out.setdefault(k, v)
-        return out
-
-    def scopes(self, rel: str, item: TestItem) -> list[dict[str, Fixture]]:
-        """Fixture tables visible to a test, closest first."""
-        key = (rel, item.classes)
-        got = self.scope_memo.get(key)
-        if got is None:
-            got = self.scope_memo[key] = self._scopes(rel, item)
-        return got
-
-    def _scopes(self, rel: str, item: TestItem) -> list[dict[str, Fixture]]:
-        tables = [self.class_fixtures(c) for c in reversed(item.classes)]
-        tables.append(self.module_fixtures(rel))
-        tables.extend(self.module_fixtures(c) for c in reversed(self.index.conftests_for(rel)))
-        tables.append(self.module_fixtures(PYTEST_TORCH_REL))  # installed plugins: only when nothing closer
-        return tables
-
-    @staticmethod
-    def find(tables: list[dict[str, Fixture]], name: str, skip: Fixture | None = None) -> Fixture | None:
-        for t in tables:
-            fx = t.get(name)
-            if fx is not None and fx != skip:
-                return fx
-        return None
-
-    def fixture_args(self, fv: FuncV) -> tuple[str, ...]:
-        """The fixtures a function requests (parameters without defaults, as pytest's getfuncargnames)."""
-        return self._names(fv, False)
-
-    def param_names(self, fv: FuncV) -> tuple[str, ...]:
-        """Every parameter name (without self/cls)."""
-        return self._names(fv, True)
-
-    def _names(self, fv: FuncV, with_defaults: bool) -> tuple[str, ...]:
-        key = (fv.rel, fv.pos, fv.cls is not None, with_defaults)
-        got = self.names_memo.get(key)
-        if got is None:
-            node = self.module(fv.rel).defs.get(fv.pos)
-            got = self.names_memo[key] = tuple(self._arg_names(fv, node, with_defaults) if isinstance(
-                node, (ast.FunctionDef, ast.AsyncFunctionDef)) else ())
-        return got
-
-    @staticmethod
-    def _arg_names(fv: FuncV, node: ast.FunctionDef | ast.AsyncFunctionDef, with_defaults: bool) -> list[str]:
-        """Parameter names (without self/cls). Like pytest's getfuncargnames, fixtures are only requested
-        for parameters without a default (positional-only ones never)."""
-        a = node.args
-        if with_defaults:
-            names = [p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs)]
-        else:
-            positional = [*a.posonlyargs, *a.args]
-            first_default = len(positional) - len(a.defaults)
-            names = [p.arg for i, p in enumerate(positional) if i < first_default and p not in a.posonlyargs]
-            names += [p.arg for p, d in zip(a.kwonlyargs, a.kw_defaults, strict=False) if d is None]
-            if fv.cls is not None and a.posonlyargs and a.posonlyargs[0].arg in ("self", "cls"):
-                return names
-        return names[1:] if fv.cls is not None and names and names[0] in ("self", "cls") else names
-
-    def closure_fixtures(self, tables: list[dict[str, Fixture]], initial: list[str]) -> list[Fixture]:
-        """pytest's fixture closure: initial names, then their dependencies; sorted by scope (stable)."""
-        names = list(dict.fromkeys(initial))
-        out: list[Fixture] = []
-        i = 0
-        while i < len(names):
-            fx = self.find(tables, names[i])
-            if fx is not None:
-                out.append(fx)
-                for a in self.fixture_args(fx.fv):
-                    if a not in names:
-                        names.append(a)
-            i += 1
-        return sorted(out, key=lambda f: f.scope_rank)
-
-    def fixture_value(self, fx: Fixture, tables: list[dict[str, Fixture]], choice: dict[str, ParamCase],
-                      world: int, stack: tuple[str, ...]) -> tuple[Value, tuple[Finding, ...]]:
-        case = choice.get(fx.name)
-        key = (fx, case, world, tuple(sorted((k, v) for k, v in choice.items())))
-        got = self.fixture_memo.get(key)
-        if got is not None:
-            self.interp.charge(self.fixture_costs[key])  # what it cost when first computed
-            return got
-        if fx.name in stack:
-            return UNK, ()
-        start = self.interp.steps
-        findings: list[Finding] = []
-        kwargs: dict[str, Value] = {}
-        for a in self.fixture_args(fx.fv):
-            if a == "request":
-                kwargs[a] = RequestV(case.bindings[0][1] if case else UNK)
-                continue
-            dep = self.find(tables, a, skip=fx if a == fx.name else None)
-            if dep is None:
-                kwargs[a] = UNK
-                continue
-            v, fs = self.fixture_value(dep, tables, choice, world, (*stack, fx.name))
-            kwargs[a] = v
-            findings.extend(f.prefixed(step(fx.fv.rel, fx.fv.pos[0], f"fixture {fx.name} uses {a}")) for f in fs)
-        if case is not None:
-            findings.extend(self.mark_findings(list(self.case_marks_in(fx, case, world)), fx.where))
-        fv = fx.fv
-        if fv.cls is not None:
-            fv = FuncV(fv.rel, fv.pos, fv.name, bound=Inst(fv.cls), captured=fv.captured, cls=fv.cls)
-        res = self.interp.call_function(fv, [], kwargs, world, 1)
-        findings.extend(res.findings)
-        self.interp.used_modules.add(fx.fv.rel)
-        result = (res.value, tuple(findings))
-        self.fixture_memo[key] = result
-        self.fixture_costs[key] = self.interp.steps - start
-        return result
-
-    # -- marks -------------------------------------------------------------------------------------
-    def mark_findings(self, marks: list[Value], where: str) -> list[Finding]:
-        out: list[Finding] = []
-        for m in marks:
-            if isinstance(m, Ext) and m.path.startswith("pytest.mark.") and m.path.count(".") == 2:
-                m = self.bare_mark(m.path[len("pytest.mark."):], where)  # `marks=pytest.mark.gpu`, no call
-            if isinstance(m, SkipV):
-                if m.active is True:
-                    out.append(Finding(SKIP, (where, m.where), key=MARK_SKIP_KEY + m.where))
-                    if m.off_cuda:  # skipped because a device it tests is not CUDA: a GPU need
-                        out.append(Finding(GPU, (where, m.where + " skips unless on CUDA"), key=SKIPS_OFF_CUDA))
-                elif m.active is None and m.cuda_related:
-                    out.append(Finding(UNKNOWN, (where, m.where + " (condition cannot be evaluated statically)")))
-            elif isinstance(m, ReqV):
-                kind = MANUAL_CPU if m.cpu else MANUAL_GPU if m.manual else VRAM if m.hint_only else GPU
-                out.append(Finding(kind, (where, m.where), m.gpu_count, m.vram_gb,
-                                   key="requirement" if kind == GPU else ""))
-            elif isinstance(m, MockV):
-                out.append(Finding(MOCK, (where, m.where + " patches torch.cuda")))
-        return out
-
-    @staticmethod
-    def bare_mark(name: str, where: str) -> Value:
-        """`pytest.mark.<name>` used as a mark without being called (in pytestmark or pytest.param)."""
-        if name == "skip":
-            return SkipV(True, where.split(": ", 1)[0] + ": skip")
-        req = conventions.mark_requirement(name, [], {})
-        if req is not None:
-            loc = where.split(": ", 1)[0]
-            return ReqV(req.gpu_count, req.vram_gb, f"{loc}: @pytest.mark.{name}: {req.note}", req.manual, req.cpu,
-                        req.hint_only)
-        return MarkV(name, (), (), where)
 
     def decorate(self, node: ast.AST, key: tuple[str, int, int], rel: str, world: int,
                  findings: list[Finding]) -> tuple[list[Value], list[FuncV]]:
@@ -553,7 +167,7 @@ class Analyzer:
     def _item_marks(self, rel: str, item: TestItem, world: int, findings: list[Finding]) -> tuple[
             list[tuple[Value, str]], list[FuncV]]:
         out: list[tuple[Value, str]] = []
-        fnode = self.module(item.func.rel).defs.get(item.func.pos)
+        fnode = self.source.module(item.func.rel).defs.get(item.func.pos)
         here = step(rel, item.line, f"{item.key.split('::')[-1]}")
         marks, wrappers = self.decorate(fnode, (item.func.rel, *item.func.pos), item.func.rel, world, findings)
         out.extend((m, step(item.func.rel, item.func.pos[0], "decorator")) for m in marks)
@@ -581,15 +195,15 @@ class Analyzer:
         got = self.shape_memo.get(key)
         if got is not None and got[0] is item:  # the item itself is kept: its id cannot be reused meanwhile
             return got[1]
-        node = self.module(item.func.rel).defs.get(item.func.pos)
+        node = self.source.module(item.func.rel).defs.get(item.func.pos)
         sh = (rel, item) if getattr(node, "decorator_list", None) else self._undecorated_shape(rel, item, world)
         self.shape_memo[key] = (item, sh)
         return sh
 
     def _undecorated_shape(self, rel: str, item: TestItem, world: int) -> tuple[object, ...]:
-        base = (item.classes, item.unittest, self.fixture_args(item.func))
+        base = (item.classes, item.unittest, self.fixtures.fixture_args(item.func))
         if not item.classes and self.module_neutral(rel, world):
-            return ("conftests", tuple(self.index.conftests_for(rel)), *base)
+            return ("conftests", tuple(self.source.conftests_for(rel)), *base)
         return (rel, *base)
 
     def module_neutral(self, rel: str, world: int) -> bool:
@@ -600,7 +214,7 @@ class Analyzer:
         if got is None:
             st = self.interp.module_state(rel, world)
             got = self.neutral_memo[key] = (not st.findings and "pytestmark" not in st.env
-                                            and not self.module_fixtures(rel))
+                                            and not self.fixtures.module_fixtures(rel))
         return got
 
     def context_shape(self, rel: str, item: TestItem, world: int) -> tuple[object, ...]:
@@ -650,7 +264,7 @@ class Analyzer:
     def _case_context(self, rel: str, item: TestItem, direct: dict[str, Value], choice: dict[str, ParamCase],
                       world: int) -> CaseContext:
         findings: list[Finding] = []
-        tables = self.scopes(rel, item)
+        tables = self.fixtures.scopes(rel, item)
         for f in self.interp.module_state(rel, world).findings:
             findings.append(f)
         for cls in item.classes:  # class bodies (bases' too) run at import, like the module's top level
@@ -658,17 +272,17 @@ class Analyzer:
                 if isinstance(c, ClassV):
                     where = step(c.rel, c.pos[0], f"class {c.name} body")
                     findings.extend(f.prefixed(where) for f in self.interp.class_body_findings(c, world))
-        for c in self.index.conftests_for(rel):
+        for c in self.source.conftests_for(rel):
             for f in self.interp.module_state(c, world).findings:
                 if f.kind in (GPU, SKIP):
                     findings.append(f.prefixed(step(c, 1, "conftest module")))
         marks, wrappers = self.item_marks(rel, item, world, findings)
         usefixtures: list[str] = []
         for m, where in marks:
-            findings.extend(self.mark_findings([m], where))
+            findings.extend(mark_findings([m], where))
             if isinstance(m, MarkV) and m.name == "usefixtures":
                 usefixtures.extend(str(a.value) for a in m.args if isinstance(a, Const))
-        args = self.fixture_args(item.func)
+        args = self.fixtures.fixture_args(item.func)
         autouse = [fx.name for t in reversed(tables) for fx in t.values() if fx.autouse]
         kwargs: dict[str, Value] = {}
         fixture_findings: list[tuple[str, str, tuple[Finding, ...]]] = []
@@ -679,11 +293,11 @@ class Analyzer:
             if name == "request":
                 kwargs[name] = RequestV(UNK)
                 continue
-            fx = self.find(tables, name)
+            fx = self.fixtures.find(tables, name)
             if fx is None:
                 kwargs[name] = UNK
                 continue
-            v, fs = self.fixture_value(fx, tables, choice, world, ())
+            v, fs = self.fixtures.fixture_value(fx, tables, choice, world, ())
             if name not in autouse:
                 fixture_modules.add(fx.fv.rel)
             kwargs[name] = v
@@ -703,17 +317,17 @@ class Analyzer:
             findings.append(Finding(GPU, (step(rel, item.line, item.key.split("::")[-1]), item.requirement),
                                     key="requirement"))
         if item.marks:
-            findings.extend(self.mark_findings(list(item.marks), step(rel, item.line, "generated case")))
+            findings.extend(mark_findings(list(item.marks), step(rel, item.line, "generated case")))
         ctx = self.case_context(rel, item, direct, choice, world)
         findings.extend(ctx.findings)
-        findings.extend(self.mark_findings(case_marks, step(rel, item.line, "parameter marks")))
+        findings.extend(mark_findings(case_marks, step(rel, item.line, "parameter marks")))
         for name, where, fs in ctx.fixture_findings:
             findings.extend(f.prefixed(step(rel, item.line, f"uses fixture {name} ({where})")) for f in fs)
         self.fixture_modules.update(ctx.fixture_modules)
         if not body:
             return findings
         kwargs, wrappers = ctx.kwargs, ctx.wrappers
-        args = self.fixture_args(item.func)
+        args = self.fixtures.fixture_args(item.func)
         self_v: Value | None = None
         if item.classes:
             cls = item.classes[-1]
@@ -731,7 +345,7 @@ class Analyzer:
         if self_v is not None:
             fv = FuncV(fv.rel, fv.pos, fv.name, bound=self_v, captured=fv.captured, cls=fv.cls)
         call_kwargs = {k: v for k, v in kwargs.items() if k in args}
-        params = self.param_names(item.func)
+        params = self.fixtures.param_names(item.func)
         for k, v in direct.items():
             if k in params:
                 call_kwargs[k] = v
@@ -787,11 +401,11 @@ class Analyzer:
             return None
         # the body is inert (checked above) when every value it is called with is plain (body_inert)
         plain = self.inert.value_plain
-        args = self.fixture_args(item.func)
+        args = self.fixtures.fixture_args(item.func)
         if not all(plain(v, 0) for k, v in ctx.kwargs.items() if k in args):
             return None
         if direct:
-            params = self.param_names(item.func)
+            params = self.fixtures.param_names(item.func)
             if not all(plain(v, 0) for k, v in direct.items() if k in params):
                 return None
         self.fixture_modules.update(ctx.fixture_modules)
@@ -895,7 +509,7 @@ class Analyzer:
         if got is None:
             got = self.fixture_world_memo[key] = any(
                 fx.params and not fx.plugin_rank and not self.literal_decorators(fx.fv.rel, fx.fv.pos)
-                for t in self.scopes(rel, item) for fx in t.values())
+                for t in self.fixtures.scopes(rel, item) for fx in t.values())
         return got
 
     def literal_decorators(self, rel: str, pos: tuple[int, int]) -> bool:
@@ -903,7 +517,7 @@ class Analyzer:
         key = (rel, pos)
         got = self.literal_memo.get(key)
         if got is None:
-            decos = getattr(self.module(rel).defs.get(pos), "decorator_list", ())
+            decos = getattr(self.source.module(rel).defs.get(pos), "decorator_list", ())
             got = self.literal_memo[key] = all(_literal_only(d) for d in decos)
         return got
 
@@ -927,7 +541,7 @@ class Analyzer:
                 argnames = m.args[0] if m.args else m.kw("argnames")
                 argvalues = m.args[1] if len(m.args) > 1 else m.kw("argvalues")
                 ids = m.args[2] if len(m.args) > 2 else m.kw("ids")
-                cases = parametrize_cases(argnames or UNK, argvalues or UNK, ids, self._idfn(ids, world))
+                cases = parametrize_cases(argnames or UNK, argvalues or UNK, ids, idfn(self.interp, ids, world))
                 if cases is None:
                     # values or ids that cannot be evaluated: the other dimensions (a device parametrization
                     # beside it) still count; the test is keyed by its function (classify_file)
@@ -938,16 +552,18 @@ class Analyzer:
                 dims.append(cases)
                 for c in cases[:1]:
                     direct_names.update(n for n, _ in c.bindings)
-        tables = self.scopes(rel, item)
+        tables = self.fixtures.scopes(rel, item)
         autouse = [fx.name for t in reversed(tables) for fx in t.values() if fx.autouse]
         # pytest's closure: autouse, then `@pytest.mark.usefixtures(...)` (their params make ids too), then args
         usefixtures = [str(a.value) for m, _ in marks if isinstance(m, MarkV) and m.name == "usefixtures"
                        for a in m.args if isinstance(a, Const)]
-        initial = [*autouse, *usefixtures, *(a for a in self.fixture_args(item.func) if a not in direct_names)]
+        initial = [*autouse, *usefixtures,
+                   *(a for a in self.fixtures.fixture_args(item.func) if a not in direct_names)]
         fx_dims: list[tuple[str, list[ParamCase]]] = []
-        closure = [self.fixture_in(fx, world) if fx.params else fx for fx in self.closure_fixtures(tables, initial)]
+        closure = [self.fixtures.fixture_in(fx, world) if fx.params else fx
+                   for fx in self.fixtures.closure_fixtures(tables, initial)]
         if self.pytest_torch:
-            plugin = self.module_fixtures(PYTEST_TORCH_REL)
+            plugin = self.fixtures.module_fixtures(PYTEST_TORCH_REL)
             closure = [Fixture(fx.name, fx.fv, fx.autouse, fx.scope_rank, plugin[fx.name].params, fx.where,
                                plugin[fx.name].plugin_rank)
                        if fx.name in ("torch_device", "torch_dtype") and fx.params is None and not fx.plugin_rank
@@ -997,19 +613,16 @@ class Analyzer:
                 return [ParamCase(n, (("torch_dtype", Const(n)),), ()) for n in names]
         return None
 
-    def file_deps(self, rel: str) -> list[str]:
-        """The files rel's result depends on: its import closure and its conftests' (sorted)."""
-        return sorted(set().union(self.closure(rel), *(self.closure(c) for c in self.index.conftests_for(rel))))
 
     def classify_file(self, rel: str, deps: list[str] | None = None) -> FileResult:
         """Every test of rel with its verdict. `deps`: file_deps(rel), when the caller has it already."""
-        pm = self.module(rel)
+        pm = self.source.module(rel)
         if deps is None:
-            deps = self.file_deps(rel)
+            deps = self.source.file_deps(rel)
         if pm.tree is None:
             return FileResult(rel, True, {}, pm.error, deps)
-        broken = sorted(d for d in deps if d != rel and self.module(d).tree is None)
-        extra = [Finding(ERROR, (step(d, 1, self.module(d).error or "cannot analyse"),)) for d in broken]
+        broken = sorted(d for d in deps if d != rel and self.source.module(d).tree is None)
+        extra = [Finding(ERROR, (step(d, 1, self.source.module(d).error or "cannot analyse"),)) for d in broken]
         self.fixture_modules = set()
         self.shape_memo.clear()
         self.quiet_verdicts.clear()
@@ -1052,7 +665,8 @@ class Analyzer:
             return FileResult(rel, True, {}, "expression nesting too deep to analyse", deps)
         except BudgetExceeded as exc:
             return FileResult(rel, True, {}, f"{exc} collecting the tests", deps)
-        torch = self.imports_torch(rel) or any(self.imports_torch(u) for u in sorted(self.fixture_modules))
+        imports_torch = self.source.imports_torch
+        torch = imports_torch(rel) or any(imports_torch(u) for u in sorted(self.fixture_modules))
         if not torch:
             tests = {k: Verdict("cpu", 0, 0, (step(rel, 1, "does not import torch"),)) if v.label != "gpu" else v
                      for k, v in tests.items()}
@@ -1077,3 +691,4 @@ def _literal(node: ast.AST) -> bool:
     if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
         return all(_literal(e) for e in node.elts)
     return not any(isinstance(n, _NOT_LITERAL) for n in ast.walk(node))
+

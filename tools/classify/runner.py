@@ -258,7 +258,7 @@ class _Work:
         self.version = version
         self.max_file_bytes = max_file_bytes
         first = Analyzer(root, files, sources, max_file_bytes=max_file_bytes)
-        self.index = first.index
+        self.index = first.source.index
         self.pytest_torch = first.pytest_torch
         _dismantle(first)
         self.new_imports: list[tuple[str, tuple[ImportSpec, ...]]] = []
@@ -284,7 +284,7 @@ class _Work:
 
     def analyzer(self) -> Analyzer:
         an = Analyzer(self.root, self.index, self.sources, self.pytest_torch, max_file_bytes=self.max_file_bytes)
-        parse = an.module
+        parse = an.source.module
 
         def direct_deps(rel: str) -> list[str]:
             out: set[str] = set()
@@ -295,20 +295,20 @@ class _Work:
             out.discard(rel)
             return sorted(out)
 
-        an.direct_deps = direct_deps  # type: ignore[method-assign]
+        an.source.direct_deps = direct_deps  # type: ignore[method-assign]
         return an
 
     def __call__(self, rels: list[str]) -> _Chunk:
         an = self.current if self.current is not None else self.analyzer()
-        reported, read = len(an.parse_errors), len(an.read_from_disk)
+        reported, read = len(an.source.parse_errors), len(an.source.read_from_disk)
         self.current = an
         results: list[tuple[str, str, FileResult | None]] = []
         for rel in rels:
-            deps = an.file_deps(rel)
+            deps = an.source.file_deps(rel)
             key = result_key(self.version, rel, deps, self.digests) if self.cache.directory is not None else rel
             if self.cache.get_result(key) is not None:
                 results.append((rel, key, None))
-                an.release(rel)
+                an.source.release(rel)
                 continue
             try:
                 res = an.classify_file(rel, deps)
@@ -317,8 +317,8 @@ class _Work:
             except Exception as exc:  # noqa: BLE001 - one bad file must not stop the run
                 res = FileResult(rel, True, {}, f"internal analysis error: {type(exc).__name__}: {exc}", deps)
             results.append((rel, key, res))
-            an.release(rel)
-        errors, fresh = an.parse_errors[reported:], an.read_from_disk[read:]
+            an.source.release(rel)
+        errors, fresh = an.source.parse_errors[reported:], an.source.read_from_disk[read:]
         if FRESH_PER_CHUNK:
             _dismantle(an)
             self.current = None
@@ -330,6 +330,8 @@ def _dismantle(an: Analyzer) -> None:
     """Drop an analyser's tables now (the run has the cyclic GC off, and analyser and interpreter refer to
     each other)."""
     an.interp.__dict__.clear()
+    an.fixtures.__dict__.clear()
+    an.source.__dict__.clear()
     an.__dict__.clear()
 
 

@@ -73,7 +73,7 @@ def _inert(tmp_path: Path, body: str, extra_imports: str = "") -> bool:
     })
     files = walk_python_files(tmp_path, [])
     an = Analyzer(tmp_path, files)
-    pm = an.module("tests/test_m.py")
+    pm = an.source.module("tests/test_m.py")
     pos = next(p for p, n in pm.defs.items() if getattr(n, "name", "") == "test_x")
     return an.inert.callable_inert(FuncV("tests/test_m.py", pos, "test_x"), 0)
 
@@ -167,7 +167,7 @@ def test_a_method_that_never_uses_self_needs_only_its_own_text(tmp_path: Path) -
         assert tests["TestThings::test_free"].label == "cpu"  # type: ignore[index]
         assert tests["TestThings::test_uses_helper"].label == "gpu"  # type: ignore[index]
     an = Analyzer(tmp_path, walk_python_files(tmp_path, []))
-    pm = an.module("tests/test_c.py")
+    pm = an.source.module("tests/test_c.py")
     cls = next(n for n in pm.defs.values() if getattr(n, "name", "") == "TestThings")
     methods = {n.name: FuncV("tests/test_c.py", (n.lineno, n.col_offset), n.name, cls=None)
                for n in cls.body}  # type: ignore[attr-defined]

@@ -15,6 +15,7 @@ import pytest
 
 from tools.classify import parallel, report, runner
 from tools.classify.runner import run
+from tools.classify.sources import Sources
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -104,7 +105,7 @@ def test_a_released_test_file_imported_later_is_parsed_again(tmp_path: Path,
         "import torch\nfrom test_base import helper, to_gpu\n\n\ndef test_lambda():\n    to_gpu(torch.ones(1))\n\n\n"
         "def test_helper():\n    helper()\n\n\ndef test_cpu():\n    torch.ones(1)\n")
     released = _snapshot(tmp_path, 1)
-    monkeypatch.setattr(runner.Analyzer, "release", lambda self, rel: None)
+    monkeypatch.setattr(Sources, "release", lambda self, rel: None)
     assert _snapshot(tmp_path, 1) == released
     labels = {k: v["label"] for k, v in json.loads(released[0]).items() if "::" in k}
     assert labels == {"tests/test_base.py::test_base": "cpu", "tests/test_user.py::test_cpu": "cpu",

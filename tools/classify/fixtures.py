@@ -1,0 +1,243 @@
+"""Fixtures as pytest resolves them for a test: tables per class, module, conftest and plugin, scopes,
+closures, parametrized fixtures (in every world) and their values (memoised with what they cost).
+
+A Fixtures object belongs to one Analyzer and reads code through its Sources and its interpreter.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+
+from tools.classify.collect import ParamCase, TestItem, parametrize_cases
+from tools.classify.dataflow import UNIT_BUDGET, Frame, Interp, is_fixture_def
+from tools.classify.devices import torch_constant_str
+from tools.classify.evidence import Finding, step
+from tools.classify.frozen import frozen
+from tools.classify.marks import mark_findings
+from tools.classify.plugins import PYTEST_TORCH_PARAM_ORDER, PYTEST_TORCH_REL
+from tools.classify.sources import Sources
+from tools.classify.values import UNKNOWN as UNK
+from tools.classify.values import ClassV, Const, EnumV, Ext, FuncV, Inst, RequestV, Value
+
+SCOPES = {"session": 0, "package": 1, "module": 2, "class": 3, "function": 4}
+
+
+@frozen
+class Fixture:
+    name: str
+    fv: FuncV
+    autouse: bool
+    scope_rank: int
+    params: tuple[ParamCase, ...] | None
+    where: str
+    plugin_rank: int = 0  # >0: parametrized by a plugin's pytest_generate_tests, after fixture params
+
+
+def idfn(interp: Interp, ids: Value | None, world: int) -> Callable[[Value], Value] | None:
+    """An `ids=` callable defined in the repository (or `str`), evaluated on one parameter value."""
+    if isinstance(ids, FuncV):
+        return lambda v: interp.call_function(ids, [v], {}, world, 1).value
+    if isinstance(ids, Ext) and ids.path in ("builtins.str", "builtins.repr"):
+        convert = str if ids.path == "builtins.str" else repr
+        return lambda v: Const(convert(v.value)) if isinstance(v, Const) else (
+            Const(v.text) if isinstance(v, EnumV) and convert is str else
+            Const(torch_constant_str(v)) if torch_constant_str(v) is not None else UNK)
+    return None
+
+
+class Fixtures:
+    """The fixtures of one root: declarations (per world), the tables a test sees, and memoised values."""
+
+    def __init__(self, source: Sources, interp: Interp) -> None:
+        self.source = source
+        self.interp = interp
+        self.fixture_tables: dict[str, dict[str, Fixture]] = {}
+        self.fixture_memo: dict[tuple[object, ...], tuple[Value, tuple[Finding, ...]]] = {}
+        self.fixture_costs: dict[tuple[object, ...], int] = {}  # steps each memoised fixture value took
+        self.scope_memo: dict[tuple[str, tuple[ClassV, ...]], list[dict[str, Fixture]]] = {}
+        self.world_fixtures: dict[tuple[FuncV, int], Fixture] = {}
+        self.names_memo: dict[tuple[str, tuple[int, int], bool, bool], tuple[str, ...]] = {}  # parameter names
+
+    def _fixture_from(self, fv: FuncV, node: ast.FunctionDef | ast.AsyncFunctionDef, world: int = 0) -> Fixture:
+        name, autouse, scope, params = node.name, False, 4, None
+        for d in node.decorator_list:
+            if not isinstance(d, ast.Call):
+                continue
+            frame = Frame(fv.rel, world, {}, self.interp.module_state(fv.rel, world).env, [])
+            kw = {k.arg: self.interp.ev(k.value, frame) for k in d.keywords if k.arg}
+            if isinstance(kw.get("name"), Const):
+                name = str(kw["name"].value)  # type: ignore[union-attr]
+            autouse = isinstance(kw.get("autouse"), Const) and bool(kw["autouse"].value)  # type: ignore[union-attr]
+            sc = kw.get("scope") or (self.interp.ev(d.args[0], frame) if d.args else None)
+            if isinstance(sc, Const) and isinstance(sc.value, str):
+                scope = SCOPES.get(sc.value, 4)
+            if "params" in kw:
+                cases = parametrize_cases(Const(name), kw["params"], kw.get("ids"),
+                                          idfn(self.interp, kw.get("ids"), world))
+                params = tuple(cases) if cases is not None else ()
+        rank = PYTEST_TORCH_PARAM_ORDER.index(name) + 1 if (
+            fv.rel == PYTEST_TORCH_REL and name in PYTEST_TORCH_PARAM_ORDER) else 0
+        return Fixture(name, fv, autouse, scope, params, step(fv.rel, node.lineno, f"fixture {name}"), rank)
+
+    def fixture_in(self, fx: Fixture, world: int) -> Fixture:
+        """The fixture's declaration evaluated in `world` (its params may differ: `params=DEVICES`)."""
+        if not world or fx.plugin_rank:
+            return fx
+        key = (fx.fv, world)
+        got = self.world_fixtures.get(key)
+        if got is None:
+            node = self.source.module(fx.fv.rel).defs.get(fx.fv.pos)
+            got = self.interp.budgeted(UNIT_BUDGET, self._fixture_from, fx.fv, node, world)[0] if isinstance(
+                node, (ast.FunctionDef, ast.AsyncFunctionDef)) else fx
+            if got.name != fx.name:
+                got = fx
+            self.world_fixtures[key] = got
+        return got
+
+
+    def case_marks_in(self, fx: Fixture, case: ParamCase, world: int) -> tuple[Value, ...]:
+        """The marks of a fixture parameter evaluated in `world` (`skipif(torch.cuda.device_count() < 1)` in
+        `params=[pytest.param("nccl", marks=...)]` is active in world 0 only)."""
+        if not world or not case.marks:
+            return case.marks
+        got = self.fixture_in(fx, world)
+        same = [c for c in got.params or () if c.id == case.id]
+        return same[0].marks if len(same) == 1 else case.marks
+
+    def _fixtures_in(self, env_items: list[tuple[str, Value]]) -> dict[str, Fixture]:
+        out: dict[str, Fixture] = {}
+        for _, v in env_items:
+            if isinstance(v, FuncV):
+                node = self.source.module(v.rel).defs.get(v.pos)
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and is_fixture_def(node):
+                    fx = self._fixture_from(v, node)
+                    out.setdefault(fx.name, fx)
+        return out
+
+    def module_fixtures(self, rel: str) -> dict[str, Fixture]:
+        got = self.fixture_tables.get(rel)
+        if got is None:
+            # memoised across files: its work counts toward no test's budget (so none depends on the order)
+            got = self.interp.budgeted(UNIT_BUDGET, self._fixtures_in, sorted(
+                self.interp.module_state(rel, 0).env.items(), key=lambda kv: kv[0]))[0]
+            self.fixture_tables[rel] = got
+        return got
+
+    def class_fixtures(self, cls: ClassV) -> dict[str, Fixture]:
+        out: dict[str, Fixture] = {}
+        for c in self.interp.mro(cls, 0):
+            if isinstance(c, ClassV):
+                for k, v in self._fixtures_in(sorted(self.interp.class_body(c, 0).items(),
+                                                     key=lambda kv: kv[0])).items():
+                    out.setdefault(k, v)
+        return out
+
+    def scopes(self, rel: str, item: TestItem) -> list[dict[str, Fixture]]:
+        """Fixture tables visible to a test, closest first."""
+        key = (rel, item.classes)
+        got = self.scope_memo.get(key)
+        if got is None:
+            got = self.scope_memo[key] = self._scopes(rel, item)
+        return got
+
+    def _scopes(self, rel: str, item: TestItem) -> list[dict[str, Fixture]]:
+        tables = [self.class_fixtures(c) for c in reversed(item.classes)]
+        tables.append(self.module_fixtures(rel))
+        tables.extend(self.module_fixtures(c) for c in reversed(self.source.conftests_for(rel)))
+        tables.append(self.module_fixtures(PYTEST_TORCH_REL))  # installed plugins: only when nothing closer
+        return tables
+
+    @staticmethod
+    def find(tables: list[dict[str, Fixture]], name: str, skip: Fixture | None = None) -> Fixture | None:
+        for t in tables:
+            fx = t.get(name)
+            if fx is not None and fx != skip:
+                return fx
+        return None
+
+    def fixture_args(self, fv: FuncV) -> tuple[str, ...]:
+        """The fixtures a function requests (parameters without defaults, as pytest's getfuncargnames)."""
+        return self._names(fv, False)
+
+    def param_names(self, fv: FuncV) -> tuple[str, ...]:
+        """Every parameter name (without self/cls)."""
+        return self._names(fv, True)
+
+    def _names(self, fv: FuncV, with_defaults: bool) -> tuple[str, ...]:
+        key = (fv.rel, fv.pos, fv.cls is not None, with_defaults)
+        got = self.names_memo.get(key)
+        if got is None:
+            node = self.source.module(fv.rel).defs.get(fv.pos)
+            got = self.names_memo[key] = tuple(self._arg_names(fv, node, with_defaults) if isinstance(
+                node, (ast.FunctionDef, ast.AsyncFunctionDef)) else ())
+        return got
+
+    @staticmethod
+    def _arg_names(fv: FuncV, node: ast.FunctionDef | ast.AsyncFunctionDef, with_defaults: bool) -> list[str]:
+        """Parameter names (without self/cls). Like pytest's getfuncargnames, fixtures are only requested
+        for parameters without a default (positional-only ones never)."""
+        a = node.args
+        if with_defaults:
+            names = [p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs)]
+        else:
+            positional = [*a.posonlyargs, *a.args]
+            first_default = len(positional) - len(a.defaults)
+            names = [p.arg for i, p in enumerate(positional) if i < first_default and p not in a.posonlyargs]
+            names += [p.arg for p, d in zip(a.kwonlyargs, a.kw_defaults, strict=False) if d is None]
+            if fv.cls is not None and a.posonlyargs and a.posonlyargs[0].arg in ("self", "cls"):
+                return names
+        return names[1:] if fv.cls is not None and names and names[0] in ("self", "cls") else names
+
+    def closure_fixtures(self, tables: list[dict[str, Fixture]], initial: list[str]) -> list[Fixture]:
+        """pytest's fixture closure: initial names, then their dependencies; sorted by scope (stable)."""
+        names = list(dict.fromkeys(initial))
+        out: list[Fixture] = []
+        i = 0
+        while i < len(names):
+            fx = self.find(tables, names[i])
+            if fx is not None:
+                out.append(fx)
+                for a in self.fixture_args(fx.fv):
+                    if a not in names:
+                        names.append(a)
+            i += 1
+        return sorted(out, key=lambda f: f.scope_rank)
+
+    def fixture_value(self, fx: Fixture, tables: list[dict[str, Fixture]], choice: dict[str, ParamCase],
+                      world: int, stack: tuple[str, ...]) -> tuple[Value, tuple[Finding, ...]]:
+        case = choice.get(fx.name)
+        key = (fx, case, world, tuple(sorted((k, v) for k, v in choice.items())))
+        got = self.fixture_memo.get(key)
+        if got is not None:
+            self.interp.charge(self.fixture_costs[key])  # what it cost when first computed
+            return got
+        if fx.name in stack:
+            return UNK, ()
+        start = self.interp.steps
+        findings: list[Finding] = []
+        kwargs: dict[str, Value] = {}
+        for a in self.fixture_args(fx.fv):
+            if a == "request":
+                kwargs[a] = RequestV(case.bindings[0][1] if case else UNK)
+                continue
+            dep = self.find(tables, a, skip=fx if a == fx.name else None)
+            if dep is None:
+                kwargs[a] = UNK
+                continue
+            v, fs = self.fixture_value(dep, tables, choice, world, (*stack, fx.name))
+            kwargs[a] = v
+            findings.extend(f.prefixed(step(fx.fv.rel, fx.fv.pos[0], f"fixture {fx.name} uses {a}")) for f in fs)
+        if case is not None:
+            findings.extend(mark_findings(list(self.case_marks_in(fx, case, world)), fx.where))
+        fv = fx.fv
+        if fv.cls is not None:
+            fv = FuncV(fv.rel, fv.pos, fv.name, bound=Inst(fv.cls), captured=fv.captured, cls=fv.cls)
+        res = self.interp.call_function(fv, [], kwargs, world, 1)
+        findings.extend(res.findings)
+        self.interp.used_modules.add(fx.fv.rel)
+        result = (res.value, tuple(findings))
+        self.fixture_memo[key] = result
+        self.fixture_costs[key] = self.interp.steps - start
+        return result
+

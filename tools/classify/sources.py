@@ -1,0 +1,163 @@
+"""The repository's modules as the classifier reads them: bytes, syntax trees, imports and conftests.
+
+The interpreter reads code only through this (interp_base.ModuleSource); the import graph it keeps decides
+which files a result depends on (the cache key) and whether running a test file imports torch.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from tools.bounded_read import MAX_FILE_BYTES, read_source
+from tools.classify.modules import (
+    ImportSpec,
+    ParsedModule,
+    RepoIndex,
+    digest_of,
+    is_torch_module,
+    parse_source,
+    scan_module,
+)
+from tools.classify.plugins import VIRTUAL_SOURCES
+
+EXCLUDED_ROOTS = frozenset({"torch"})  # never follow into a checkout of torch itself
+
+
+class Sources:
+    """The modules of one root, parsed when first needed; implements the ModuleSource the interpreter reads
+    from, and the import closure of each file."""
+
+    def __init__(self, root: Path, files: list[str] | RepoIndex, sources: dict[str, bytes] | None = None,
+                 max_file_bytes: int = MAX_FILE_BYTES) -> None:
+        self.root = root
+        self.max_file_bytes = max_file_bytes  # larger files are not read (`unknown`, with the reason)
+        self.index = files if isinstance(files, RepoIndex) else RepoIndex(files)  # an index can be shared
+        self.sources = sources if sources is not None else {}
+        self.parsed: dict[str, ParsedModule] = {}
+        self.released: set[str] = set()  # parsed once, then let go (release)
+        self.parse_errors: list[tuple[str, str]] = []  # (file, reason) per module that failed to parse, in order
+        self.read_from_disk: list[str] = []  # modules not in `sources`, read when first needed
+        self.source_lines: dict[str, list[bytes] | None] = {}
+        self.closures: dict[str, frozenset[str]] = {}
+
+    # -- ModuleSource ------------------------------------------------------------------------------
+    def module(self, rel: str) -> ParsedModule:
+        got = self.parsed.get(rel)
+        if got is not None:
+            return got
+        data = self.sources.get(rel) or VIRTUAL_SOURCES.get(rel)
+        err = None
+        if data is None:
+            data, err = read_source(self.root, rel, self.max_file_bytes)
+            self.read_from_disk.append(rel)
+            if data is not None:
+                self.sources[rel] = data  # (for lines_of, and parsing again after release)
+        if data is None:
+            pm = ParsedModule(rel, "", None, err)
+        else:
+            tree, perr = parse_source(rel, data)
+            if tree is None:
+                pm = ParsedModule(rel, digest_of(data), None, perr)
+            else:
+                try:
+                    imports, defs = scan_module(tree)
+                    pm = ParsedModule(rel, digest_of(data), tree, None, imports, defs)
+                except RecursionError:
+                    pm = ParsedModule(rel, digest_of(data), None, "expression nesting too deep to analyse")
+        if rel in self.released and pm.tree is not None:
+            # Parsed again after release(): lambdas are indexed by the interpreter when it meets them, and
+            # values made from the first tree may refer to any of them.
+            pm.defs.update(((n.lineno, n.col_offset), n) for n in ast.walk(pm.tree) if isinstance(n, ast.Lambda))
+        elif pm.error is not None:
+            self.parse_errors.append((rel, pm.error))
+        self.parsed[rel] = pm
+        return pm
+
+    def release(self, rel: str) -> None:
+        """Forget rel's syntax tree and source lines (a test file, once classified: other files seldom import
+        it, and a cold run over a large tree would otherwise hold every tree until it ends). Everything the
+        analysis keeps refers to code by (file, line, column), so a later use parses rel again and finds the
+        same definitions."""
+        pm = self.parsed.get(rel)
+        if pm is not None and pm.tree is not None:
+            del self.parsed[rel]
+            self.released.add(rel)
+        self.source_lines.pop(rel, None)
+
+    def lines_of(self, rel: str) -> list[bytes] | None:
+        if rel not in self.source_lines:
+            data = (self.sources.get(rel) or VIRTUAL_SOURCES.get(rel)
+                    or read_source(self.root, rel, self.max_file_bytes)[0])
+            self.source_lines[rel] = data.splitlines(keepends=True) if data is not None else None
+        return self.source_lines[rel]
+
+
+    def resolve_import(self, dotted: str, importer: str, level: int, module: str) -> str | None:
+        if level:
+            return self.index.resolve_relative_file(ImportSpec(module, level, ()), importer)
+        if dotted.split(".", 1)[0] in EXCLUDED_ROOTS:
+            return None
+        return self.index.resolve_module(dotted, importer)
+
+    def is_package_dir(self, dotted: str) -> bool:
+        return dotted.split(".", 1)[0] not in EXCLUDED_ROOTS and self.index.is_package_dir(dotted)
+
+    def conftests_for(self, rel: str) -> tuple[str, ...]:
+        return self.index.conftests_for(rel)
+
+    # -- dependencies ------------------------------------------------------------------------------
+    def direct_deps(self, rel: str) -> list[str]:
+        pm = self.module(rel)
+        out: set[str] = set()
+        for spec in pm.imports:
+            if spec.level == 0 and spec.module.split(".", 1)[0] in EXCLUDED_ROOTS:
+                continue
+            out.update(self.index.dep_files(spec, rel))
+        out.discard(rel)
+        return sorted(out)
+
+    def closure(self, rel: str) -> frozenset[str]:
+        """rel and every in-repo module it imports, transitively (iterative: cycles are fine)."""
+        got = self.closures.get(rel)
+        if got is not None:
+            return got
+        seen = {rel}
+        todo = [rel]
+        while todo:
+            cur = todo.pop()
+            for d in self.direct_deps(cur):
+                if d not in seen:
+                    seen.add(d)
+                    todo.append(d)
+        result = frozenset(seen)
+        self.closures[rel] = result
+        return result
+
+    def imports_torch(self, rel: str) -> bool:
+        """Whether running `rel` imports torch: any torch import in rel itself (test and fixture bodies
+        run), and the imports that run at import time (not inside functions) of the modules it loads."""
+        seen = {rel}
+        todo = [rel]
+        while todo:
+            f = todo.pop()
+            for spec in self.module(f).imports:
+                if not spec.toplevel and f != rel:
+                    continue
+                if spec.level == 0 and is_torch_module(spec.module) and not (
+                        spec.module.split(".", 1)[0] not in EXCLUDED_ROOTS
+                        and self.index.resolve_module(spec.module, f)):
+                    return True
+                if spec.level == 0 and spec.module.split(".", 1)[0] in EXCLUDED_ROOTS:
+                    continue
+                for d in self.index.dep_files(spec, f):
+                    if d not in seen:
+                        seen.add(d)
+                        todo.append(d)
+        return False
+
+
+    def file_deps(self, rel: str) -> list[str]:
+        """The files rel's result depends on: its import closure and its conftests' (sorted)."""
+        return sorted(set().union(self.closure(rel), *(self.closure(c) for c in self.index.conftests_for(rel))))
+
