@@ -168,7 +168,6 @@ class Analyzer:
             list[tuple[Value, str]], list[FuncV]]:
         out: list[tuple[Value, str]] = []
         fnode = self.source.module(item.func.rel).defs.get(item.func.pos)
-        here = step(rel, item.line, f"{item.key.split('::')[-1]}")
         marks, wrappers = self.decorate(fnode, (item.func.rel, *item.func.pos), item.func.rel, world, findings)
         out.extend((m, step(item.func.rel, item.func.pos[0], "decorator")) for m in marks)
         for cls in reversed(item.classes):
@@ -182,7 +181,6 @@ class Analyzer:
                            for m in self.pytestmark(self.interp.class_body(c, world)))
         st = self.interp.module_state(rel, world)
         out.extend((m, step(rel, 1, "module pytestmark")) for m in self.pytestmark(st.env))
-        del here
         return out, wrappers
 
     # -- classification ----------------------------------------------------------------------------
