@@ -99,6 +99,16 @@ PROJECTS: dict[str, Project] = {
     # imports from a checkout named roma/: pytest's package setup fails on every test
     "roma": Project("roma", "1.8.0", "test", deps=("numpy",), drop=("__init__.py",)),
     "torchkbnufft": Project("torchkbnufft", "1.5.2", "tests", deps=("numpy>=2", "scipy")),
+    # Round 7 (docs/classifier-accuracy.md, "Round 7: new suites"): four more suites never used before.
+    # Mostly CUDA-only tests (`.cuda()` in the test body, no skip): the false-CPU case.
+    "pytorch-memlab": Project("pytorch-memlab", "0.3.2", "test", deps=("calmsize", "pandas")),
+    # A session-scoped `device` fixture parametrized ["cpu", "cuda"] that skips the cuda half off-GPU.
+    "cooper-optim": Project("cooper-optim", "1.0.1", "tests", deps=("typing-extensions",)),
+    # Tests inside the package; the backends to test come from an environment variable.
+    "einops": Project("einops", "0.8.2", "einops/tests", deps=("numpy",),
+                      env=(("EINOPS_TEST_BACKENDS", "numpy,torch"),)),
+    # unittest classes in `*_test.py` files; `skipIf(not torch.cuda.is_available())` and "Need at least 2 GPUs".
+    "opacus": Project("opacus", "1.6.0", "opacus/tests", deps=("numpy", "scipy", "opt_einsum", "hypothesis")),
 }
 
 COMMON_DEPS = ("pytest", "pytest-timeout", "pytest-xdist")
@@ -189,7 +199,9 @@ def fetch_source(work: Path, proj: Project) -> Path:
         return src
     dl = work / "dl"
     dl.mkdir(parents=True, exist_ok=True)
-    sh([sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:", "-d", str(dl),
+    # the sdist of this project only: `--no-binary :all:` would also build its build backend from source
+    # (uv_build needs a Rust toolchain), so the download fails before the archive is kept
+    sh([sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", proj.name, "-d", str(dl),
         f"{proj.name}=={proj.version}"])
     norm = re.sub(r"[-_.]+", "[-_.]", proj.name)
     archive = next(p for p in sorted(dl.iterdir()) if re.match(rf"(?i){norm}-{re.escape(proj.version)}\.tar\.gz",
