@@ -103,7 +103,12 @@ PROJECTS: dict[str, Project] = {
     # Mostly CUDA-only tests (`.cuda()` in the test body, no skip): the false-CPU case.
     "pytorch-memlab": Project("pytorch-memlab", "0.3.2", "test", deps=("calmsize", "pandas")),
     # A session-scoped `device` fixture parametrized ["cpu", "cuda"] that skips the cuda half off-GPU.
-    "cooper-optim": Project("cooper-optim", "1.0.1", "tests", deps=("typing-extensions",)),
+    # Without tests/pipeline/test_convergence.py and test_manual.py (1752 slow ids per device): pytest orders
+    # the session-scoped parametrization cpu first, so under the time cap no cuda test would run.
+    "cooper-optim": Project(
+        "cooper-optim", "1.0.1", "tests/constraints tests/formulations tests/multipliers tests/optim "
+        "tests/penalty_coefficients tests/test_cmp.py tests/pipeline/test_checkpoint.py",
+        deps=("typing-extensions", "cvxpy")),
     # Tests inside the package; the backends to test come from an environment variable.
     "einops": Project("einops", "0.8.2", "einops/tests", deps=("numpy",),
                       env=(("EINOPS_TEST_BACKENDS", "numpy,torch"),)),
