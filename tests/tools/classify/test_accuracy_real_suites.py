@@ -51,3 +51,13 @@ def test_rates_use_the_issue_denominators(acc: ModuleType) -> None:
     assert acc.verdict("false_cpu", r["false_cpu"]).endswith("(ok: <= 0.5%)")
     assert "MISSED" in acc.verdict("cpu_routing", 0.949)
     assert acc.rates(acc.Score())["false_cpu"] is None  # no GPU test: no rate, not 0 %
+
+
+def test_keys_in_paths_pytest_ignores_are_dropped_before_scoring(acc: ModuleType) -> None:
+    proj = acc.Project("p", "1", "pkg/tests", pytest_args=("--ignore=pkg/tests/slow", "--ignore=pkg/tests/x_test.py/",
+                                                           "-q"))
+    cls = _keys("pkg/tests/slow/a_test.py::T::t", "pkg/tests/x_test.py::t", "pkg/tests/slowish_test.py::t",
+                "pkg/tests/y_test.py::t")
+    # a sibling whose name only starts like an ignored folder is kept
+    assert sorted(acc.not_ignored(cls, proj)) == ["pkg/tests/slowish_test.py::t", "pkg/tests/y_test.py::t"]
+    assert acc.not_ignored(cls, acc.Project("p", "1", "pkg/tests")) == cls
