@@ -121,6 +121,8 @@ PROJECTS: dict[str, Project] = {
     "opacus": Project("opacus", "1.6.0", "opacus/tests", deps=("numpy", "scipy", "opt_einsum", "hypothesis"),
                       pytest_args=("--ignore=opacus/tests/grad_samples", "--ignore=opacus/tests/dp_layers",
                                    "--continue-on-collection-errors")),
+    # `*_test.py` modules beside the code they test, inside the package; no device code (CPU routing only).
+    "normflows": Project("normflows", "1.7.3", "normflows", deps=("numpy",)),
 }
 
 COMMON_DEPS = ("pytest", "pytest-timeout", "pytest-xdist")
