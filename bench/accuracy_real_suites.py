@@ -99,6 +99,30 @@ PROJECTS: dict[str, Project] = {
     # imports from a checkout named roma/: pytest's package setup fails on every test
     "roma": Project("roma", "1.8.0", "test", deps=("numpy",), drop=("__init__.py",)),
     "torchkbnufft": Project("torchkbnufft", "1.5.2", "tests", deps=("numpy>=2", "scipy")),
+    # Round 7 (docs/classifier-accuracy.md, "Round 7: new suites"): four more suites never used before.
+    # Mostly CUDA-only tests (`.cuda()` in the test body, no skip): the false-CPU case.
+    "pytorch-memlab": Project("pytorch-memlab", "0.3.2", "test", deps=("calmsize", "pandas")),
+    # A session-scoped `device` fixture parametrized ["cpu", "cuda"] that skips the cuda half off-GPU.
+    # Without tests/pipeline/test_convergence.py and test_manual.py (1752 slow ids per device): pytest orders
+    # the session-scoped parametrization cpu first, so under the time cap no cuda test would run.
+    "cooper-optim": Project(
+        "cooper-optim", "1.0.1", "tests/constraints tests/formulations tests/multipliers tests/optim "
+        "tests/penalty_coefficients tests/test_cmp.py tests/pipeline/test_checkpoint.py",
+        deps=("typing-extensions", "cvxpy")),
+    # Tests inside the package; the backends to test come from an environment variable.
+    "einops": Project("einops", "0.8.2", "einops/tests", deps=("numpy",),
+                      env=(("EINOPS_TEST_BACKENDS", "numpy,torch"),)),
+    # unittest classes in `*_test.py` files; `skipIf(not torch.cuda.is_available())` and "Need at least 2 GPUs".
+    # Without grad_samples/ and dp_layers/ (hypothesis runs of 100 examples per test, no device code): the
+    # files with CUDA tests come after them alphabetically and would miss the time cap.
+    # Six files import torchvision, which cannot be installed here (PyPI's torchvision 0.28 for torch 2.13 is a
+    # CUDA build whose operators fail to register on the CPU torch; newer ones pull torch 2.14 with CUDA): they
+    # fail collection (excluded) and --continue-on-collection-errors runs the rest.
+    "opacus": Project("opacus", "1.6.0", "opacus/tests", deps=("numpy", "scipy", "opt_einsum", "hypothesis"),
+                      pytest_args=("--ignore=opacus/tests/grad_samples", "--ignore=opacus/tests/dp_layers",
+                                   "--continue-on-collection-errors")),
+    # `*_test.py` modules beside the code they test, inside the package; no device code (CPU routing only).
+    "normflows": Project("normflows", "1.7.3", "normflows", deps=("numpy",)),
 }
 
 COMMON_DEPS = ("pytest", "pytest-timeout", "pytest-xdist")
@@ -189,7 +213,9 @@ def fetch_source(work: Path, proj: Project) -> Path:
         return src
     dl = work / "dl"
     dl.mkdir(parents=True, exist_ok=True)
-    sh([sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:", "-d", str(dl),
+    # the sdist of this project only: `--no-binary :all:` would also build its build backend from source
+    # (uv_build needs a Rust toolchain), so the download fails before the archive is kept
+    sh([sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", proj.name, "-d", str(dl),
         f"{proj.name}=={proj.version}"])
     norm = re.sub(r"[-_.]+", "[-_.]", proj.name)
     archive = next(p for p in sorted(dl.iterdir()) if re.match(rf"(?i){norm}-{re.escape(proj.version)}\.tar\.gz",
@@ -357,6 +383,14 @@ def classify(src: Path, proj: Project, classifier_root: Path = ROOT, jobs: int =
         tmp.rename(save)
     report = json.loads(got.stdout)
     return {k: v for k, v in report.items() if "::" in k and isinstance(v, dict)}
+
+
+def not_ignored(cls: dict[str, dict[str, object]], proj: Project) -> dict[str, dict[str, object]]:
+    """The classifier's keys outside the paths the suite's pytest arguments `--ignore=`: pytest never runs those,
+    so they are neither scored nor listed as classified but not run."""
+    ignored = [a.removeprefix("--ignore=").rstrip("/") for a in proj.pytest_args if a.startswith("--ignore=")]
+    return {k: v for k, v in cls.items()
+            if not any(k.split("::", 1)[0] == i or k.startswith(i + "/") for i in ignored)}
 
 
 def revision(root: Path) -> str:
@@ -631,8 +665,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.truth_only:
             continue
         truth, files = read_truth(gt, src)
-        cls = classify(src, proj, args.classifier_root, args.classify_jobs,
-                       work / "classified" / f"{proj.name}@{rev}.json")
+        cls = not_ignored(classify(src, proj, args.classifier_root, args.classify_jobs,
+                                   work / "classified" / f"{proj.name}@{rev}.json"), proj)
         s = score(truth, files, cls, (work / "gt" / f"{proj.name}.complete").exists())
         ids = match_ids(ids_file.read_text().splitlines(), cls)
         print_score(f"{proj.name} {proj.version}", s, args.show_errors)

@@ -68,3 +68,13 @@ def test_a_failing_skip_for_lack_of_cuda_is_a_gpu_test(acc: ModuleType, tmp_path
     assert acc.label_of([skip_failed], tmp_path).label == "gpu"
     other = {**skip_failed, "text": "E   AssertionError\n\ntests/test_x.py:4: AssertionError"}
     assert acc.label_of([other], tmp_path).label == "cpu"
+
+
+def test_keys_in_paths_pytest_ignores_are_dropped_before_scoring(acc: ModuleType) -> None:
+    proj = acc.Project("p", "1", "pkg/tests", pytest_args=("--ignore=pkg/tests/slow", "--ignore=pkg/tests/x_test.py/",
+                                                           "-q"))
+    cls = _keys("pkg/tests/slow/a_test.py::T::t", "pkg/tests/x_test.py::t", "pkg/tests/slowish_test.py::t",
+                "pkg/tests/y_test.py::t")
+    # a sibling whose name only starts like an ignored folder is kept
+    assert sorted(acc.not_ignored(cls, proj)) == ["pkg/tests/slowish_test.py::t", "pkg/tests/y_test.py::t"]
+    assert acc.not_ignored(cls, acc.Project("p", "1", "pkg/tests")) == cls
