@@ -190,19 +190,28 @@ class Fixtures:
         return names[1:] if fv.cls is not None and names and names[0] in ("self", "cls") else names
 
     def closure_fixtures(self, tables: list[dict[str, Fixture]], initial: list[str]) -> list[Fixture]:
-        """pytest's fixture closure: initial names, then their dependencies; sorted by scope (stable)."""
+        """pytest's fixture closure (pytest >= 9, the version the locks pin): the initial names, then the
+        dependencies each brings in, depth first; sorted by scope (stable). Its order is the order of
+        parametrized fixtures in a node id (`[1-False-False]` when `a` uses `b` uses parametrized `n`, and
+        parametrized `c` and `d` follow `a`)."""
         names = list(dict.fromkeys(initial))
-        out: list[Fixture] = []
-        i = 0
-        while i < len(names):
-            fx = self.find(tables, names[i])
+        seen: set[str] = set()
+
+        def visit(name: str) -> None:
+            if name in seen:
+                return
+            seen.add(name)
+            if name not in names:
+                names.append(name)
+            fx = self.find(tables, name)
             if fx is not None:
-                out.append(fx)
                 for a in self.fixture_args(fx.fv):
-                    if a not in names:
-                        names.append(a)
-            i += 1
-        return sorted(out, key=lambda f: f.scope_rank)
+                    visit(a)
+
+        for name in list(names):
+            visit(name)
+        found = [self.find(tables, n) for n in names]
+        return sorted((fx for fx in found if fx is not None), key=lambda f: f.scope_rank)
 
     def fixture_value(self, fx: Fixture, tables: list[dict[str, Fixture]], choice: dict[str, ParamCase],
                       world: int, stack: tuple[str, ...]) -> tuple[Value, tuple[Finding, ...]]:
