@@ -174,6 +174,11 @@ class ExpressionsMixin(InterpBase):
         guarded = cuda_guard(n.test)
         body = self._guarded_ev(n.body, frame) if guarded is True else self.ev(n.body, frame)
         orelse = self._guarded_ev(n.orelse, frame) if guarded is False else self.ev(n.orelse, frame)
+        if guarded is not None:
+            # `T = torch.cuda.FloatTensor if x.is_cuda else torch.FloatTensor`: the CUDA side is chosen only when
+            # an existing value is already on CUDA, so (as for a CUDA call in that branch) a later `T(...)` is
+            # never the test's first CUDA use: the value is the other side's
+            return orelse if guarded is True else body
         return join(body, orelse)
 
     def _guarded_ev(self, node: ast.expr, frame: Frame) -> Value:
