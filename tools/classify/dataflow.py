@@ -11,8 +11,9 @@ one mixin per concern:
 - interp_expressions.py: expressions, comprehensions, attribute reads
 - interp_classes.py: class bodies, MRO, Enum members, properties
 - interp_calls.py: call sites and following in-repo functions (memoised)
-- interp_external.py: pytest/unittest/mock/builtins and other calls leaving the repository
-- interp_torch.py: torch calls, tensor methods, torch.testing, patched CUDA
+- interp_external.py: pytest/unittest/mock/builtins and other calls leaving the repository; methods of
+  pytest/unittest objects (getoption, skipTest, patching) and of known strings, dicts and lists
+- interp_torch.py: torch calls, tensor and module methods, torch.testing
 Shared by them: interp_base.py (budgets, Frame, CallResult, the interface between the parts) and devices.py
 (pure functions on values: devices, truthiness, comparisons, types). The names other modules import from
 here are re-exported (__all__).

@@ -170,10 +170,6 @@ def _mutable_target(e: ast.expr) -> bool:
     return isinstance(e, ast.Name) or (isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name))
 
 
-def _short(path: str) -> str:
-    return path
-
-
 def _py(v: Value) -> object:
     """A Python literal for convention arguments (UNSET when unknown)."""
     if isinstance(v, Const):
@@ -232,7 +228,6 @@ class InterpBase:
         self.class_findings: dict[tuple[ClassV, int], tuple[Finding, ...]] = {}
         self.mros: dict[tuple[ClassV, int], tuple[Value, ...]] = {}
         self.used_modules: set[str] = set()
-        self.fixture_hook: Callable[[str, Frame], Value] | None = None
         self.param_classes: set[ClassV] = set()  # instantiate_parametrized_tests(cls)
         # the `parameterized` package's @parameterized_class: generated class -> the attributes it sets;
         # the decorated original keeps only inherited tests (the package deletes its own test* methods)
@@ -294,6 +289,10 @@ class InterpBase:
                       frame: Frame) -> Value: ...
         def call_ext(self, path: str, args: list[Value], kwargs: dict[str, Value], n: ast.AST,
                      frame: Frame) -> Value: ...
+        def framework_method(self, recv: Value, name: str, args: list[Value], kwargs: dict[str, Value],
+                             n: ast.Call, frame: Frame) -> Value | None: ...
+        def container_method(self, recv: Value, name: str, args: list[Value],
+                             kwargs: dict[str, Value]) -> Value | None: ...
         def _ext_args_check(self, path: str, args: list[Value], kwargs: dict[str, Value], n: ast.AST,
                             frame: Frame) -> None: ...
 
