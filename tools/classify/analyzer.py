@@ -64,7 +64,7 @@ from tools.classify.plugins import (
     declares_pytest_torch,
 )
 from tools.classify.values import (
-    UNKNOWN as UNK,
+    UNRESOLVED as UNK,
 )
 from tools.classify.values import (
     ClassV,
@@ -80,7 +80,7 @@ from tools.classify.values import (
     Seq,
     SkipV,
     TestFnV,
-    Unknown,
+    Unresolved,
     Value,
 )
 
@@ -520,7 +520,7 @@ class Analyzer:
         frame = Frame(rel, world, {}, self.interp.module_state(rel, world).env, findings)
         for d in reversed(decos):
             dv = self.interp.ev(d, frame)
-            r = self.interp.call(dv, [value], {}, d, frame, "decorator") if not isinstance(dv, Unknown) \
+            r = self.interp.call(dv, [value], {}, d, frame, "decorator") if not isinstance(dv, Unresolved) \
                 else value
             if isinstance(r, TestFnV):
                 value = r

@@ -44,8 +44,8 @@ from tools.classify.interp_expressions import ExpressionsMixin
 from tools.classify.interp_external import PARAMETERIZED_EXPAND, REGEX_PREFIX, ExternalMixin
 from tools.classify.interp_statements import StatementsMixin
 from tools.classify.interp_torch import TorchMixin
-from tools.classify.values import UNKNOWN as UNK
-from tools.classify.values import Const, Ext, ModV, Unknown, Value
+from tools.classify.values import UNRESOLVED as UNK
+from tools.classify.values import Const, Ext, ModV, Unresolved, Value
 
 __all__ = [
     "CASE_BUDGET",
@@ -113,7 +113,7 @@ class Interp(StatementsMixin, ExpressionsMixin, ClassesMixin, CallsMixin, Extern
         for star in st.stars:
             if isinstance(star, ModV) and star.rel and star.rel != rel:
                 v = self.module_attr(star.rel, name, world)
-                if not isinstance(v, Unknown):
+                if not isinstance(v, Unresolved):
                     return v
             elif isinstance(star, Ext):
                 return self.ext_value(f"{star.path}.{name}", world)
@@ -150,7 +150,7 @@ class Interp(StatementsMixin, ExpressionsMixin, ClassesMixin, CallsMixin, Extern
         for star in st.stars:
             if isinstance(star, ModV) and star.rel and star.rel != frame.rel:
                 v = self.module_attr(star.rel, name, frame.world)
-                if not isinstance(v, Unknown):
+                if not isinstance(v, Unresolved):
                     return v
             elif isinstance(star, Ext):
                 v = self.ext_value(f"{star.path}.{name}", frame.world)

@@ -24,7 +24,7 @@ from tools.classify.interp_base import (
     frame_stores,
 )
 from tools.classify.summaries import SUMMARY_BUDGET, context_size, widen_call
-from tools.classify.values import UNKNOWN as UNK
+from tools.classify.values import UNRESOLVED as UNK
 from tools.classify.values import (
     ClassV,
     Const,

@@ -56,13 +56,13 @@ from tools.classify.values import (
     SkipV,
     SuperV,
     TestFnV,
-    Unknown,
+    Unresolved,
     Value,
     alternatives,
     join_all,
     literal_of,
 )
-from tools.classify.values import UNKNOWN as UNK
+from tools.classify.values import UNRESOLVED as UNK
 
 REGEX_PREFIX = "<regex>"  # Ext(REGEX_PREFIX + pattern): re.compile(pattern)
 PARAMETERIZED_EXPAND = "<parameterized.expand>"  # MarkV name of @parameterized.expand([...])
@@ -291,7 +291,7 @@ class ExternalMixin(InterpBase):
             obj, attr = args[0], args[1]
             if isinstance(attr, Const) and isinstance(attr.value, str):
                 v = self.getattr_v(obj, attr.value, frame, n)
-                return v if not (isinstance(v, Unknown) and len(args) > 2) else args[2]
+                return v if not (isinstance(v, Unresolved) and len(args) > 2) else args[2]
             names = alternatives(attr)
             if isinstance(attr, OneOf) and all(isinstance(a, Const) and isinstance(a.value, str) for a in names):
                 # `getattr(self, f"run_{kind}")` over a known set of names: one of those attributes

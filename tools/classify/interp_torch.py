@@ -21,7 +21,7 @@ from tools.classify.interp_base import (
     Frame,
     InterpBase,
 )
-from tools.classify.values import UNKNOWN as UNK
+from tools.classify.values import UNRESOLVED as UNK
 from tools.classify.values import (
     ClassV,
     Const,
@@ -33,7 +33,7 @@ from tools.classify.values import (
     ParamV,
     Seq,
     TensorV,
-    Unknown,
+    Unresolved,
     Value,
     alternatives,
     join_all,
@@ -65,7 +65,7 @@ class TorchMixin(InterpBase):
                     return TensorV(d)
             exprs = list(n.args[:1]) + [k.value for k in n.keywords if k.arg == "device"]
             for e, c in zip(exprs, cands, strict=False):
-                if isinstance(c, Unknown) and _smells_like_device(e) and not _device_of_existing(e):
+                if isinstance(c, Unresolved) and _smells_like_device(e) and not _device_of_existing(e):
                     frame.add(Finding(UNKNOWN, (step(frame.rel, line, f".{name}({ast.unparse(e)}) with a device "
                                                                      "the analysis cannot resolve"
                                                                      + _why_unknown(e, frame)),)))
@@ -187,7 +187,7 @@ class TorchMixin(InterpBase):
             frame.add(Finding(GPU, (step(frame.rel, line, f"{path}(device={d!r}) needs a "
                                                           f"{_accel_name(d)} device"),), gpu_count_of(d)))
             return TensorV(d)
-        if "device" in kwargs and isinstance(kwargs["device"], Unknown) and isinstance(n, ast.Call):
+        if "device" in kwargs and isinstance(kwargs["device"], Unresolved) and isinstance(n, ast.Call):
             e = next((k.value for k in n.keywords if k.arg == "device"), None)
             if isinstance(e, (ast.Name, ast.Attribute)) and not _device_of_existing(e):
                 frame.add(Finding(UNKNOWN, (step(frame.rel, line, f"{path}(device={ast.unparse(e)}) with a "
