@@ -290,7 +290,9 @@ def bounded(v: Value) -> Value:
 
 def _stored(cls: type, method: str, slot: str) -> type:
     """Make cls.<method>() compute its result once and keep it in the object's `slot` (the objects are
-    immutable, and the generated methods walk the whole nested value on every call)."""
+    immutable, and the generated methods walk the whole nested value on every call). Written to `__dict__`
+    directly, as `size_of`'s cache is, because it pays (bench/bench_classify.py, torchsde, cold, one process,
+    best of 3, 2026-12-01: 1.43 s CPU with both caches, 2.33 s without `size_of`'s, 3.71 s without either)."""
     gen = getattr(cls, method)
 
     def stored(self: object) -> object:
