@@ -27,13 +27,10 @@ from tools.classify.evidence import GPU, MOCK, SKIP, UNKNOWN, Finding, step
 from tools.classify.guards import off_cuda_taken
 from tools.classify.interp_base import (
     DYNAMIC,
-    MOCK_FACTORIES,
     MOCK_OBJECT,
     Frame,
     InterpBase,
     _call_requirement,
-    _mock_target,
-    _mocks_cuda,
     _py,
 )
 from tools.classify.values import (
@@ -64,6 +61,9 @@ from tools.classify.values import (
 )
 from tools.classify.values import UNRESOLVED as UNK
 
+# what makes a mock object (MOCK_OBJECT): unittest.mock's classes, also as pytest-mock's `mocker.MagicMock()`
+MOCK_FACTORIES = frozenset({"Mock", "MagicMock", "NonCallableMock", "NonCallableMagicMock", "AsyncMock",
+                            "PropertyMock", "create_autospec"})
 REGEX_PREFIX = "<regex>"  # Ext(REGEX_PREFIX + pattern): re.compile(pattern)
 PARAMETERIZED_EXPAND = "<parameterized.expand>"  # MarkV name of @parameterized.expand([...])
 STR_METHODS = frozenset({"startswith", "endswith", "lower", "upper", "strip", "lstrip", "rstrip", "split",
@@ -366,6 +366,26 @@ class ExternalMixin(InterpBase):
             frame.add(Finding(MOCK, (step(frame.rel, line, "setattr on torch.cuda fakes CUDA"),)))
         return UNK
 
+
+
+_PATCHED_CUDA = re.compile(r"(?:^|\.)torch\.(?:cuda|backends\.cudnn|backends\.cuda)(?:\.|$)")
+
+
+def _mocks_cuda(target: Value, attr: Value | None) -> bool:
+    if isinstance(target, Const) and isinstance(target.value, str):
+        # "torch.cuda.x", or torch as seen from a module that imported it: "pkg.mod.torch.cuda.x"
+        return _PATCHED_CUDA.search(target.value) is not None
+    if isinstance(target, Ext):
+        return target.path.startswith("torch.cuda") or target.path in ("torch.backends.cudnn",)
+    return False
+
+
+def _mock_target(args: list[Value]) -> str:
+    t = args[0]
+    base = t.value if isinstance(t, Const) else t.path if isinstance(t, Ext) else "?"
+    if len(args) > 1 and isinstance(args[1], Const) and isinstance(args[1].value, str) and isinstance(t, Ext):
+        return f"{base}.{args[1].value}"
+    return str(base)
 
 def _filtered(pred: Value, items: tuple[Value, ...]) -> tuple[Value, ...] | None:
     """The items `filter(pred, items)` keeps, for `None` (truthiness) and `torch.is_tensor` as the
