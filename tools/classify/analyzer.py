@@ -46,7 +46,7 @@ from tools.classify.plugins import (
 )
 from tools.classify.sources import Sources
 from tools.classify.values import (
-    UNKNOWN as UNK,
+    UNRESOLVED as UNK,
 )
 from tools.classify.values import (
     ClassV,
@@ -59,7 +59,7 @@ from tools.classify.values import (
     ReqV,
     Seq,
     TestFnV,
-    Unknown,
+    Unresolved,
     Value,
 )
 
@@ -134,7 +134,7 @@ class Analyzer:
         frame = Frame(rel, world, {}, self.interp.module_state(rel, world).env, findings)
         for d in reversed(decos):
             dv = self.interp.ev(d, frame)
-            r = self.interp.call(dv, [value], {}, d, frame, "decorator") if not isinstance(dv, Unknown) \
+            r = self.interp.call(dv, [value], {}, d, frame, "decorator") if not isinstance(dv, Unresolved) \
                 else value
             if isinstance(r, TestFnV):
                 value = r

@@ -11,8 +11,9 @@ one mixin per concern:
 - interp_expressions.py: expressions, comprehensions, attribute reads
 - interp_classes.py: class bodies, MRO, Enum members, properties
 - interp_calls.py: call sites and following in-repo functions (memoised)
-- interp_external.py: pytest/unittest/mock/builtins and other calls leaving the repository
-- interp_torch.py: torch calls, tensor methods, torch.testing, patched CUDA
+- interp_external.py: pytest/unittest/mock/builtins and other calls leaving the repository; methods of
+  pytest/unittest objects (getoption, skipTest, patching) and of known strings, dicts and lists
+- interp_torch.py: torch calls, tensor and module methods, torch.testing
 Shared by them: interp_base.py (budgets, Frame, CallResult, the interface between the parts) and devices.py
 (pure functions on values: devices, truthiness, comparisons, types). The names other modules import from
 here are re-exported (__all__).
@@ -43,8 +44,8 @@ from tools.classify.interp_expressions import ExpressionsMixin
 from tools.classify.interp_external import PARAMETERIZED_EXPAND, REGEX_PREFIX, ExternalMixin
 from tools.classify.interp_statements import StatementsMixin
 from tools.classify.interp_torch import TorchMixin
-from tools.classify.values import UNKNOWN as UNK
-from tools.classify.values import Const, Ext, ModV, Unknown, Value
+from tools.classify.values import UNRESOLVED as UNK
+from tools.classify.values import Const, Ext, ModV, Unresolved, Value
 
 __all__ = [
     "CASE_BUDGET",
@@ -112,7 +113,7 @@ class Interp(StatementsMixin, ExpressionsMixin, ClassesMixin, CallsMixin, Extern
         for star in st.stars:
             if isinstance(star, ModV) and star.rel and star.rel != rel:
                 v = self.module_attr(star.rel, name, world)
-                if not isinstance(v, Unknown):
+                if not isinstance(v, Unresolved):
                     return v
             elif isinstance(star, Ext):
                 return self.ext_value(f"{star.path}.{name}", world)
@@ -149,7 +150,7 @@ class Interp(StatementsMixin, ExpressionsMixin, ClassesMixin, CallsMixin, Extern
         for star in st.stars:
             if isinstance(star, ModV) and star.rel and star.rel != frame.rel:
                 v = self.module_attr(star.rel, name, frame.world)
-                if not isinstance(v, Unknown):
+                if not isinstance(v, Unresolved):
                     return v
             elif isinstance(star, Ext):
                 v = self.ext_value(f"{star.path}.{name}", frame.world)

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tools.classify import torch_api
-from tools.classify.values import UNKNOWN as UNK
+from tools.classify.values import UNRESOLVED as UNK
 from tools.classify.values import (
     ClassV,
     Const,
@@ -29,7 +29,7 @@ from tools.classify.values import (
     SkipV,
     TensorV,
     TestFnV,
-    Unknown,
+    Unresolved,
     Value,
     alternatives,
 )
@@ -133,7 +133,7 @@ def _other_accelerator_test(op: ast.cmpop, a: Value, b: Value) -> Value | None:
     else:
         const, opaque = (b, a) if isinstance(b, Const) else (a, b)
     if not (isinstance(const, Const) and isinstance(const.value, str)
-            and const.value.lower() in OTHER_DEVICE_KINDS and isinstance(opaque, (Unknown, Ext))):
+            and const.value.lower() in OTHER_DEVICE_KINDS and isinstance(opaque, (Unresolved, Ext))):
         return None
     if isinstance(opaque, Ext) and not opaque.path.startswith(("<", "torch.")) and "device" not in opaque.path:
         return None

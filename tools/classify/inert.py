@@ -34,7 +34,7 @@ from tools.classify.values import (
     OneOf,
     Seq,
     TensorV,
-    Unknown,
+    Unresolved,
     Value,
 )
 
@@ -76,7 +76,7 @@ def _exact_names() -> frozenset[str]:
 
 
 EXACT_NAMES = _exact_names()
-PLAIN_TYPES = (Unknown, TensorV)
+PLAIN_TYPES = (Unresolved, TensorV)
 
 
 class InertProver:

@@ -9,7 +9,6 @@ and devices.py, never each other or dataflow.py, and reach each other's methods 
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
@@ -18,7 +17,7 @@ from tools.classify import conventions
 from tools.classify.evidence import SKIP, Finding
 from tools.classify.modules import ParsedModule
 from tools.classify.summaries import Frames
-from tools.classify.values import ClassV, Const, DictV, EnumV, Ext, FuncV, Inst, Seq, Value, alternatives
+from tools.classify.values import ClassV, Const, DictV, EnumV, FuncV, Inst, Seq, Value, alternatives
 
 # Deterministic work budgets, in interpreter steps (statements and expressions evaluated; a memoised call
 # counts what it cost when it was analysed, so a budget is spent the same whatever was analysed before).
@@ -34,8 +33,6 @@ UNIT_BUDGET = 20_000_000
 
 MOCK_OBJECT = "<mock>"  # Ext path of a mock object (Mock(), MagicMock(), create_autospec()): every attribute and
 # call of it is the mock again, and none of them touches a device (issue 12, root cause 6)
-MOCK_FACTORIES = frozenset({"Mock", "MagicMock", "NonCallableMock", "NonCallableMagicMock", "AsyncMock",
-                            "PropertyMock", "create_autospec"})
 DYNAMIC = "<dynamic>"  # Ext path prefix of a value looked up by a computed name; the rest is the evidence step
 MAX_FINDINGS_PER_KIND = 4
 MUTATORS = frozenset({"append", "extend", "insert", "add", "update", "remove", "discard", "pop", "clear"})
@@ -170,10 +167,6 @@ def _mutable_target(e: ast.expr) -> bool:
     return isinstance(e, ast.Name) or (isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name))
 
 
-def _short(path: str) -> str:
-    return path
-
-
 def _py(v: Value) -> object:
     """A Python literal for convention arguments (UNSET when unknown)."""
     if isinstance(v, Const):
@@ -196,26 +189,6 @@ def _last_name(e: ast.expr) -> str:
     return e.attr if isinstance(e, ast.Attribute) else e.id if isinstance(e, ast.Name) else ""
 
 
-_PATCHED_CUDA = re.compile(r"(?:^|\.)torch\.(?:cuda|backends\.cudnn|backends\.cuda)(?:\.|$)")
-
-
-def _mocks_cuda(target: Value, attr: Value | None) -> bool:
-    if isinstance(target, Const) and isinstance(target.value, str):
-        # "torch.cuda.x", or torch as seen from a module that imported it: "pkg.mod.torch.cuda.x"
-        return _PATCHED_CUDA.search(target.value) is not None
-    if isinstance(target, Ext):
-        return target.path.startswith("torch.cuda") or target.path in ("torch.backends.cudnn",)
-    return False
-
-
-def _mock_target(args: list[Value]) -> str:
-    t = args[0]
-    base = t.value if isinstance(t, Const) else t.path if isinstance(t, Ext) else "?"
-    if len(args) > 1 and isinstance(args[1], Const) and isinstance(args[1].value, str) and isinstance(t, Ext):
-        return f"{base}.{args[1].value}"
-    return str(base)
-
-
 class InterpBase:
     """The interpreter's state (memo tables and budget counters, one set per Interp) and, for the type checker
     only, the methods one part of the interpreter calls on another (each is defined once: in dataflow.Interp
@@ -232,7 +205,6 @@ class InterpBase:
         self.class_findings: dict[tuple[ClassV, int], tuple[Finding, ...]] = {}
         self.mros: dict[tuple[ClassV, int], tuple[Value, ...]] = {}
         self.used_modules: set[str] = set()
-        self.fixture_hook: Callable[[str, Frame], Value] | None = None
         self.param_classes: set[ClassV] = set()  # instantiate_parametrized_tests(cls)
         # the `parameterized` package's @parameterized_class: generated class -> the attributes it sets;
         # the decorated original keeps only inherited tests (the package deletes its own test* methods)
@@ -294,6 +266,10 @@ class InterpBase:
                       frame: Frame) -> Value: ...
         def call_ext(self, path: str, args: list[Value], kwargs: dict[str, Value], n: ast.AST,
                      frame: Frame) -> Value: ...
+        def framework_method(self, recv: Value, name: str, args: list[Value], kwargs: dict[str, Value],
+                             n: ast.Call, frame: Frame) -> Value | None: ...
+        def container_method(self, recv: Value, name: str, args: list[Value],
+                             kwargs: dict[str, Value]) -> Value | None: ...
         def _ext_args_check(self, path: str, args: list[Value], kwargs: dict[str, Value], n: ast.AST,
                             frame: Frame) -> None: ...
 

@@ -1,7 +1,8 @@
 """The interpreter's calls: call sites (arguments, method calls, in-place mutation of known containers),
 dispatch on the callee, and following in-repo functions through their summaries (summaries.py: one
 analysis per function and context, recursion widened, cycles cut, at most MAX_DEPTH calls deep). Calls
-leaving the repository go to interp_external and interp_torch.
+leaving the repository go to interp_external and interp_torch; so do methods of objects the analysis does
+not model (`method_call`: pytest/unittest objects, known containers, then tensors and modules).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from tools.classify.interp_base import (
     frame_stores,
 )
 from tools.classify.summaries import SUMMARY_BUDGET, context_size, widen_call
-from tools.classify.values import UNKNOWN as UNK
+from tools.classify.values import UNRESOLVED as UNK
 from tools.classify.values import (
     ClassV,
     Const,
@@ -105,7 +106,11 @@ class CallsMixin(InterpBase):
                 callee = FuncV(callee.rel, callee.pos, callee.name, bound=recv, captured=callee.captured,
                                cls=callee.cls)
             return self.call(callee, args, kwargs, n, frame, name)
-        return self.tensor_method(recv, name, args, kwargs, n, frame)
+        # a method of an object the analysis does not model (their names are disjoint: the order is not a priority)
+        got = self.framework_method(recv, name, args, kwargs, n, frame)
+        if got is None:
+            got = self.container_method(recv, name, args, kwargs)
+        return got if got is not None else self.tensor_method(recv, name, args, kwargs, n, frame)
 
     def call(self, callee: Value, args: list[Value], kwargs: dict[str, Value], n: ast.AST, frame: Frame,
              name: str) -> Value:

@@ -26,7 +26,7 @@ from tools.classify.interp_base import (
     attrs_dict,
     namespace_key,
 )
-from tools.classify.values import UNKNOWN as UNK
+from tools.classify.values import UNRESOLVED as UNK
 from tools.classify.values import (
     ClassV,
     Const,
@@ -43,7 +43,7 @@ from tools.classify.values import (
     Seq,
     SuperV,
     TensorV,
-    Unknown,
+    Unresolved,
     Value,
     alternatives,
     bounded,
@@ -347,7 +347,7 @@ class ExpressionsMixin(InterpBase):
 
     def ev_Attribute(self, n: ast.Attribute, frame: Frame) -> Value:
         obj = self.ev(n.value, frame)
-        if n.attr == "device" and isinstance(obj, Unknown) and _device_of_existing(n):
+        if n.attr == "device" and isinstance(obj, Unresolved) and _device_of_existing(n):
             return EXISTING_DEVICE
         if n.attr == "device" and isinstance(obj, Inst) and obj.attr("device") is None and self._is_tensor(obj, frame):
             # `self.device` of a tensor subclass (`_make_wrapper_subclass(cls, ..., device=elem.device)`): the

@@ -1,13 +1,17 @@
 """The interpreter's calls to code outside the repository other than torch: pytest and unittest marks and
 skips, mock.patch, parameterized, functools, os.environ, builtins (getattr, super, type, isinstance...),
-and the naming conventions of installed packages (conventions.py).
+the naming conventions of installed packages (conventions.py); and methods of objects the analysis does not
+model that are not torch's: pytest/unittest ones (`config.getoption`, `self.skipTest`, `monkeypatch.setattr`)
+and those of known strings, dicts and lists.
 """
 
 from __future__ import annotations
 
 import ast
+import re
+import string
 
-from tools.classify import conventions, torch_api
+from tools.classify import conventions, limits, torch_api
 from tools.classify.devices import (
     TYPE_PREFIX,
     _accel_name,
@@ -23,15 +27,11 @@ from tools.classify.evidence import GPU, MOCK, SKIP, UNKNOWN, Finding, step
 from tools.classify.guards import off_cuda_taken
 from tools.classify.interp_base import (
     DYNAMIC,
-    MOCK_FACTORIES,
     MOCK_OBJECT,
     Frame,
     InterpBase,
     _call_requirement,
-    _mock_target,
-    _mocks_cuda,
     _py,
-    _short,
 )
 from tools.classify.values import (
     NORETURN,
@@ -53,16 +53,21 @@ from tools.classify.values import (
     SkipV,
     SuperV,
     TestFnV,
-    Unknown,
+    Unresolved,
     Value,
     alternatives,
     join_all,
     literal_of,
 )
-from tools.classify.values import UNKNOWN as UNK
+from tools.classify.values import UNRESOLVED as UNK
 
+# what makes a mock object (MOCK_OBJECT): unittest.mock's classes, also as pytest-mock's `mocker.MagicMock()`
+MOCK_FACTORIES = frozenset({"Mock", "MagicMock", "NonCallableMock", "NonCallableMagicMock", "AsyncMock",
+                            "PropertyMock", "create_autospec"})
 REGEX_PREFIX = "<regex>"  # Ext(REGEX_PREFIX + pattern): re.compile(pattern)
 PARAMETERIZED_EXPAND = "<parameterized.expand>"  # MarkV name of @parameterized.expand([...])
+STR_METHODS = frozenset({"startswith", "endswith", "lower", "upper", "strip", "lstrip", "rstrip", "split",
+                         "rsplit", "partition", "replace", "casefold", "find", "count", "isdigit"})
 
 
 class ExternalMixin(InterpBase):
@@ -189,6 +194,74 @@ class ExternalMixin(InterpBase):
         self._ext_args_check(path, args, kwargs, n, frame)
         return UNK
 
+    def framework_method(self, recv: Value, name: str, args: list[Value], kwargs: dict[str, Value], n: ast.Call,
+                         frame: Frame) -> Value | None:
+        """pytest and unittest methods on objects the analysis does not model: `config.getoption`, pytest-mock's
+        `mocker.MagicMock()`, `self.skipTest`, patching (`monkeypatch.setattr`, `mocker.patch.object`...);
+        None: not one of them."""
+        line = n.lineno
+        if name == "getoption" and args and isinstance(args[0], Const) and isinstance(args[0].value, str):
+            return self.option_default(args[0].value, frame.rel)
+        if name in MOCK_FACTORIES:  # pytest-mock's `mocker.MagicMock()`
+            return Ext(MOCK_OBJECT)
+        if name == "skipTest":
+            frame.add(Finding(SKIP, (step(frame.rel, line, "self.skipTest()"),), key=f"{frame.rel}:{line}"))
+            return NORETURN
+        if name in ("setattr", "setitem", "object", "patch", "delattr"):
+            if args and _mocks_cuda(args[0], args[1] if len(args) > 1 else None):
+                frame.add(Finding(MOCK, (step(frame.rel, line, f"patches {_mock_target(args)}: CUDA is faked, "
+                                                              "the test runs on a CPU"),)))
+                return MockV(f"{frame.rel}:{line}")
+            return UNK
+        return None
+
+    def container_method(self, recv: Value, name: str, args: list[Value], kwargs: dict[str, Value]) -> Value | None:
+        """Methods of a known str, dict, list or set (`"{}".format(x)`, `device.startswith("cuda")`, `d.get(k)`,
+        `xs.append(x)`); None: not one of them."""
+        if isinstance(recv, Const) and isinstance(recv.value, str) and name == "format":
+            # "{} {}".format(cls.__name__, v[1:]): an `ids=` function's id, spelled exactly
+            pos = [literal_of(a) for a in args]
+            kw = {k: literal_of(a) for k, a in kwargs.items()}
+            if NOT_LITERAL in pos or NOT_LITERAL in kw.values() or not _small_format(recv.value):
+                return UNK
+            try:
+                return Const(recv.value.format(*pos, **kw))
+            except (IndexError, KeyError, ValueError, TypeError, AttributeError):
+                return UNK
+        if isinstance(recv, Const) and isinstance(recv.value, str) and name in STR_METHODS and not kwargs and all(
+                isinstance(a, Const) and isinstance(a.value, (str, int, tuple)) for a in args):
+            # `device.startswith("cuda")`, `dev.split(":")[0]`: plain string methods on a known string
+            values = [a.value for a in args if isinstance(a, Const)]
+            limits.check_str_method(recv.value, name, values)
+            try:
+                r = getattr(recv.value, name)(*values)
+            except (TypeError, ValueError):
+                return UNK
+            if isinstance(r, list):
+                return Seq(tuple(Const(x) for x in r), "list")
+            return Const(r) if isinstance(r, (str, bool, int)) else UNK
+        if name in ("get", "setdefault", "pop") and isinstance(recv, DictV):
+            for k, v in recv.items:
+                if args and k == args[0]:
+                    return v
+            return args[1] if len(args) > 1 else Const(None)
+        if name in ("append", "extend", "insert", "add", "update") and isinstance(recv, (Seq, DictV)):
+            return Const(None)
+        return None
+
+    def option_default(self, name: str, rel: str) -> Value:
+        """`config.getoption("--device")`: the default a conftest's `parser.addoption` declares (torch_py_test
+        runs pytest without the project's own options); unknown when no conftest of rel declares it."""
+        dest = name.lstrip("-").replace("-", "_")
+        for c in self.source.conftests_for(rel):
+            table = self.option_defaults.get(c)
+            if table is None:
+                tree = self.source.module(c).tree
+                table = self.option_defaults[c] = declared_options(tree) if tree is not None else {}
+            if dest in table:
+                return table[dest]
+        return UNK
+
     def _ext_args_check(self, path: str, args: list[Value], kwargs: dict[str, Value], n: ast.AST,
                         frame: Frame) -> None:
         for k in ("device", "device_map"):
@@ -198,7 +271,7 @@ class ExternalMixin(InterpBase):
                     d = next((accel_device(v) for _, v in kwargs[k].items if accel_device(v)), None)
                 if d:
                     frame.add(Finding(GPU, (step(frame.rel, getattr(n, "lineno", 0),
-                                                 f"{_short(path)}({k}={d!r}) needs a {_accel_name(d)} device"),),
+                                                 f"{path}({k}={d!r}) needs a {_accel_name(d)} device"),),
                                       gpu_count_of(d)))
 
     def _isinstance_in_repo(self, v: Value, classes: Value, world: int) -> Value | None:
@@ -218,7 +291,7 @@ class ExternalMixin(InterpBase):
             obj, attr = args[0], args[1]
             if isinstance(attr, Const) and isinstance(attr.value, str):
                 v = self.getattr_v(obj, attr.value, frame, n)
-                return v if not (isinstance(v, Unknown) and len(args) > 2) else args[2]
+                return v if not (isinstance(v, Unresolved) and len(args) > 2) else args[2]
             names = alternatives(attr)
             if isinstance(attr, OneOf) and all(isinstance(a, Const) and isinstance(a.value, str) for a in names):
                 # `getattr(self, f"run_{kind}")` over a known set of names: one of those attributes
@@ -294,6 +367,26 @@ class ExternalMixin(InterpBase):
         return UNK
 
 
+
+_PATCHED_CUDA = re.compile(r"(?:^|\.)torch\.(?:cuda|backends\.cudnn|backends\.cuda)(?:\.|$)")
+
+
+def _mocks_cuda(target: Value, attr: Value | None) -> bool:
+    if isinstance(target, Const) and isinstance(target.value, str):
+        # "torch.cuda.x", or torch as seen from a module that imported it: "pkg.mod.torch.cuda.x"
+        return _PATCHED_CUDA.search(target.value) is not None
+    if isinstance(target, Ext):
+        return target.path.startswith("torch.cuda") or target.path in ("torch.backends.cudnn",)
+    return False
+
+
+def _mock_target(args: list[Value]) -> str:
+    t = args[0]
+    base = t.value if isinstance(t, Const) else t.path if isinstance(t, Ext) else "?"
+    if len(args) > 1 and isinstance(args[1], Const) and isinstance(args[1].value, str) and isinstance(t, Ext):
+        return f"{base}.{args[1].value}"
+    return str(base)
+
 def _filtered(pred: Value, items: tuple[Value, ...]) -> tuple[Value, ...] | None:
     """The items `filter(pred, items)` keeps, for `None` (truthiness) and `torch.is_tensor` as the
     predicate; None when any item cannot be decided."""
@@ -339,3 +432,42 @@ def _src_arg(n: ast.AST, i: int) -> str:
 def _cuda_text(src: str) -> bool:
     s = src.lower()
     return any(w in s for w in ("cuda", "gpu", "device", "accelerator"))
+
+
+def _small_format(template: str) -> bool:
+    """Whether a format string's fields ask for no width or precision of 1000 or more, nor nested fields
+    (`"{:1000000000}".format(x)` in hostile code would build a gigabyte string)."""
+    try:
+        fields = list(string.Formatter().parse(template))
+    except ValueError:
+        return False
+    return all(not spec or ("{" not in spec and not re.search(r"\d{4,}", spec)) for _, _, spec, _ in fields)
+
+
+def declared_options(tree: ast.Module) -> dict[str, Value]:
+    """{dest: default} of every `<parser>.addoption("--name", ..., default=<literal>)` in a conftest, as pytest
+    fills them in when the option is not given (`action="store_true"`: False; no default: None)."""
+    out: dict[str, Value] = {}
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "addoption"):
+            continue
+        names = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+        kw = {k.arg: k.value for k in node.keywords if k.arg}
+        longs = [n for n in names if n.startswith("--")] or names
+        dest_node = kw.get("dest")
+        dest = dest_node.value if isinstance(dest_node, ast.Constant) else (
+            longs[0].lstrip("-").replace("-", "_") if longs else None)
+        if not isinstance(dest, str):
+            continue
+        action = kw.get("action")
+        action_name = action.value if isinstance(action, ast.Constant) else None
+        if "default" in kw:
+            try:
+                value = ast.literal_eval(kw["default"])
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                out[dest] = UNK
+                continue
+            out[dest] = Const(value) if isinstance(value, (str, int, float, bool, type(None))) else UNK
+        else:
+            out[dest] = Const({"store_true": False, "store_false": True}.get(str(action_name)))
+    return out

@@ -37,7 +37,7 @@ from tools.classify.interp_base import (
     namespace_key,
     own_attrs,
 )
-from tools.classify.values import UNKNOWN as UNK
+from tools.classify.values import UNRESOLVED as UNK
 from tools.classify.values import (
     ClassV,
     Const,
@@ -51,7 +51,7 @@ from tools.classify.values import (
     OneOf,
     ParamV,
     Seq,
-    Unknown,
+    Unresolved,
     Value,
     alternatives,
     bounded,
@@ -408,7 +408,7 @@ class StatementsMixin(InterpBase):
                                                  f"{dotted}.{a.name}" if dotted else a.name)
                 if mod_rel and mod_rel != sub:
                     v = self.module_attr(mod_rel, a.name, frame.world)
-                    if isinstance(v, Unknown) and sub:
+                    if isinstance(v, Unresolved) and sub:
                         v = ModV(sub, f"{dotted}.{a.name}", rel)
                 elif sub:
                     v = ModV(sub, f"{dotted}.{a.name}", rel)

@@ -1,16 +1,13 @@
 """The interpreter's torch semantics: torch.* calls (torch.device, default devices, distributed init, the
-torch API table, factories), methods on values the analysis does not model (`.cuda()`, `.to(device)`,
-`self.skipTest`, `monkeypatch.setattr`), torch.testing._internal generators and decorators, and
-recognising a patched (faked) CUDA.
+torch API table, factories), tensor and module methods (`.cuda()`, `.to(device)`, `.pin_memory()`),
+torch.testing._internal generators and decorators.
 """
 
 from __future__ import annotations
 
 import ast
-import re
-import string
 
-from tools.classify import limits, torch_api, torch_testing
+from tools.classify import torch_api, torch_testing
 from tools.classify.devices import (
     EXISTING_DEVICE,
     _accel_name,
@@ -19,91 +16,40 @@ from tools.classify.devices import (
     device_of,
     gpu_count_of,
 )
-from tools.classify.evidence import GPU, MOCK, SKIP, UNKNOWN, Finding, step
+from tools.classify.evidence import GPU, UNKNOWN, Finding, step
 from tools.classify.interp_base import (
-    MOCK_FACTORIES,
-    MOCK_OBJECT,
     Frame,
     InterpBase,
-    _mock_target,
-    _mocks_cuda,
-    _short,
 )
+from tools.classify.values import UNRESOLVED as UNK
 from tools.classify.values import (
-    NORETURN,
-    NOT_LITERAL,
     ClassV,
     Const,
     DeviceV,
-    DictV,
     Ext,
     GenClassV,
-    Inst,
     MarkV,
-    MockV,
     OneOf,
     ParamV,
     Seq,
     TensorV,
-    Unknown,
+    Unresolved,
     Value,
     alternatives,
     join_all,
-    literal_of,
 )
-from tools.classify.values import UNKNOWN as UNK
 
-STR_METHODS = frozenset({"startswith", "endswith", "lower", "upper", "strip", "lstrip", "rstrip", "split",
-                         "rsplit", "partition", "replace", "casefold", "find", "count", "isdigit"})
 DEVICE_NAME_HINTS = ("device", "dev", "device_map")
 
 
 class TorchMixin(InterpBase):
-    """torch calls, tensor methods, torch.testing and patched CUDA; a part of dataflow.Interp."""
-
-    def option_default(self, name: str, rel: str) -> Value:
-        """`config.getoption("--device")`: the default a conftest's `parser.addoption` declares (torch_py_test
-        runs pytest without the project's own options); unknown when no conftest of rel declares it."""
-        dest = name.lstrip("-").replace("-", "_")
-        for c in self.source.conftests_for(rel):
-            table = self.option_defaults.get(c)
-            if table is None:
-                tree = self.source.module(c).tree
-                table = self.option_defaults[c] = declared_options(tree) if tree is not None else {}
-            if dest in table:
-                return table[dest]
-        return UNK
+    """torch calls, tensor and module methods and torch.testing; a part of dataflow.Interp."""
 
     def tensor_method(self, recv: Value, name: str, args: list[Value], kwargs: dict[str, Value], n: ast.Call,
                       frame: Frame) -> Value:
-        """Methods on values the analysis does not model (tensors, modules, external objects)."""
+        """Methods of tensors and modules (and of any other value the analysis does not model, read as one):
+        the ones that move data to a device or need one."""
         line = n.lineno
-        if name == "getoption" and args and isinstance(args[0], Const) and isinstance(args[0].value, str):
-            return self.option_default(args[0].value, frame.rel)
-        if isinstance(recv, Const) and isinstance(recv.value, str) and name == "format":
-            # "{} {}".format(cls.__name__, v[1:]): an `ids=` function's id, spelled exactly
-            pos = [literal_of(a) for a in args]
-            kw = {k: literal_of(a) for k, a in kwargs.items()}
-            if NOT_LITERAL in pos or NOT_LITERAL in kw.values() or not _small_format(recv.value):
-                return UNK
-            try:
-                return Const(recv.value.format(*pos, **kw))
-            except (IndexError, KeyError, ValueError, TypeError, AttributeError):
-                return UNK
-        if isinstance(recv, Const) and isinstance(recv.value, str) and name in STR_METHODS and not kwargs and all(
-                isinstance(a, Const) and isinstance(a.value, (str, int, tuple)) for a in args):
-            # `device.startswith("cuda")`, `dev.split(":")[0]`: plain string methods on a known string
-            values = [a.value for a in args if isinstance(a, Const)]
-            limits.check_str_method(recv.value, name, values)
-            try:
-                r = getattr(recv.value, name)(*values)
-            except (TypeError, ValueError):
-                return UNK
-            if isinstance(r, list):
-                return Seq(tuple(Const(x) for x in r), "list")
-            return Const(r) if isinstance(r, (str, bool, int)) else UNK
-        if name in MOCK_FACTORIES:  # pytest-mock's `mocker.MagicMock()`
-            return Ext(MOCK_OBJECT)
         if name == "cuda":
             dev = f"cuda:{args[0].value}" if args and isinstance(args[0], Const) and isinstance(
                 args[0].value, int) else "cuda"
@@ -119,7 +65,7 @@ class TorchMixin(InterpBase):
                     return TensorV(d)
             exprs = list(n.args[:1]) + [k.value for k in n.keywords if k.arg == "device"]
             for e, c in zip(exprs, cands, strict=False):
-                if isinstance(c, Unknown) and _smells_like_device(e) and not _device_of_existing(e):
+                if isinstance(c, Unresolved) and _smells_like_device(e) and not _device_of_existing(e):
                     frame.add(Finding(UNKNOWN, (step(frame.rel, line, f".{name}({ast.unparse(e)}) with a device "
                                                                      "the analysis cannot resolve"
                                                                      + _why_unknown(e, frame)),)))
@@ -134,26 +80,6 @@ class TorchMixin(InterpBase):
             return recv
         if name == "cpu":
             return TensorV("cpu")
-        if name == "skipTest":
-            frame.add(Finding(SKIP, (step(frame.rel, line, "self.skipTest()"),), key=f"{frame.rel}:{line}"))
-            return NORETURN
-        if name in ("setattr", "setitem", "object", "patch", "delattr"):
-            if args and _mocks_cuda(args[0], args[1] if len(args) > 1 else None):
-                frame.add(Finding(MOCK, (step(frame.rel, line, f"patches {_mock_target(args)}: CUDA is faked, "
-                                                              "the test runs on a CPU"),)))
-                return MockV(f"{frame.rel}:{line}")
-            return UNK
-        if name == "getfixturevalue" and args and isinstance(args[0], Const) and self.fixture_hook:
-            return self.fixture_hook(str(args[0].value), frame)
-        if name in ("get", "setdefault", "pop") and isinstance(recv, DictV):
-            for k, v in recv.items:
-                if args and k == args[0]:
-                    return v
-            return args[1] if len(args) > 1 else Const(None)
-        if name in ("append", "extend", "insert", "add", "update") and isinstance(recv, (Seq, DictV)):
-            return Const(None)
-        if isinstance(recv, Inst) and name in ("__call__", "forward"):
-            return UNK
         return UNK
 
     def call_torch_testing(self, path: str, last: str, args: list[Value], kwargs: dict[str, Value], n: ast.AST,
@@ -222,7 +148,7 @@ class TorchMixin(InterpBase):
             if path == "torch.Generator" and cand is None:
                 return UNK
             if d:
-                frame.add(Finding(GPU, (step(frame.rel, line, f"{_short(path)}({d!r}) needs a {_accel_name(d)} "
+                frame.add(Finding(GPU, (step(frame.rel, line, f"{path}({d!r}) needs a {_accel_name(d)} "
                                                               "device"),), gpu_count_of(d)))
             return UNK
         if path in ("torch.distributed.init_process_group", "torch.distributed.new_group",
@@ -239,32 +165,32 @@ class TorchMixin(InterpBase):
             b = backend.value if isinstance(backend, Const) and isinstance(backend.value, str) else ""
             if "nccl" in b or accel_device(Const(b)) if b else False:
                 count = ws.value if isinstance(ws, Const) and isinstance(ws.value, int) else 1
-                frame.add(Finding(GPU, (step(frame.rel, line, f"{_short(path)}({b!r}) needs CUDA devices"
+                frame.add(Finding(GPU, (step(frame.rel, line, f"{path}({b!r}) needs CUDA devices"
                                                               + (f" (world size {count})" if count > 1 else "")),),
                                   max(count, 1)))
             return UNK
         api = torch_api.BY_PATH.get(path)
         if api is not None and path not in torch_api.DEVICE_ARG_APIS:
             if api.need != torch_api.CPU:
-                frame.add(Finding(GPU, (step(frame.rel, line, f"{_short(path)}() {api.note}"),)))
+                frame.add(Finding(GPU, (step(frame.rel, line, f"{path}() {api.note}"),)))
                 return UNK
             if path in ("torch.autocast", "torch.amp.autocast", "torch.amp.GradScaler", "torch.cuda.stream"):
                 return UNK
         if path.startswith("torch.cuda.") and api is None and last not in ("amp",):
-            frame.add(Finding(UNKNOWN, (step(frame.rel, line, f"{_short(path)}() is not in the torch API table"),)))
+            frame.add(Finding(UNKNOWN, (step(frame.rel, line, f"{path}() is not in the torch API table"),)))
             return UNK
         d = None
         for k in ("device",):
             if k in kwargs:
                 d = accel_device(kwargs[k])
         if d:
-            frame.add(Finding(GPU, (step(frame.rel, line, f"{_short(path)}(device={d!r}) needs a "
+            frame.add(Finding(GPU, (step(frame.rel, line, f"{path}(device={d!r}) needs a "
                                                           f"{_accel_name(d)} device"),), gpu_count_of(d)))
             return TensorV(d)
-        if "device" in kwargs and isinstance(kwargs["device"], Unknown) and isinstance(n, ast.Call):
+        if "device" in kwargs and isinstance(kwargs["device"], Unresolved) and isinstance(n, ast.Call):
             e = next((k.value for k in n.keywords if k.arg == "device"), None)
             if isinstance(e, (ast.Name, ast.Attribute)) and not _device_of_existing(e):
-                frame.add(Finding(UNKNOWN, (step(frame.rel, line, f"{_short(path)}(device={ast.unparse(e)}) with a "
+                frame.add(Finding(UNKNOWN, (step(frame.rel, line, f"{path}(device={ast.unparse(e)}) with a "
                                                                   "device the analysis cannot resolve"
                                                                   + _why_unknown(e, frame)),)))
                 return UNK
@@ -275,7 +201,7 @@ class TorchMixin(InterpBase):
                     return TensorV(dv)
             return TensorV("cpu")
         if path.startswith(("torch.xpu.", "torch.mps.")) and api is None:
-            frame.add(Finding(GPU, (step(frame.rel, line, f"{_short(path)}() needs that accelerator"),)))
+            frame.add(Finding(GPU, (step(frame.rel, line, f"{path}() needs that accelerator"),)))
         return UNK
 
 
@@ -296,42 +222,3 @@ def _why_unknown(e: ast.expr, frame: Frame) -> str:
     if isinstance(e, ast.Attribute):
         return f" ({ast.unparse(e.value)[:40]} comes from outside the repository)"
     return ""
-
-
-def _small_format(template: str) -> bool:
-    """Whether a format string's fields ask for no width or precision of 1000 or more, nor nested fields
-    (`"{:1000000000}".format(x)` in hostile code would build a gigabyte string)."""
-    try:
-        fields = list(string.Formatter().parse(template))
-    except ValueError:
-        return False
-    return all(not spec or ("{" not in spec and not re.search(r"\d{4,}", spec)) for _, _, spec, _ in fields)
-
-
-def declared_options(tree: ast.Module) -> dict[str, Value]:
-    """{dest: default} of every `<parser>.addoption("--name", ..., default=<literal>)` in a conftest, as pytest
-    fills them in when the option is not given (`action="store_true"`: False; no default: None)."""
-    out: dict[str, Value] = {}
-    for node in ast.walk(tree):
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "addoption"):
-            continue
-        names = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
-        kw = {k.arg: k.value for k in node.keywords if k.arg}
-        longs = [n for n in names if n.startswith("--")] or names
-        dest_node = kw.get("dest")
-        dest = dest_node.value if isinstance(dest_node, ast.Constant) else (
-            longs[0].lstrip("-").replace("-", "_") if longs else None)
-        if not isinstance(dest, str):
-            continue
-        action = kw.get("action")
-        action_name = action.value if isinstance(action, ast.Constant) else None
-        if "default" in kw:
-            try:
-                value = ast.literal_eval(kw["default"])
-            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-                out[dest] = UNK
-                continue
-            out[dest] = Const(value) if isinstance(value, (str, int, float, bool, type(None))) else UNK
-        else:
-            out[dest] = Const({"store_true": False, "store_false": True}.get(str(action_name)))
-    return out

@@ -33,7 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from tools.classify.values import UNKNOWN, Const, DictV, FuncV, Inst, OneOf, Seq, Value, bounded, join_all, size_of
+from tools.classify.values import UNRESOLVED, Const, DictV, FuncV, Inst, OneOf, Seq, Value, bounded, join_all, size_of
 
 SUMMARY_BUDGET = 10_000_000  # own steps of one summary (see CASE_BUDGET: the same scale as a test body)
 
@@ -43,7 +43,7 @@ def widen(v: Value) -> Value:
     how deep a recursion goes and which shapes it builds, never on which device it runs). Everything else is
     kept, objects with all their attributes: a sub-operator's `self.device` is still known one level down."""
     if isinstance(v, Const):
-        return UNKNOWN if type(v.value) in (int, float, complex) else v
+        return UNRESOLVED if type(v.value) in (int, float, complex) else v
     if isinstance(v, Seq):
         return Seq(tuple(widen(i) for i in v.items), v.kind)
     if isinstance(v, DictV):

@@ -14,7 +14,17 @@ import pytest
 
 from tools.classify import analyzer, interp_calls
 from tools.classify.runner import run
-from tools.classify.values import MAX_VALUE_DEPTH, MAX_VALUE_NODES, UNKNOWN, ClassV, Const, Inst, Seq, bounded, size_of
+from tools.classify.values import (
+    MAX_VALUE_DEPTH,
+    MAX_VALUE_NODES,
+    UNRESOLVED,
+    ClassV,
+    Const,
+    Inst,
+    Seq,
+    bounded,
+    size_of,
+)
 
 TREE = '''
 import torch
@@ -210,12 +220,12 @@ def test_value_bounds() -> None:
     leaf: object = Const(1)
     for _ in range(MAX_VALUE_DEPTH + 1):
         leaf = Seq((leaf,), "tuple")
-    assert bounded(leaf) == UNKNOWN  # type: ignore[arg-type]
+    assert bounded(leaf) == UNRESOLVED  # type: ignore[arg-type]
     shared: object = Const(0)
     for _ in range(40):  # 2**40 nodes as a tree, 40 distinct objects
         shared = Seq((shared, shared), "tuple")
     assert size_of(shared)[0] == MAX_VALUE_NODES + 1
-    assert bounded(shared) == UNKNOWN  # type: ignore[arg-type]
+    assert bounded(shared) == UNRESOLVED  # type: ignore[arg-type]
     small = Inst(ClassV("m.py", (1, 0), "C"), (("a", Seq((Const(1), Const(2)))),))
     assert bounded(small) is small
     assert hash(shared) == hash(shared)  # cached: no walk over 2**40 nodes

@@ -391,7 +391,7 @@ def test_limits_module_is_used_where_values_are_built() -> None:
     users = {p.name for p in (REPO / "tools" / "classify").glob("*.py")
              if any(isinstance(n, ast.ImportFrom) and n.module == "tools.classify" and any(
                  a.name == "limits" for a in n.names) for n in ast.walk(ast.parse(p.read_text())))}
-    assert {"interp_expressions.py", "interp_statements.py", "interp_classes.py", "interp_torch.py",
+    assert {"interp_expressions.py", "interp_statements.py", "interp_classes.py", "interp_external.py",
             "collect.py", "runner.py"} <= users
 
 

@@ -288,7 +288,7 @@ def test_dict_comparisons() -> None:
     import ast as _ast
 
     from tools.classify.devices import _compare
-    from tools.classify.values import UNKNOWN, Const, DictV
+    from tools.classify.values import UNRESOLVED, Const, DictV
 
     empty = DictV(())
     one = DictV(((Const("device"), Const("cpu")),))
@@ -296,4 +296,4 @@ def test_dict_comparisons() -> None:
     assert _compare(_ast.NotEq(), one, empty) == Const(True)
     assert _compare(_ast.Eq(), one, DictV(((Const("device"), Const("cpu")),))) == Const(True)
     assert _compare(_ast.Eq(), one, DictV(((Const("device"), Const("cuda")),))) == Const(False)
-    assert _compare(_ast.Eq(), one, DictV(((Const("device"), UNKNOWN),))) == UNKNOWN
+    assert _compare(_ast.Eq(), one, DictV(((Const("device"), UNRESOLVED),))) == UNRESOLVED

@@ -14,10 +14,10 @@ from tools.classify.collect import idval, parametrize_cases
 from tools.classify.devices import TYPE_PREFIX, torch_constant_str
 from tools.classify.guards import cuda_guard, off_cuda_branch, off_cuda_taken, raises_error
 from tools.classify.interp_expressions import set_literal
-from tools.classify.interp_torch import declared_options
+from tools.classify.interp_external import declared_options
 from tools.classify.runner import run
 from tools.classify.scope import bazel_test_srcs
-from tools.classify.values import NOT_LITERAL, UNKNOWN, Const, DictV, Ext, Seq, literal_of
+from tools.classify.values import NOT_LITERAL, UNRESOLVED, Const, DictV, Ext, Seq, literal_of
 
 
 def _labels(tmp_path: Path, files: dict[str, str]) -> dict[str, str]:
@@ -225,9 +225,9 @@ def test_ids_of_torch_constants_and_types() -> None:
 
 
 def test_an_ids_callable_that_cannot_be_evaluated_gives_no_guessed_id() -> None:
-    assert idval(Const(1), "x", 0, lambda v: UNKNOWN) is None
+    assert idval(Const(1), "x", 0, lambda v: UNRESOLVED) is None
     assert idval(Const(1), "x", 0, lambda v: Const(None)) == "1"  # None from the callable: the default id
-    assert parametrize_cases(Const("x"), Seq((Const(1),), "list"), None, lambda v: UNKNOWN) is None
+    assert parametrize_cases(Const("x"), Seq((Const(1),), "list"), None, lambda v: UNRESOLVED) is None
 
 
 def test_files_a_torch_py_test_names_are_classified_under_norecursedirs(tmp_path: Path) -> None:
@@ -278,7 +278,7 @@ def test_ids_functions_that_format_parameter_values(tmp_path: Path) -> None:
 
 def test_literals_of_values() -> None:
     assert literal_of(Seq((Const(1), DictV(((Const("a"), Const(None)),))), "tuple")) == (1, {"a": None})
-    assert literal_of(Seq((Const(1), UNKNOWN), "list")) is NOT_LITERAL
+    assert literal_of(Seq((Const(1), UNRESOLVED), "list")) is NOT_LITERAL
 
 
 def test_a_file_alone_is_labelled_as_in_the_whole_corpus(tmp_path: Path) -> None:
@@ -301,7 +301,7 @@ def test_declared_options_and_their_defaults() -> None:
             parser.addoption("--computed", default=os.environ["X"])
         """))
     assert declared_options(tree) == {"device": Const("cpu"), "slow_tests": Const(False), "count": Const(3),
-                                      "plain": Const(None), "computed": UNKNOWN}
+                                      "plain": Const(None), "computed": UNRESOLVED}
 
 
 def test_or_with_a_falsy_first_operand_is_the_last_operand(tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ import pytest
 from tools.classify import interp_calls
 from tools.classify.runner import run
 from tools.classify.summaries import widen
-from tools.classify.values import UNKNOWN, ClassV, Const, DeviceV, Inst, OneOf, Seq, TensorV
+from tools.classify.values import UNRESOLVED, ClassV, Const, DeviceV, Inst, OneOf, Seq, TensorV
 
 
 def _tree(tmp_path: Path, files: dict[str, str]) -> Path:
@@ -29,13 +29,13 @@ def test_widen_forgets_numbers_and_keeps_device_facts() -> None:
     wide = widen(node)
     assert isinstance(wide, Inst)
     attrs = dict(wide.attrs)
-    assert attrs["depth"] == UNKNOWN
-    assert attrs["shape"] == Seq((UNKNOWN, UNKNOWN), "tuple")
+    assert attrs["depth"] == UNRESOLVED
+    assert attrs["shape"] == Seq((UNRESOLVED, UNRESOLVED), "tuple")
     assert attrs["device"] == DeviceV("cuda")
     assert attrs["name"] == Const("left")
     assert attrs["t"] == TensorV("cpu")
     assert widen(Const(True)) == Const(True)  # a flag decides a branch, not a depth
-    assert widen(OneOf(frozenset({Const(1), Const(2)}))) == UNKNOWN
+    assert widen(OneOf(frozenset({Const(1), Const(2)}))) == UNRESOLVED
 
 
 MUTUAL = {
