@@ -17,7 +17,7 @@ from tools.classify.frozen import frozen
 from tools.classify.marks import mark_findings
 from tools.classify.plugins import PYTEST_TORCH_PARAM_ORDER, PYTEST_TORCH_REL
 from tools.classify.sources import Sources
-from tools.classify.values import UNKNOWN as UNK
+from tools.classify.values import UNRESOLVED as UNK
 from tools.classify.values import ClassV, Const, EnumV, Ext, FuncV, Inst, RequestV, Value
 
 SCOPES = {"session": 0, "package": 1, "module": 2, "class": 3, "function": 4}
