@@ -80,6 +80,8 @@ class TorchMixin(InterpBase):
             return recv
         if name == "cpu":
             return TensorV("cpu")
+        if isinstance(recv, TensorV) and name in torch_api.SAME_DEVICE_METHODS and "device" not in kwargs:
+            return recv
         return UNK
 
     def call_torch_testing(self, path: str, last: str, args: list[Value], kwargs: dict[str, Value], n: ast.AST,

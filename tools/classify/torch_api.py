@@ -169,6 +169,19 @@ TENSOR_FACTORIES = frozenset({
     "triu_indices", "complex", "scalar_tensor", "bernoulli", "multinomial", "frombuffer", "asarray",
 })
 
+# Tensor methods whose result is a tensor on the receiver's device (shape, view, dtype and elementwise
+# operations; never one that takes a device or returns a Python value). A tensor on a known device keeps it
+# through them: `torch.tensor(x, device=d).repeat(n)` is still on d (torchsde passes such a tensor as `W` and
+# the Brownian interval takes its device from it). Checked against the installed torch by
+# tests/tools/classify/test_torch_api_table.py.
+SAME_DEVICE_METHODS = frozenset({
+    "abs", "add", "add_", "bmm", "bool", "clamp", "clamp_", "clone", "contiguous", "cumsum", "detach", "div",
+    "div_", "double", "exp", "expand", "expand_as", "fill_", "flatten", "flip", "float", "half", "index_select",
+    "int", "log", "long", "masked_fill", "matmul", "mean", "mm", "mul", "mul_", "narrow", "neg", "normal_",
+    "permute", "pow", "relu", "repeat", "requires_grad_", "reshape", "roll", "sigmoid", "softmax", "sqrt",
+    "squeeze", "sub", "sub_", "sum", "t", "tanh", "transpose", "uniform_", "unsqueeze", "view", "view_as",
+    "zero_",
+})
 
 # Constants whose value is known: torch.distributed.Backend is a str subclass whose members equal their names
 # in lower case (`backend == dist.Backend.NCCL` with backend "gloo" is False). Checked against the installed

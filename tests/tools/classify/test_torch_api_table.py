@@ -6,7 +6,7 @@ import warnings
 
 import pytest
 
-from tools.classify.torch_api import CONSTANTS, CPU, TABLE, TorchApi
+from tools.classify.torch_api import CONSTANTS, CPU, SAME_DEVICE_METHODS, TABLE, TorchApi
 
 torch = pytest.importorskip("torch")
 
@@ -42,3 +42,23 @@ def test_known_constants_match_the_installed_torch(path: str) -> None:
     for part in path.split(".")[1:]:
         obj = getattr(obj, part)
     assert obj == CONSTANTS[path]
+
+
+@pytest.mark.parametrize("name", sorted(SAME_DEVICE_METHODS))
+def test_same_device_methods_keep_the_device(name: str) -> None:
+    """Each method the classifier treats as device-preserving exists on a tensor and, called on one, returns a
+    tensor on the receiver's device (run on the CPU: the result's device is the receiver's, `meta` here so
+    that a method that moved data would show)."""
+    x = torch.ones(2, 2, device="meta")
+    args = {"add": (x,), "add_": (x,), "sub": (x,), "sub_": (x,), "mul": (x,), "mul_": (x,), "div": (x,),
+            "div_": (x,), "matmul": (x,), "mm": (x,), "pow": (2,), "expand": (2, 2), "expand_as": (x,),
+            "view_as": (x,), "repeat": (1, 1), "reshape": (4,), "view": (4,), "permute": (1, 0),
+            "transpose": (0, 1), "index_select": (0, torch.zeros(1, dtype=torch.long, device="meta")),
+            "narrow": (0, 0, 1), "flip": (0,), "roll": (1,), "cumsum": (0,), "softmax": (0,), "fill_": (1.0,),
+            "masked_fill": (torch.zeros(2, 2, dtype=torch.bool, device="meta"), 0.0), "clamp": (0.0,),
+            "clamp_": (0.0,), "unsqueeze": (0,)}.get(name, ())
+    if name == "bmm":
+        x, args = torch.ones(1, 2, 2, device="meta"), (torch.ones(1, 2, 2, device="meta"),)
+    out = getattr(x, name)(*args)
+    assert isinstance(out, torch.Tensor)
+    assert out.device == x.device
