@@ -77,7 +77,6 @@ class CallResult:
     value: Value
     findings: tuple[Finding, ...]
     self_after: Value | None = None
-    cost: int = 0  # interpreter steps the call took, its callees' included
     stores: tuple[tuple[str, Value], ...] = ()  # shared namespaces (STORE keys) as the call left them
     generated: tuple[Value, ...] | None = None  # an undecorated generator's exact yields (Generated)
     widened: bool = False  # the summary of a recursive call, in its widened context (summaries.widen)

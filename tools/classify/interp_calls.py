@@ -249,24 +249,23 @@ class CallsMixin(InterpBase):
             return CallResult(UNK, ())
         pos, saved = frames.push(key, fv, widened_size)
         try:
-            result, cost = self.budgeted(SUMMARY_BUDGET, self._run_function, fv, node, args, kwargs, world, depth,
-                                         stores)
-            result.cost = cost
+            result = self.budgeted(SUMMARY_BUDGET, self._run_function, fv, node, args, kwargs, world, depth,
+                                   stores)[0]
         except BudgetExceeded as exc:
             result = CallResult(UNK, (Finding(UNKNOWN, (step(fv.rel, fv.pos[0], f"{exc} in {fv.name}()"),)),))
         except RecursionError:
             result = CallResult(UNK, (Finding(UNKNOWN, (step(fv.rel, fv.pos[0], "too deeply nested to analyse"),)),))
         finally:
-            storable = frames.pop(key, fv, pos, saved)
+            cut = frames.pop(key, fv, pos, saved)
         result.value = bounded(result.value)
         if result.self_after is not None:
             after = bounded(result.self_after)
             result.self_after = after if is_objects(after) else None
         result.widened = widened_size is not None
-        if storable:
+        if cut >= pos:  # every cycle it met closed on itself (or on its callees): what this context alone gives
             self.calls[key] = result
-        else:
-            frames.provisional[key] = (min(frames.lowest_cut, pos), result)
+        else:  # it relied on a cut of the computation at `cut`: valid only while that one is on the stack
+            frames.provisional[key] = (cut, result)
         return result
 
     def _run_function(self, fv: FuncV, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda,

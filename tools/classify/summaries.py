@@ -102,9 +102,10 @@ class Frames:
         saved, self.lowest_cut = self.lowest_cut, 1 << 30
         return pos, saved
 
-    def pop(self, key: tuple[Any, ...], fv: FuncV, pos: int, saved: int) -> bool:
-        """Leave a computation; True when its result may be stored (no cut above it). Provisional results
-        that depended on this computation are dropped; the enclosing one inherits the cuts above it."""
+    def pop(self, key: tuple[Any, ...], fv: FuncV, pos: int, saved: int) -> int:
+        """Leave a computation: the lowest stack position a cycle it met was cut at (its result may be stored
+        when that is not below `pos`). Provisional results that depended on this computation are dropped; the
+        enclosing one inherits the cuts."""
         del self.keys[key]
         fid = (fv.rel, fv.pos)
         self.functions[fid] -= 1
@@ -116,7 +117,7 @@ class Frames:
             for k in [k for k, (c, _) in self.provisional.items() if c >= pos]:
                 del self.provisional[k]
         self.lowest_cut = min(saved, cut)
-        return cut >= pos
+        return cut
 
     def cut(self, key: tuple[Any, ...]) -> bool:
         """A call of a context being computed: record the cycle; True when it is one."""
