@@ -287,23 +287,23 @@ class Truth:
     why: str
 
 
-def _source_near(src: Path, where: str) -> str:
-    """The lines before a reason-less skip (`if device == "cuda" and not torch.cuda.is_available(): skip()`)."""
-    path, _, line = where.rpartition(":")
-    try:
-        lines = (src / path).read_text(errors="replace").splitlines()
-        n = int(line)
-    except (OSError, ValueError):
-        return ""
-    return " ".join(x.strip() for x in lines[max(n - 3, 0):n])
-
-
-def _source_line(src: Path, path: str, n: int) -> str:
+def _source_lines(src: Path, path: str, first: int, last: int) -> str:
+    """Lines first..last (1-based, inclusive) of a suite file, stripped and joined; "" when unreadable."""
     try:
         lines = (src / path).read_text(errors="replace").splitlines()
     except OSError:
         return ""
-    return lines[n - 1] if 0 < n <= len(lines) else ""
+    return " ".join(x.strip() for x in lines[max(first - 1, 0):max(last, 0)])
+
+
+def _source_near(src: Path, where: str) -> str:
+    """The lines before a reason-less skip (`if device == "cuda" and not torch.cuda.is_available(): skip()`)."""
+    path, _, line = where.rpartition(":")
+    try:
+        n = int(line)
+    except ValueError:
+        return ""
+    return _source_lines(src, path, n - 2, n)
 
 
 def label_of(rows: list[dict[str, object]], src: Path) -> Truth:
@@ -336,7 +336,8 @@ def label_of(rows: list[dict[str, object]], src: Path) -> Truth:
     last = [ln for ln in text.strip().splitlines() if ln.strip()][-1:] or [""]
     at = re.match(r"(\S+\.py):(\d+): \w+", last[0].strip())
     if at:
-        line = _source_line(src, at.group(1), int(at.group(2)))
+        n = int(at.group(2))
+        line = _source_lines(src, at.group(1), n, n)
         if "skip" in line and GPU_TEXT.search(line):
             # the test asked to be skipped for lack of CUDA and the skip call itself failed (pytest 8 removed
             # `pytest.skip(msg=...)`): it wants a GPU, as the skip says
