@@ -19,13 +19,15 @@ from tools.classify.modules import ParsedModule
 from tools.classify.summaries import Frames
 from tools.classify.values import ClassV, Const, DictV, EnumV, FuncV, Inst, Seq, Value, alternatives
 
-# Deterministic work budgets, in interpreter steps (statements and expressions evaluated; a memoised call
-# counts what it cost when it was analysed, so a budget is spent the same whatever was analysed before).
-# CASE_BUDGET bounds one test case (all its worlds), FILE_BUDGET one test file (collection and all its
-# cases); a case that runs out is charged OVER_BUDGET_CHARGE (its pathology is usually shared by its
-# neighbours: a file gives up after three). UNIT_BUDGET bounds a module's top level, a class body or a
-# base-class list, which are memoised apart and count toward no test. Largest legitimate figures measured
-# (fixture corpus, tests/, ten real suites): 3.3 million steps for a case, 52 million for a file.
+# Deterministic work budgets, in interpreter steps (statements and expressions evaluated). An in-repo call is
+# a function summary with a budget of its own (summaries.SUMMARY_BUDGET) and costs its caller one step, so no
+# budget depends on what was analysed before; a memoised fixture value or case context counts what it cost
+# when first computed. CASE_BUDGET bounds one test case's own steps (all its worlds), FILE_BUDGET one test
+# file's (collection and all its cases); a case that runs out is charged OVER_BUDGET_CHARGE (its pathology
+# is usually shared by its neighbours: a file gives up after three). UNIT_BUDGET bounds a module's top level,
+# a class body or a base-class list, which are memoised apart and count toward no test. Largest legitimate
+# figures measured before summaries (fixture corpus, tests/, ten real suites, callees included): 3.3 million
+# steps for a case, 52 million for a file.
 CASE_BUDGET = 10_000_000
 FILE_BUDGET = 100_000_000
 OVER_BUDGET_CHARGE = 4 * CASE_BUDGET
