@@ -37,6 +37,7 @@ from tools.classify.evidence import (
 from tools.classify.fixtures import Fixture, Fixtures, idfn
 from tools.classify.frozen import frozen
 from tools.classify.inert import InertProver
+from tools.classify.interp_base import WORLDS as ANALYSIS_WORLDS
 from tools.classify.marks import mark_findings
 from tools.classify.modules import RepoIndex
 from tools.classify.plugins import (
@@ -63,7 +64,7 @@ from tools.classify.values import (
     Value,
 )
 
-WORLDS = (1, 2, 3, 4, 8)
+WORLDS = ANALYSIS_WORLDS[1:]  # the worlds with GPUs
 MAX_CASES = 1024
 
 

@@ -91,8 +91,11 @@ class Interp(StatementsMixin, ExpressionsMixin, ClassesMixin, CallsMixin, Extern
         key = (rel, world)
         st = self.modules.get(key)
         if st is not None:
+            # an import cycle sees a partial namespace: as the world decided it, if it decided anything since
+            if st.world_dependent or (not st.done and self.world_reads != st.reads_at_start):
+                self.world_reads += 1
             return st
-        st = ModuleState({}, [], [])
+        st = ModuleState({}, [], [], reads_at_start=self.world_reads)
         self.modules[key] = st
         parsed = self.source.module(rel)
         if parsed.tree is not None:
@@ -104,6 +107,7 @@ class Interp(StatementsMixin, ExpressionsMixin, ClassesMixin, CallsMixin, Extern
             except BudgetExceeded as exc:
                 st.findings.append(Finding(UNKNOWN, (step(rel, 1, f"module top level: {exc}"),)))
         st.done = True
+        st.world_dependent = self.world_reads != st.reads_at_start
         return st
 
     def module_attr(self, rel: str, name: str, world: int, dotted: str = "") -> Value:
@@ -125,12 +129,13 @@ class Interp(StatementsMixin, ExpressionsMixin, ClassesMixin, CallsMixin, Extern
 
     def ext_value(self, path: str, world: int) -> Value:
         """An external name; machine-dependent well-known constants get their value in this world."""
-        q = torch_api.query_value(path, world) if path.startswith(torch_api.CONSTANT_PREFIXES) else NotImplemented
+        q = self.decided_by_world(torch_api.query_value, path, world) if path.startswith(
+            torch_api.CONSTANT_PREFIXES) else NotImplemented
         if q is not NotImplemented:
             return Const(q)
         last = path.rsplit(".", 1)[-1]
         if "." in path and not path.startswith(("pytest.", "unittest.", "torch.cuda", "torch.nn", "os.")):
-            kv = conventions.known_value(last, world)
+            kv = self.decided_by_world(conventions.known_value, last, world)
             if kv is not NotImplemented:
                 return Const(kv)
             if last in conventions.DEVICE_LIST_HELPERS:

@@ -29,6 +29,9 @@ from tools.classify.values import ClassV, Const, DictV, EnumV, FuncV, Inst, Seq,
 # figures measured before summaries (fixture corpus, tests/, ten real suites, callees included): 3.3 million
 # steps for a case, 52 million for a file.
 CASE_BUDGET = 10_000_000
+# The worlds a test is analysed in: the number of CUDA devices of the machine (0: the CPU-only one a `cpu`
+# label promises; the others find the GPU count a skip asks for).
+WORLDS = (0, 1, 2, 3, 4, 8)
 FILE_BUDGET = 100_000_000
 OVER_BUDGET_CHARGE = 4 * CASE_BUDGET
 UNIT_BUDGET = 20_000_000
@@ -82,6 +85,7 @@ class CallResult:
     stores: tuple[tuple[str, Value], ...] = ()  # shared namespaces (STORE keys) as the call left them
     generated: tuple[Value, ...] | None = None  # an undecorated generator's exact yields (Generated)
     widened: bool = False  # the summary of a recursive call, in its widened context (summaries.widen)
+    world_dependent: bool = True  # its computation let the world decide something (InterpBase.world_reads)
 
 
 @dataclass
@@ -90,6 +94,8 @@ class ModuleState:
     findings: list[Finding]
     stars: list[Value]
     done: bool = False
+    world_dependent: bool = False  # running the top level let the world decide something (world_reads)
+    reads_at_start: int = 0  # world_reads when the top level started running
 
 
 @dataclass
@@ -216,8 +222,27 @@ class InterpBase:
         self.store_keys: dict[tuple[ClassV, str, int], str | None] = {}
         self.option_defaults: dict[str, dict[str, Value]] = {}  # conftest -> its addoption defaults by dest
         self.stores_seen = False  # a shared namespace was met: calls pass the STORE entries along
+        # How many times the world decided something so far: a machine query, a well-known constant or helper,
+        # or a module, class body, MRO or summary that itself depended on one. A computation during which it
+        # did not grow is the same in every world, so its result is shared by all of them (summaries.py).
+        self.world_reads = 0
+        self.world_keyed: dict[tuple[Any, ...], bool] = {}  # memo key of a class table -> whether it read the world
         self.steps = 0  # spent in the current budget (see CASE_BUDGET)
         self.limit = FILE_BUDGET
+
+    def decided_by_world(self, query: Callable[[str, int], object], name: str, world: int) -> object:
+        """query(name, world): what a machine query or a well-known name gives in this world (NotImplemented:
+        the name is not one). A read of the world unless every world gives the same."""
+        got = query(name, world)
+        if got is not NotImplemented and any(query(name, w) != got for w in WORLDS):
+            self.world_reads += 1
+        return got
+
+    def world_memo_hit(self, key: tuple[Any, ...]) -> None:
+        """A hit in a per-world class table (class bodies, MROs...): it counts as a read of the world when
+        computing it read one, or while it is still being computed (a cycle: not known yet)."""
+        if self.world_keyed.get(key, True):
+            self.world_reads += 1
 
     if TYPE_CHECKING:
         # dataflow.Interp

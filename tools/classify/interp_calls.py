@@ -120,7 +120,7 @@ class CallsMixin(InterpBase):
         if isinstance(callee, Ext):
             return self.call_ext(callee.path, args, kwargs, n, frame)
         if isinstance(callee, (FuncV, ClassV)):
-            kc = conventions.known_call(callee.name, frame.world)
+            kc = self.decided_by_world(conventions.known_call, callee.name, frame.world)
             if kc is not NotImplemented:
                 return Const(kc)
             fn_arg = len(args) == 1 and not kwargs and isinstance(args[0], (TestFnV, FuncV, ClassV))
@@ -224,14 +224,15 @@ class CallsMixin(InterpBase):
             args = [bounded(a) for a in args]
             kwargs = {k: bounded(v) for k, v in kwargs.items()}
         try:
-            key: tuple[Any, ...] = (fv, tuple(args), tuple(sorted(kwargs.items(), key=lambda kv: kv[0])), world)
-            if stores:
-                key = (*key, stores)
-            hash(key)
+            context: tuple[Any, ...] = (fv, tuple(args), tuple(sorted(kwargs.items(), key=lambda kv: kv[0])), stores)
+            hash(context)
         except TypeError:
-            key = (fv, "unhashable", world, stores)
-        got = self.calls.get(key)
+            context = (fv, "unhashable", stores)
+        key = (*context, world)
+        # a summary that did not read the world is stored for every world (under None), one that did for its own
+        got = self.calls.get(key) or self.calls.get((*context, None))
         if got is not None:
+            self.world_reads += got.world_dependent
             return got
         if frames.cut(key):
             return CallResult(UNK, ())
@@ -239,6 +240,7 @@ class CallsMixin(InterpBase):
             early = frames.provisional.get(key)
             if early is not None:
                 frames.lowest_cut = min(frames.lowest_cut, early[0])
+                self.world_reads += early[1].world_dependent
                 return early[1]
         if depth > MAX_DEPTH:
             frames.lowest_cut = 0  # the bound depends on the whole stack: nothing above is stored
@@ -248,6 +250,7 @@ class CallsMixin(InterpBase):
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             return CallResult(UNK, ())
         pos, saved = frames.push(key, fv, widened_size)
+        before = self.world_reads
         try:
             result = self.budgeted(SUMMARY_BUDGET, self._run_function, fv, node, args, kwargs, world, depth,
                                    stores)[0]
@@ -262,8 +265,9 @@ class CallsMixin(InterpBase):
             after = bounded(result.self_after)
             result.self_after = after if is_objects(after) else None
         result.widened = widened_size is not None
+        result.world_dependent = self.world_reads != before
         if cut >= pos:  # every cycle it met closed on itself (or on its callees): what this context alone gives
-            self.calls[key] = result
+            self.calls[key if result.world_dependent else (*context, None)] = result
         else:  # it relied on a cut of the computation at `cut`: valid only while that one is on the stack
             frames.provisional[key] = (cut, result)
         return result

@@ -23,8 +23,10 @@ class ClassesMixin(InterpBase):
         """None: not an Enum; else "" (plain), "int"/"str" (IntEnum/StrEnum: str() is the value's), or
         "builtins.str"/"builtins.int"/... (`class E(str, Enum)`: compares like its value, str() is `E.NAME`)."""
         if (cls, world) in self.enum_kinds:
+            self.world_memo_hit(("enum", cls, world))
             return self.enum_kinds[(cls, world)]
         self.enum_kinds[(cls, world)] = None  # a cycle through the MRO: not an Enum
+        before = self.world_reads
         kind: str | None = None
         mixin = ""
         for c in self.mro(cls, world):
@@ -36,6 +38,7 @@ class ClassesMixin(InterpBase):
                     mixin = mixin or c.path
         got = None if kind is None else mixin if mixin and not kind else kind
         self.enum_kinds[(cls, world)] = got
+        self.world_keyed["enum", cls, world] = self.world_reads != before
         return got
 
     def enum_member(self, cls: ClassV, name: str, world: int) -> EnumV | None:
@@ -84,9 +87,11 @@ class ClassesMixin(InterpBase):
         key = (cls, world)
         got = self.class_bodies.get(key)
         if got is not None:
+            self.world_memo_hit(("body", *key))
             return got
         env: dict[str, Value] = {}
         self.class_bodies[key] = env
+        before = self.world_reads
         node = self.class_node(cls)
         found: list[Finding] = []
         if node is not None:
@@ -106,6 +111,7 @@ class ClassesMixin(InterpBase):
                         pass
         env.update(self.class_overrides.get(cls, ()))
         self.class_findings[key] = tuple(found)
+        self.world_keyed["body", *key] = self.world_reads != before
         return env
 
     def class_body_findings(self, cls: ClassV, world: int) -> tuple[Finding, ...]:
@@ -135,11 +141,13 @@ class ClassesMixin(InterpBase):
         key = (cls, world)
         got = self.mros.get(key)
         if got is not None:
+            self.world_memo_hit(("mro", *key))
             if not got:  # past the bound before
                 limits.check_mro_length(cls.name, limits.MAX_MRO_LENGTH + 1)
             return got
         limits.check_mro_length(cls.name, depth + 1)  # (a chain deeper than the bound is longer than it)
         self.mros[key] = (cls,)  # cycle guard
+        before = self.world_reads
         try:
             bases = self.budgeted(UNIT_BUDGET, self.bases, cls, world)[0]
         except BudgetExceeded:
@@ -151,6 +159,7 @@ class ClassesMixin(InterpBase):
             self.mros[key] = ()
             raise
         self.mros[key] = result
+        self.world_keyed["mro", *key] = self.world_reads != before
         return result
 
     def class_lookup(self, cls: ClassV, name: str, world: int) -> Value | None:
@@ -178,7 +187,9 @@ class ClassesMixin(InterpBase):
         `self.__dict__ = self._shared_state`, accelerate's PartialState/AcceleratorState/GradientState)."""
         key = (cls, name, world)
         if key in self.store_keys:
+            self.world_memo_hit(("store", *key))
             return self.store_keys[key]
+        before = self.world_reads
         got: str | None = None
         mro = [c for c in self.mro(cls, world) if isinstance(c, ClassV)]
         if any(name in self._shared_attrs(c) for c in mro):
@@ -186,6 +197,7 @@ class ClassesMixin(InterpBase):
             if owner is not None:
                 got = f"{STORE}{owner.rel}:{owner.pos[0]}:{owner.pos[1]}.{name}"
         self.store_keys[key] = got
+        self.world_keyed["store", *key] = self.world_reads != before
         return got
 
     def _shared_attrs(self, cls: ClassV) -> frozenset[str]:

@@ -101,7 +101,7 @@ class ExternalMixin(InterpBase):
             return Ext(REGEX_PREFIX + args[0].value)  # a parametrize value: pytest ids it by its pattern
         world = frame.world
         last = path.rsplit(".", 1)[-1]
-        q = torch_api.query_value(path, world)
+        q = self.decided_by_world(torch_api.query_value, path, world)
         if q is not NotImplemented:
             return Const(q)
         if path == "torch.is_tensor" and len(args) == 1 and not kwargs:
@@ -180,7 +180,7 @@ class ExternalMixin(InterpBase):
                     note = step(frame.rel, line, f"{last}() marks {k!r} needs_{k}")
                     items.append(ParamV((Const(k),), (ReqV(1, 0, note),)))
             return Seq(tuple(items), "tuple")
-        kc = conventions.known_call(last, world)
+        kc = self.decided_by_world(conventions.known_call, last, world)
         if kc is not NotImplemented:
             return Const(kc)
         fn_arg = len(args) == 1 and not kwargs and isinstance(args[0], (TestFnV, FuncV, ClassV))

@@ -22,6 +22,10 @@ that linear and independent of the order of analysis:
   themselves are stored, so a stored summary is what analysing that context alone gives: the same whatever
   test, file or process reaches it first (`--jobs`, `--paths`). Such a result is sound: every function of a
   cycle is analysed, from the context that closed it, in the frame of the call that stores it.
+* **A summary that read no world is stored for every world.** The interpreter counts each time the world
+  decides something (InterpBase.world_reads: a machine query, a well-known constant, or a module, class or
+  summary that read one); the analysis before the first such read is the same in every world, so a summary
+  whose computation saw none is reused in all of them (interp_calls.CallsMixin.call_function).
 * **Each summary has its own step budget** (`SUMMARY_BUDGET`, the callee's own steps; the callees'
   summaries are budgeted on their own). A summary that exceeds it says so in an `unknown` finding naming the
   function. A caller is charged one step per reuse, so the same library code reached from a thousand tests

@@ -123,6 +123,68 @@ def test_a_summary_is_computed_once_for_every_test_that_reaches_it(tmp_path: Pat
     assert analysed.count("normalise") == 1
 
 
+def test_a_summary_that_reads_no_world_is_shared_by_every_world(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    # a skip for lack of GPUs is analysed again in the worlds with GPUs (1, 2, 3, 4, 8): `prepare` reads
+    # nothing a world decides and is analysed once; `pick` asks torch, so each world has its own summary,
+    # and a module whose top level asks torch makes every summary that reads its globals a per-world one
+    root = _tree(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/lib.py": """
+            import torch
+
+
+            def prepare(x):
+                return x * 2
+
+
+            def pick():
+                return torch.cuda.device_count()
+        """,
+        "pkg/flags.py": """
+            import torch
+
+            MANY = torch.cuda.device_count() >= 2
+
+
+            def many():
+                return MANY
+        """,
+        "tests/test_x.py": """
+            import pytest
+            import torch
+            from pkg.flags import many
+            from pkg.lib import pick, prepare
+
+
+            def test_two_gpus():
+                prepare(torch.zeros(2))
+                if pick() < 2:
+                    pytest.skip("needs 2 GPUs")
+
+
+            def test_flag():
+                prepare(torch.zeros(2))
+                if not many():
+                    pytest.skip("needs 2 GPUs")
+        """,
+    })
+    analysed: list[tuple[str, int]] = []
+    original = interp_calls.CallsMixin._run_function
+
+    def counting(self, fv, node, args, kwargs, world, *rest):  # type: ignore[no-untyped-def]
+        analysed.append((fv.name, world))
+        return original(self, fv, node, args, kwargs, world, *rest)
+
+    monkeypatch.setattr(interp_calls.CallsMixin, "_run_function", counting)
+    got = run(root, cache_dir=None, workers=1).files["tests/test_x.py"].tests
+    assert {k: (v.label, v.gpu_count) for k, v in got.items()} == {
+        "test_two_gpus": ("gpu", 2), "test_flag": ("gpu", 2)}
+    assert [w for name, w in analysed if name == "prepare"] == [0]
+    assert [w for name, w in analysed if name == "pick"] == [0, 1, 2]
+    assert [w for name, w in analysed if name == "many"] == [0, 1, 2]
+
+
 def test_explain_shows_the_chain_of_summaries(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from tools.classify.cli import main
 
