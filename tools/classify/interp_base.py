@@ -206,6 +206,9 @@ class InterpBase:
         self.ev_methods: dict[type, Callable[[Any, Frame], Value]] = {}  # expression type -> its ev_* method
         self.modules: dict[tuple[str, int], ModuleState] = {}
         self.calls: dict[tuple[Any, ...], CallResult] = {}
+        # summaries of methods keyed on the attributes they read of their receiver (CallsMixin._receiver_projection):
+        # (result, whether the receiver after the call is the receiver itself)
+        self.receiver_summaries: dict[tuple[Any, ...], tuple[CallResult, bool]] = {}
         self.frames = Frames()  # the summaries being computed (summaries.py)
         self.class_bodies: dict[tuple[ClassV, int], dict[str, Value]] = {}
         # what running a class body found (a bound hit, a device use): it runs when the module is imported

@@ -8,6 +8,7 @@ not model (`method_call`: pytest/unittest objects, known containers, then tensor
 from __future__ import annotations
 
 import ast
+import dataclasses
 from typing import Any
 
 from tools.classify import conventions
@@ -23,7 +24,7 @@ from tools.classify.interp_base import (
     _mutable_target,
     frame_stores,
 )
-from tools.classify.summaries import SUMMARY_BUDGET, context_size, widen_call
+from tools.classify.summaries import SUMMARY_BUDGET, context_size, mentions, receiver_reads, widen_call
 from tools.classify.values import UNRESOLVED as UNK
 from tools.classify.values import (
     ClassV,
@@ -231,6 +232,13 @@ class CallsMixin(InterpBase):
         key = (*context, world)
         # a summary that did not read the world is stored for every world (under None), one that did for its own
         got = self.calls.get(key) or self.calls.get((*context, None))
+        projected = self._receiver_projection(fv, world) if widened_size is None else None
+        if got is None and projected is not None:
+            projected = (projected, *context[1:])
+            shared = self.receiver_summaries.get((*projected, world)) or self.receiver_summaries.get(
+                (*projected, None))
+            if shared is not None:
+                got = dataclasses.replace(shared[0], self_after=fv.bound if shared[1] else None)
         if got is not None:
             self.world_reads += got.world_dependent
             return got
@@ -268,9 +276,41 @@ class CallsMixin(InterpBase):
         result.world_dependent = self.world_reads != before
         if cut >= pos:  # every cycle it met closed on itself (or on its callees): what this context alone gives
             self.calls[key if result.world_dependent else (*context, None)] = result
+            if projected is not None and _receiver_free(result, fv.bound):
+                self.receiver_summaries[(*projected, world if result.world_dependent else None)] = (
+                    result, result.self_after is not None)
         else:  # it relied on a cut of the computation at `cut`: valid only while that one is on the stack
             frames.provisional[key] = (cut, result)
         return result
+
+    def _receiver_projection(self, fv: FuncV, world: int) -> tuple[Any, ...] | None:
+        """What a method's summary depends on of its receiver, when that is only some of its attributes
+        (summaries.receiver_reads): the method (unbound) and the value each of those names has on this
+        receiver. None when the receiver is used otherwise, or a name is a method, a property, a shared
+        namespace or missing (then the receiver's class decides more than the values: the summary is keyed
+        on the whole receiver). Objects that differ in attributes the method never reads (an engine whose
+        `_process_function` is each test's own closure) then share its summary."""
+        recv = fv.bound
+        if not isinstance(recv, Inst):
+            return None
+        node = self.source.module(fv.rel).defs.get(fv.pos)
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return None
+        names = receiver_reads(node)
+        if names is None:
+            return None
+        seen: list[tuple[str, Any]] = []
+        for name in names:
+            v: Any = recv.attr(name)
+            if v is None:
+                if self.store_key(recv.cls, name, world) is not None:
+                    return None
+                found = self.class_lookup(recv.cls, name, world)
+                if found is None or isinstance(found, FuncV):
+                    return None
+                v = ("class attribute", found)
+            seen.append((name, v))
+        return FuncV(fv.rel, fv.pos, fv.name, captured=fv.captured, cls=fv.cls), tuple(seen)
 
     def _run_function(self, fv: FuncV, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda,
                       args: list[Value], kwargs: dict[str, Value], world: int, depth: int,
@@ -319,6 +359,15 @@ class CallsMixin(InterpBase):
         return CallResult(value, tuple(frame.findings), self_after if is_objects(self_after) else None,
                           stores=frame_stores(frame) if self.stores_seen else (),
                           generated=tuple(gen.items) if gen is not None and gen.exact else None)
+
+
+def _receiver_free(result: CallResult, recv: Value | None) -> bool:
+    """Whether a summary says nothing about its receiver itself (it leaves it as it was and returns, yields
+    and stores nothing holding it): then it holds for any receiver with the same projection."""
+    if recv is None or (result.self_after is not None and result.self_after != recv):
+        return False
+    held = [result.value, *(v for _, v in result.stores), *(result.generated or ())]
+    return not any(mentions(v, recv) for v in held)
 
 
 def is_generator(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:

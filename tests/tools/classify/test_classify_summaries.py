@@ -3,6 +3,7 @@ widened and cut, results independent of which test reaches a function first."""
 
 from __future__ import annotations
 
+import ast
 import textwrap
 from pathlib import Path
 
@@ -10,7 +11,7 @@ import pytest
 
 from tools.classify import interp_calls
 from tools.classify.runner import run
-from tools.classify.summaries import widen
+from tools.classify.summaries import receiver_reads, widen
 from tools.classify.values import UNRESOLVED, ClassV, Const, DeviceV, Inst, OneOf, Seq, TensorV
 
 
@@ -183,6 +184,70 @@ def test_a_summary_that_reads_no_world_is_shared_by_every_world(tmp_path: Path,
     assert [w for name, w in analysed if name == "prepare"] == [0]
     assert [w for name, w in analysed if name == "pick"] == [0, 1, 2]
     assert [w for name, w in analysed if name == "many"] == [0, 1, 2]
+
+
+def test_a_method_is_shared_by_receivers_that_differ_only_in_attributes_it_does_not_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # each test builds its own engine (its own closure as `step`); `fire` reads only `device` and is analysed
+    # once per device, not once per engine; `remember` stores into its receiver and is keyed on all of it
+    tests = "".join(f"""
+
+def test_cpu_{i}():
+    e = Engine(lambda x: x + {i}, "cpu")
+    e.fire(torch.zeros(2))
+    e.remember({i})
+""" for i in range(6))
+    root = _tree(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/engine.py": """
+            class Engine:
+                def __init__(self, step, device):
+                    self.step = step
+                    self.device = device
+
+                def fire(self, x):
+                    return x.to(self.device)
+
+                def remember(self, n):
+                    self.last = n
+        """,
+        "tests/test_x.py": "import torch\nfrom pkg.engine import Engine\n" + tests + """
+
+def test_gpu():
+    e = Engine(lambda x: x, "cuda")
+    e.fire(torch.zeros(2))
+""",
+    })
+    analysed: list[str] = []
+    original = interp_calls.CallsMixin._run_function
+
+    def counting(self, fv, *args, **kwargs):  # type: ignore[no-untyped-def]
+        analysed.append(fv.name)
+        return original(self, fv, *args, **kwargs)
+
+    monkeypatch.setattr(interp_calls.CallsMixin, "_run_function", counting)
+    got = run(root, cache_dir=None, workers=1).files["tests/test_x.py"].tests
+    assert {k: v.label for k, v in got.items()} == {**{f"test_cpu_{i}": "cpu" for i in range(6)}, "test_gpu": "gpu"}
+    assert analysed.count("fire") == 2  # cpu and cuda
+    assert analysed.count("remember") == 6
+
+
+def test_receiver_reads_is_none_when_the_receiver_is_used_otherwise() -> None:
+    def reads(src: str) -> tuple[str, ...] | None:
+        node = ast.parse(textwrap.dedent(src)).body[0]
+        assert isinstance(node, ast.FunctionDef)
+        return receiver_reads(node)
+
+    assert reads("def f(self, e):\n    for h in self.handlers[e]:\n        h(self.state)\n") == (
+        "handlers", "state")
+    assert reads("def f(self):\n    return [self.a for _ in self.b]\n") == ("a", "b")
+    assert reads("def f(self):\n    helper(self)\n") is None  # passed on
+    assert reads("def f(self):\n    self.x = 1\n") is None  # stored into
+    assert reads("def f(self):\n    return super().f()\n") is None
+    assert reads("def f(self):\n    return isinstance(self, int)\n") is None
+    assert reads("def f(self):\n    return self.__dict__\n") is None
+    assert reads("def f(self):\n    def g(self):\n        return self\n    return self.a\n") is None
+    assert reads("def f():\n    pass\n") is None
 
 
 def test_explain_shows_the_chain_of_summaries(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
