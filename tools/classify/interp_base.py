@@ -206,9 +206,10 @@ class InterpBase:
         self.ev_methods: dict[type, Callable[[Any, Frame], Value]] = {}  # expression type -> its ev_* method
         self.modules: dict[tuple[str, int], ModuleState] = {}
         self.calls: dict[tuple[Any, ...], CallResult] = {}
-        # summaries of methods keyed on the attributes they read of their receiver (CallsMixin._receiver_projection):
-        # (result, whether the receiver after the call is the receiver itself)
-        self.receiver_summaries: dict[tuple[Any, ...], tuple[CallResult, bool]] = {}
+        # summaries of methods keyed on what they read of their receiver (receivers.py): (result, the attributes
+        # the call set on its receiver); and the projections computed, by (function, receiver, world)
+        self.receiver_summaries: dict[tuple[Any, ...], tuple[CallResult, tuple[tuple[str, Value], ...]]] = {}
+        self.projections: dict[tuple[Any, ...], tuple[Any, ...] | None] = {}
         self.frames = Frames()  # the summaries being computed (summaries.py)
         self.class_bodies: dict[tuple[ClassV, int], dict[str, Value]] = {}
         # what running a class body found (a bound hit, a device use): it runs when the module is imported

@@ -24,7 +24,8 @@ from tools.classify.interp_base import (
     _mutable_target,
     frame_stores,
 )
-from tools.classify.summaries import SUMMARY_BUDGET, context_size, mentions, receiver_reads, widen_call
+from tools.classify.receivers import apply_delta, receiver_delta, receiver_uses
+from tools.classify.summaries import SUMMARY_BUDGET, context_size, widen_call
 from tools.classify.values import UNRESOLVED as UNK
 from tools.classify.values import (
     ClassV,
@@ -140,7 +141,7 @@ class CallsMixin(InterpBase):
                 target = followed if isinstance(followed, TestFnV) else args[0]
                 return self._apply_mark(rv, target)
         if isinstance(callee, FuncV):
-            return self.call_function_from(callee, args, kwargs, line, frame)
+            return self.call_function_from(callee, args, kwargs, line, frame, n)
         if isinstance(callee, ClassV):
             inst: Value = Inst(callee)
             init = self.class_lookup(callee, "__init__", frame.world)
@@ -183,20 +184,28 @@ class CallsMixin(InterpBase):
             frame.env.update(res.stores)  # the shared namespaces as the call left them
 
     def call_function_from(self, fv: FuncV, args: list[Value], kwargs: dict[str, Value], line: int,
-                           frame: Frame) -> Value:
+                           frame: Frame, site: ast.AST | None = None) -> Value:
         res = self.invoke(fv, args, kwargs, frame)
         self._absorb(res, frame, line, fv.name)
         if res.self_after is not None and frame.self_name:
-            cur = frame.env.get(frame.self_name)
-            if fv.bound == cur:
-                frame.env[frame.self_name] = res.self_after
-            elif isinstance(cur, OneOf) and fv.bound in cur.alts:
-                # a method of one of `self`'s objects (read from each): its object after the call replaces it
-                frame.env[frame.self_name] = bounded(join_all([res.self_after if a == fv.bound else a
-                                                               for a in alternatives(cur)]))
+            self._replace_object(frame.self_name, fv.bound, res.self_after, frame)
+        if res.self_after is not None and res.self_after != fv.bound and isinstance(site, ast.Call) and \
+                isinstance(site.func, ast.Attribute) and isinstance(site.func.value, ast.Name) and \
+                site.func.value.id != frame.self_name:
+            # `engine.remember(x)` on a local object: the object as the method left it (its attributes set)
+            self._replace_object(site.func.value.id, fv.bound, res.self_after, frame)
         if res.generated is not None:
             return Seq(res.generated, "tuple")  # what iterating the generator gives (`parametrize(.., gen())`)
         return res.value
+
+    def _replace_object(self, name: str, before: Value | None, after: Value, frame: Frame) -> None:
+        """The variable `name` after a method of the object it holds (`before`) left that object as `after`;
+        when it holds a choice of objects (one per earlier path), the one the method was read from."""
+        cur = frame.env.get(name)
+        if before == cur:
+            frame.env[name] = after
+        elif isinstance(cur, OneOf) and before in cur.alts:
+            frame.env[name] = bounded(join_all([after if a == before else a for a in alternatives(cur)]))
 
     def invoke(self, fv: FuncV, args: list[Value], kwargs: dict[str, Value], frame: Frame) -> CallResult:
         return self.call_function(fv, args, kwargs, frame.world, frame.depth + 1,
@@ -237,8 +246,8 @@ class CallsMixin(InterpBase):
             projected = (projected, *context[1:])
             shared = self.receiver_summaries.get((*projected, world)) or self.receiver_summaries.get(
                 (*projected, None))
-            if shared is not None:
-                got = dataclasses.replace(shared[0], self_after=fv.bound if shared[1] else None)
+            if shared is not None and isinstance(fv.bound, Inst):
+                got = dataclasses.replace(shared[0], self_after=apply_delta(fv.bound, shared[1]))
         if got is not None:
             self.world_reads += got.world_dependent
             return got
@@ -276,41 +285,67 @@ class CallsMixin(InterpBase):
         result.world_dependent = self.world_reads != before
         if cut >= pos:  # every cycle it met closed on itself (or on its callees): what this context alone gives
             self.calls[key if result.world_dependent else (*context, None)] = result
-            if projected is not None and _receiver_free(result, fv.bound):
-                self.receiver_summaries[(*projected, world if result.world_dependent else None)] = (
-                    result, result.self_after is not None)
+            if projected is not None:
+                held = [result.value, *(v for _, v in result.stores), *(result.generated or ())]
+                delta = receiver_delta(fv.bound, result.self_after, held)
+                if delta is not None:
+                    self.receiver_summaries[(*projected, world if result.world_dependent else None)] = (result, delta)
         else:  # it relied on a cut of the computation at `cut`: valid only while that one is on the stack
             frames.provisional[key] = (cut, result)
         return result
 
     def _receiver_projection(self, fv: FuncV, world: int) -> tuple[Any, ...] | None:
-        """What a method's summary depends on of its receiver, when that is only some of its attributes
-        (summaries.receiver_reads): the method (unbound) and the value each of those names has on this
-        receiver. None when the receiver is used otherwise, or a name is a method, a property, a shared
-        namespace or missing (then the receiver's class decides more than the values: the summary is keyed
-        on the whole receiver). Objects that differ in attributes the method never reads (an engine whose
-        `_process_function` is each test's own closure) then share its summary."""
+        """What the summary of a method call depends on of its receiver (receivers.py): the method (unbound)
+        and, for each name it and the methods and properties it calls on `self` read, the value the name has on
+        this receiver (an attribute, a class attribute, a method, or absent). None when one of them uses the
+        receiver otherwise, calls a name the receiver does not have (a framework method decides by the class),
+        or touches a shared namespace or a tensor subclass' `device`: then the whole receiver is the key."""
         recv = fv.bound
         if not isinstance(recv, Inst):
             return None
-        node = self.source.module(fv.rel).defs.get(fv.pos)
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            return None
-        names = receiver_reads(node)
-        if names is None:
-            return None
-        seen: list[tuple[str, Any]] = []
-        for name in names:
-            v: Any = recv.attr(name)
-            if v is None:
+        memo_key = (fv.rel, fv.pos, recv, world)
+        if memo_key in self.projections:
+            return self.projections[memo_key]
+        entries: list[tuple[str, Any]] = []
+        visited: set[tuple[str, tuple[int, int]]] = set()
+
+        def visit(m: FuncV) -> bool:
+            if (m.rel, m.pos) in visited:
+                return True
+            visited.add((m.rel, m.pos))
+            node = self.source.module(m.rel).defs.get(m.pos)
+            uses = receiver_uses(node) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+            if uses is None:
+                return False
+            for name in uses.writes:
                 if self.store_key(recv.cls, name, world) is not None:
-                    return None
+                    return False
+            for name in uses.reads:
+                v: Any = recv.attr(name)
+                if v is not None:
+                    entries.append((name, v))
+                    continue
+                if self.store_key(recv.cls, name, world) is not None or name == "device":
+                    return False
                 found = self.class_lookup(recv.cls, name, world)
-                if found is None or isinstance(found, FuncV):
-                    return None
-                v = ("class attribute", found)
-            seen.append((name, v))
-        return FuncV(fv.rel, fv.pos, fv.name, captured=fv.captured, cls=fv.cls), tuple(seen)
+                if found is None:
+                    if name in uses.calls:
+                        return False
+                    entries.append((name, "absent"))
+                elif isinstance(found, FuncV):
+                    if name not in uses.calls and not self._is_property(found):
+                        return False  # a bound method as a value: it holds the receiver
+                    entries.append((name, ("method", found)))
+                    if not visit(found):
+                        return False
+                else:
+                    entries.append((name, ("class attribute", found)))
+            return True
+
+        got = (FuncV(fv.rel, fv.pos, fv.name, captured=fv.captured, cls=fv.cls), tuple(entries)) if visit(fv) \
+            else None
+        self.projections[memo_key] = got
+        return got
 
     def _run_function(self, fv: FuncV, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda,
                       args: list[Value], kwargs: dict[str, Value], world: int, depth: int,
@@ -359,15 +394,6 @@ class CallsMixin(InterpBase):
         return CallResult(value, tuple(frame.findings), self_after if is_objects(self_after) else None,
                           stores=frame_stores(frame) if self.stores_seen else (),
                           generated=tuple(gen.items) if gen is not None and gen.exact else None)
-
-
-def _receiver_free(result: CallResult, recv: Value | None) -> bool:
-    """Whether a summary says nothing about its receiver itself (it leaves it as it was and returns, yields
-    and stores nothing holding it): then it holds for any receiver with the same projection."""
-    if recv is None or (result.self_after is not None and result.self_after != recv):
-        return False
-    held = [result.value, *(v for _, v in result.stores), *(result.generated or ())]
-    return not any(mentions(v, recv) for v in held)
 
 
 def is_generator(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:

@@ -34,24 +34,10 @@ that linear and independent of the order of analysis:
 
 from __future__ import annotations
 
-import ast
 from dataclasses import dataclass, field
 from typing import Any
 
-from tools.classify.values import (
-    UNRESOLVED,
-    Const,
-    DictV,
-    FuncV,
-    Inst,
-    OneOf,
-    Seq,
-    Value,
-    _children,
-    bounded,
-    join_all,
-    size_of,
-)
+from tools.classify.values import UNRESOLVED, Const, DictV, FuncV, Inst, OneOf, Seq, Value, bounded, join_all, size_of
 
 SUMMARY_BUDGET = 10_000_000  # own steps of one summary (see CASE_BUDGET: the same scale as a test body)
 
@@ -145,51 +131,3 @@ class Frames:
         self.lowest_cut = min(self.lowest_cut, pos)
         return True
 
-
-_RECEIVER_READS = "_classify_receiver_reads"  # not an ast field: the memo of receiver_reads on the def node
-
-
-def receiver_reads(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> tuple[str, ...] | None:
-    """The attributes a method reads of its receiver, when that is all it does with it: every use of the first
-    parameter, nested functions included, is a `self.<name>` load of a plain name, and `super` is not used.
-    None otherwise (the receiver is passed on, stored into, compared, or rebound). Such a method's summary
-    depends on its receiver only through those attributes (see the receiver projection in
-    interp_calls.CallsMixin.call_function). Kept on the node."""
-    known = node.__dict__.get(_RECEIVER_READS, False)
-    if known is not False:
-        return known  # type: ignore[no-any-return]
-    got: tuple[str, ...] | None = None
-    params = [*node.args.posonlyargs, *node.args.args]
-    if params:
-        me = params[0].arg
-        names: set[str] = set()
-        reads: set[int] = set()
-        ok = True
-        for n in ast.walk(node):
-            if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == me:
-                if not isinstance(n.ctx, ast.Load) or n.attr.startswith("__"):
-                    ok = False
-                    break
-                names.add(n.attr)
-                reads.add(id(n.value))
-            elif isinstance(n, ast.Name) and n.id == "super":
-                ok = False
-                break
-        if ok:
-            uses = [n for n in ast.walk(node) if isinstance(n, ast.Name) and n.id == me]
-            ok = all(id(n) in reads for n in uses) and not any(
-                isinstance(a, ast.arg) and a.arg == me and a is not params[0] for a in ast.walk(node))
-        got = tuple(sorted(names)) if ok else None
-    node.__dict__[_RECEIVER_READS] = got
-    return got
-
-
-def mentions(v: object, target: Value) -> bool:
-    """Whether `target` occurs inside v (v itself included)."""
-    todo = [v]
-    while todo:
-        x = todo.pop()
-        if x is target or x == target:
-            return True
-        todo.extend(_children(x))
-    return False

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from tools.classify import interp_calls
+from tools.classify.receivers import ReceiverUses, receiver_uses
 from tools.classify.runner import run
-from tools.classify.summaries import receiver_reads, widen
+from tools.classify.summaries import widen
 from tools.classify.values import UNRESOLVED, ClassV, Const, DeviceV, Inst, OneOf, Seq, TensorV
 
 
@@ -188,14 +189,16 @@ def test_a_summary_that_reads_no_world_is_shared_by_every_world(tmp_path: Path,
 
 def test_a_method_is_shared_by_receivers_that_differ_only_in_attributes_it_does_not_read(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # each test builds its own engine (its own closure as `step`); `fire` reads only `device` and is analysed
-    # once per device, not once per engine; `remember` stores into its receiver and is keyed on all of it
+    # each test builds its own engine (its own closure as `step`); `fire` reads `device` and `log` (a method):
+    # analysed once per device, not once per engine. `remember` sets an attribute: shared too, and what it set
+    # is set on each receiver it is reused for (`fire_last` then reads it)
     tests = "".join(f"""
 
 def test_cpu_{i}():
     e = Engine(lambda x: x + {i}, "cpu")
     e.fire(torch.zeros(2))
-    e.remember({i})
+    e.remember("cpu")
+    e.fire_last(torch.zeros(2))
 """ for i in range(6))
     root = _tree(tmp_path, {
         "pkg/__init__.py": "",
@@ -205,17 +208,29 @@ def test_cpu_{i}():
                     self.step = step
                     self.device = device
 
-                def fire(self, x):
-                    return x.to(self.device)
+                def log(self, x):
+                    return x
 
-                def remember(self, n):
-                    self.last = n
+                def fire(self, x):
+                    return self.log(x.to(self.device))
+
+                def remember(self, device):
+                    self.last = device
+
+                def fire_last(self, x):
+                    return x.to(self.last)
         """,
         "tests/test_x.py": "import torch\nfrom pkg.engine import Engine\n" + tests + """
 
 def test_gpu():
     e = Engine(lambda x: x, "cuda")
     e.fire(torch.zeros(2))
+
+
+def test_gpu_last():
+    e = Engine(lambda x: x - 1, "cpu")
+    e.remember("cuda")
+    e.fire_last(torch.zeros(2))
 """,
     })
     analysed: list[str] = []
@@ -227,27 +242,41 @@ def test_gpu():
 
     monkeypatch.setattr(interp_calls.CallsMixin, "_run_function", counting)
     got = run(root, cache_dir=None, workers=1).files["tests/test_x.py"].tests
-    assert {k: v.label for k, v in got.items()} == {**{f"test_cpu_{i}": "cpu" for i in range(6)}, "test_gpu": "gpu"}
+    assert {k: v.label for k, v in got.items()} == {
+        **{f"test_cpu_{i}": "cpu" for i in range(6)}, "test_gpu": "gpu", "test_gpu_last": "gpu"}
     assert analysed.count("fire") == 2  # cpu and cuda
-    assert analysed.count("remember") == 6
+    assert analysed.count("remember") == 2
+    assert analysed.count("fire_last") == 2
 
 
-def test_receiver_reads_is_none_when_the_receiver_is_used_otherwise() -> None:
-    def reads(src: str) -> tuple[str, ...] | None:
+def test_receiver_uses_are_attribute_reads_sets_and_calls_or_none() -> None:
+    def uses(src: str) -> ReceiverUses | None:
         node = ast.parse(textwrap.dedent(src)).body[0]
         assert isinstance(node, ast.FunctionDef)
-        return receiver_reads(node)
+        return receiver_uses(node)
 
-    assert reads("def f(self, e):\n    for h in self.handlers[e]:\n        h(self.state)\n") == (
-        "handlers", "state")
-    assert reads("def f(self):\n    return [self.a for _ in self.b]\n") == ("a", "b")
-    assert reads("def f(self):\n    helper(self)\n") is None  # passed on
-    assert reads("def f(self):\n    self.x = 1\n") is None  # stored into
-    assert reads("def f(self):\n    return super().f()\n") is None
-    assert reads("def f(self):\n    return isinstance(self, int)\n") is None
-    assert reads("def f(self):\n    return self.__dict__\n") is None
-    assert reads("def f(self):\n    def g(self):\n        return self\n    return self.a\n") is None
-    assert reads("def f():\n    pass\n") is None
+    assert uses("""
+        def fire(self, e):
+            self.last = e
+            for h in self.handlers[e]:
+                h(self.state)
+            self.log(e)
+            self.count += 1
+    """) == ReceiverUses(("count", "handlers", "log", "state"), ("last",), frozenset({"log"}))
+    assert uses("def f(self):\n    return [self.a for _ in self.b]\n") == ReceiverUses(("a", "b"), (), frozenset())
+    for escapes in (
+        "def f(self):\n    helper(self)\n",  # passed on
+        "def f(self):\n    return self\n",
+        "def f(self):\n    return super().f()\n",
+        "def f(self):\n    return isinstance(self, int)\n",
+        "def f(self):\n    return self.__dict__\n",
+        "def f(self):\n    del self.a\n",
+        "def f(self):\n    self = other\n",
+        "def f(self):\n    return lambda: self.a\n",  # a closure holding the receiver
+        "def f(self):\n    def g(self):\n        return self\n    return self.a\n",
+        "def f():\n    pass\n",
+    ):
+        assert uses(escapes) is None, escapes
 
 
 def test_explain_shows_the_chain_of_summaries(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
