@@ -8,7 +8,6 @@ not model (`method_call`: pytest/unittest objects, known containers, then tensor
 from __future__ import annotations
 
 import ast
-import dataclasses
 from typing import Any
 
 from tools.classify import conventions
@@ -247,7 +246,9 @@ class CallsMixin(InterpBase):
             shared = self.receiver_summaries.get((*projected, world)) or self.receiver_summaries.get(
                 (*projected, None))
             if shared is not None and isinstance(fv.bound, Inst):
-                got = dataclasses.replace(shared[0], self_after=apply_delta(fv.bound, shared[1]))
+                res = shared[0]
+                got = CallResult(res.value, res.findings, apply_delta(fv.bound, shared[1]), res.stores, res.generated,
+                                 res.widened, res.world_dependent)
         if got is not None:
             self.world_reads += got.world_dependent
             return got
@@ -329,8 +330,7 @@ class CallsMixin(InterpBase):
                     return False
                 found = self.class_lookup(recv.cls, name, world)
                 if found is None:
-                    if name in uses.calls:
-                        return False
+                    # read: unresolved; called: a framework or tensor method by its name and arguments
                     entries.append((name, "absent"))
                 elif isinstance(found, FuncV):
                     if name not in uses.calls and not self._is_property(found):
@@ -340,6 +340,11 @@ class CallsMixin(InterpBase):
                         return False
                 else:
                     entries.append((name, ("class attribute", found)))
+            for name in uses.super_calls:
+                # found from the method's own class (part of the key), bound to this receiver
+                after = self.super_lookup(m.cls, name, world) if m.cls is not None else None
+                if isinstance(after, FuncV) and not visit(after):
+                    return False
             return True
 
         got = (FuncV(fv.rel, fv.pos, fv.name, captured=fv.captured, cls=fv.cls), tuple(entries)) if visit(fv) \

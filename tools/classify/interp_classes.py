@@ -9,7 +9,7 @@ import ast
 from tools.classify import limits
 from tools.classify.evidence import Finding
 from tools.classify.interp_base import STORE, UNIT_BUDGET, BudgetExceeded, Frame, InterpBase, _last_name
-from tools.classify.values import ClassV, Const, EnumV, Ext, FuncV, OneOf, Seq, Value, alternatives
+from tools.classify.values import UNRESOLVED, ClassV, Const, EnumV, Ext, FuncV, OneOf, Seq, Value, alternatives
 
 PROPERTY_DECORATORS = frozenset({"property", "cached_property", "abstractproperty", "lazy_property",
                                  "lazyproperty", "cache_readonly"})
@@ -87,7 +87,8 @@ class ClassesMixin(InterpBase):
         key = (cls, world)
         got = self.class_bodies.get(key)
         if got is not None:
-            self.world_memo_hit(("body", *key))
+            if self.body_reads_world.get(key, True):
+                self.world_reads += 1
             return got
         env: dict[str, Value] = {}
         self.class_bodies[key] = env
@@ -111,7 +112,7 @@ class ClassesMixin(InterpBase):
                         pass
         env.update(self.class_overrides.get(cls, ()))
         self.class_findings[key] = tuple(found)
-        self.world_keyed["body", *key] = self.world_reads != before
+        self.body_reads_world[key] = self.world_reads != before
         return env
 
     def class_body_findings(self, cls: ClassV, world: int) -> tuple[Finding, ...]:
@@ -141,7 +142,8 @@ class ClassesMixin(InterpBase):
         key = (cls, world)
         got = self.mros.get(key)
         if got is not None:
-            self.world_memo_hit(("mro", *key))
+            if self.mro_reads_world.get(key, True):
+                self.world_reads += 1
             if not got:  # past the bound before
                 limits.check_mro_length(cls.name, limits.MAX_MRO_LENGTH + 1)
             return got
@@ -159,7 +161,7 @@ class ClassesMixin(InterpBase):
             self.mros[key] = ()
             raise
         self.mros[key] = result
-        self.world_keyed["mro", *key] = self.world_reads != before
+        self.mro_reads_world[key] = self.world_reads != before
         return result
 
     def class_lookup(self, cls: ClassV, name: str, world: int) -> Value | None:
@@ -169,6 +171,20 @@ class ClassesMixin(InterpBase):
                 if name in body:
                     return body[name]
         return None
+
+    def super_lookup(self, cls: ClassV, name: str, world: int) -> Value:
+        """`super().<name>` in a method of `cls`: the first class after it in its MRO that defines the name
+        (unbound), else the attribute of the first external base (often a mixin) before an in-repo class, else
+        unresolved."""
+        first_ext: Ext | None = None
+        for c in self.mro(cls, world)[1:]:
+            if isinstance(c, ClassV):
+                body = self.class_body(c, world)
+                if name in body:
+                    return body[name]
+            elif isinstance(c, Ext) and first_ext is None:
+                first_ext = Ext(f"{c.path}.{name}")
+        return first_ext if first_ext is not None else UNRESOLVED
 
     def _is_property(self, fv: FuncV) -> bool:
         """`@property` (also cached_property, abstractproperty): reading the attribute runs the getter."""

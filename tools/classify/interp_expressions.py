@@ -419,23 +419,13 @@ class ExpressionsMixin(InterpBase):
                 return Const(obj.name)
             return found if found is not None else UNK
         if isinstance(obj, SuperV):
-            mro = self.mro(obj.cls, frame.world)
-            first_ext: Ext | None = None
-            for c in mro[1:]:
-                if isinstance(c, ClassV):
-                    body = self.class_body(c, frame.world)
-                    if name in body:
-                        v = body[name]
-                        if isinstance(v, FuncV):
-                            bound = FuncV(v.rel, v.pos, v.name, bound=obj.obj, captured=v.captured, cls=v.cls)
-                            if self._is_property(v):
-                                return self.call_function_from(bound, [], {}, getattr(node, "lineno", 0), frame)
-                            return bound
-                        return v
-                elif isinstance(c, Ext) and first_ext is None:
-                    # an external base (often a mixin) before an in-repo class: prefer the in-repo definition
-                    first_ext = Ext(f"{c.path}.{name}")
-            return first_ext if first_ext is not None else UNK
+            v = self.super_lookup(obj.cls, name, frame.world)
+            if isinstance(v, FuncV):
+                bound = FuncV(v.rel, v.pos, v.name, bound=obj.obj, captured=v.captured, cls=v.cls)
+                if self._is_property(v):
+                    return self.call_function_from(bound, [], {}, getattr(node, "lineno", 0), frame)
+                return bound
+            return v
         if isinstance(obj, (TensorV, DeviceV)):
             if name == "device":
                 return DeviceV(obj.device)

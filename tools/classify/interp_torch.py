@@ -77,7 +77,7 @@ class TorchMixin(InterpBase):
         if name in ("pin_memory", "record_stream"):
             if not (kwargs.get("device") and device_of(kwargs["device"]) == "cpu"):
                 frame.add(Finding(GPU, (step(frame.rel, line, f".{name}() needs an accelerator"),)))
-            return recv
+            return recv if isinstance(recv, TensorV) else UNK
         if name == "cpu":
             return TensorV("cpu")
         if isinstance(recv, TensorV) and name in torch_api.SAME_DEVICE_METHODS and "device" not in kwargs:

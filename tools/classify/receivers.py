@@ -27,11 +27,12 @@ from tools.classify.values import Inst, Value, _children
 @dataclass(frozen=True)
 class ReceiverUses:
     """How a method uses its first parameter: names read (`self.x`, `self.x += 1`), names set (`self.x = v`),
-    and the names it calls (`self.m(...)`)."""
+    the names it calls (`self.m(...)`) and those it calls through `super()` (`super().__init__(...)`)."""
 
     reads: tuple[str, ...]
     writes: tuple[str, ...]
     calls: frozenset[str]
+    super_calls: tuple[str, ...] = ()
 
 
 _USES = "_classify_receiver_uses"  # not an ast field: the memo of receiver_uses on the def node
@@ -57,20 +58,26 @@ def _uses(node: ast.FunctionDef | ast.AsyncFunctionDef) -> ReceiverUses | None:
     reads: set[str] = set()
     writes: set[str] = set()
     calls: set[str] = set()
-    allowed: set[int] = set()  # the `self` Name nodes of the uses above
+    super_calls: set[str] = set()
+    allowed: set[int] = set()  # the `self` and `super` Name nodes of the uses above
     todo: list[tuple[ast.AST, bool]] = [(s, False) for s in node.body]
     todo += [(d, False) for d in (*node.args.defaults, *(d for d in node.args.kw_defaults if d is not None))]
     while todo:
         n, nested = todo.pop()
-        if isinstance(n, ast.Name) and n.id == "super":
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and _is_bare_super(n.func.value):
+            if nested:
+                return None
+            super_calls.add(n.func.attr)  # `super().m(...)`: m of the class after the method's, bound to self
+            allowed.add(id(n.func.value.func))  # type: ignore[attr-defined]
+        if isinstance(n, ast.Name) and n.id == "super" and id(n) not in allowed:
             return None
         if isinstance(n, ast.arg) and n.arg == me:
             return None  # a nested function's own parameter of that name: not worth telling apart
         if isinstance(n, (ast.Global, ast.Nonlocal)) and me in n.names:
             return None
         if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == me:
-            if nested or n.attr.startswith("__") or isinstance(n.ctx, ast.Del):
-                return None
+            if nested or (n.attr.startswith("__") and n.attr != "__class__") or isinstance(n.ctx, ast.Del):
+                return None  # (`__class__` is read like any attribute; `__dict__` is all of them)
             allowed.add(id(n.value))
             (writes if isinstance(n.ctx, ast.Store) else reads).add(n.attr)
         elif isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Attribute):
@@ -84,7 +91,13 @@ def _uses(node: ast.FunctionDef | ast.AsyncFunctionDef) -> ReceiverUses | None:
         inner = nested or isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef))
         # children after the node itself: an Attribute is seen before its `self` Name (a stack: pushed last)
         todo.extend((c, inner) for c in reversed(list(ast.iter_child_nodes(n))))
-    return ReceiverUses(tuple(sorted(reads)), tuple(sorted(writes - reads)), frozenset(calls))
+    return ReceiverUses(tuple(sorted(reads)), tuple(sorted(writes - reads)), frozenset(calls),
+                        tuple(sorted(super_calls)))
+
+
+def _is_bare_super(e: ast.expr) -> bool:
+    return isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id == "super" and not e.args \
+        and not e.keywords
 
 
 def mentions(v: object, target: Value) -> bool:

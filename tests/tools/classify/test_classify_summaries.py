@@ -264,10 +264,14 @@ def test_receiver_uses_are_attribute_reads_sets_and_calls_or_none() -> None:
             self.count += 1
     """) == ReceiverUses(("count", "handlers", "log", "state"), ("last",), frozenset({"log"}))
     assert uses("def f(self):\n    return [self.a for _ in self.b]\n") == ReceiverUses(("a", "b"), (), frozenset())
+    assert uses("def __init__(self, x):\n    super().__init__(x)\n    self.x = self.__class__.X\n") == \
+        ReceiverUses(("__class__",), ("x",), frozenset(), ("__init__",))
     for escapes in (
         "def f(self):\n    helper(self)\n",  # passed on
         "def f(self):\n    return self\n",
-        "def f(self):\n    return super().f()\n",
+        "def f(self):\n    s = super()\n    return s.f()\n",
+        "def f(self):\n    return super(C, self).f()\n",
+        "def f(self):\n    return lambda: super().f()\n",
         "def f(self):\n    return isinstance(self, int)\n",
         "def f(self):\n    return self.__dict__\n",
         "def f(self):\n    del self.a\n",
