@@ -333,8 +333,9 @@ class CallsMixin(InterpBase):
                     # read: unresolved; called: a framework or tensor method by its name and arguments
                     entries.append((name, "absent"))
                 elif isinstance(found, FuncV):
-                    if name not in uses.calls and not self._is_property(found):
-                        return False  # a bound method as a value: it holds the receiver
+                    # called, read as a property, or passed on as a bound method (`register_hook(self.check)`):
+                    # whatever runs it runs it on this receiver, and the bound method itself reveals nothing else
+                    # of it (a result holding it is not shared: receiver_delta)
                     entries.append((name, ("method", found)))
                     if not visit(found):
                         return False

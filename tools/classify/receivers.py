@@ -26,12 +26,11 @@ from tools.classify.values import Inst, Value, _children
 
 @dataclass(frozen=True)
 class ReceiverUses:
-    """How a method uses its first parameter: names read (`self.x`, `self.x += 1`), names set (`self.x = v`),
-    the names it calls (`self.m(...)`) and those it calls through `super()` (`super().__init__(...)`)."""
+    """How a method uses its first parameter: names read (`self.x`, `self.m(...)`, `self.x += 1`), names set
+    (`self.x = v`), and the names it calls through `super()` (`super().__init__(...)`)."""
 
     reads: tuple[str, ...]
     writes: tuple[str, ...]
-    calls: frozenset[str]
     super_calls: tuple[str, ...] = ()
 
 
@@ -57,7 +56,6 @@ def _uses(node: ast.FunctionDef | ast.AsyncFunctionDef) -> ReceiverUses | None:
     me = params[0].arg
     reads: set[str] = set()
     writes: set[str] = set()
-    calls: set[str] = set()
     super_calls: set[str] = set()
     allowed: set[int] = set()  # the `self` and `super` Name nodes of the uses above
     todo: list[tuple[ast.AST, bool]] = [(s, False) for s in node.body]
@@ -83,16 +81,12 @@ def _uses(node: ast.FunctionDef | ast.AsyncFunctionDef) -> ReceiverUses | None:
         elif isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Attribute):
             if isinstance(n.target.value, ast.Name) and n.target.value.id == me:
                 reads.add(n.target.attr)  # `self.x += 1` reads x too
-        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name) \
-                and n.func.value.id == me:
-            calls.add(n.func.attr)
         elif isinstance(n, ast.Name) and n.id == me and id(n) not in allowed:
             return None
         inner = nested or isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef))
         # children after the node itself: an Attribute is seen before its `self` Name (a stack: pushed last)
         todo.extend((c, inner) for c in reversed(list(ast.iter_child_nodes(n))))
-    return ReceiverUses(tuple(sorted(reads)), tuple(sorted(writes - reads)), frozenset(calls),
-                        tuple(sorted(super_calls)))
+    return ReceiverUses(tuple(sorted(reads)), tuple(sorted(writes - reads)), tuple(sorted(super_calls)))
 
 
 def _is_bare_super(e: ast.expr) -> bool:
