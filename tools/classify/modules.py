@@ -297,6 +297,18 @@ class RepoIndex:
                 self.dirs.add(d)
                 d = d.rpartition("/")[0]
 
+    def package_inits(self, rel: str) -> tuple[str, ...]:
+        """The `__init__.py` of each package enclosing rel, outermost first: what Python runs before rel's own
+        top level when it imports it (`import a.b.c` runs a/__init__.py, then a/b/__init__.py)."""
+        d = rel.rpartition("/")[0]
+        if rel.rpartition("/")[2] == "__init__.py":
+            d = d.rpartition("/")[0]
+        chain: list[str] = []
+        while d and d in self._init_dirs:
+            chain.append(f"{d}/__init__.py")
+            d = d.rpartition("/")[0]
+        return tuple(reversed(chain))
+
     def base_dir(self, rel: str) -> str:
         """First ancestor directory that is not a package: what pytest puts on sys.path for `rel`."""
         start = rel.rpartition("/")[0]

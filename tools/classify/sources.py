@@ -103,6 +103,9 @@ class Sources:
     def is_package_dir(self, dotted: str) -> bool:
         return dotted.split(".", 1)[0] not in EXCLUDED_ROOTS and self.index.is_package_dir(dotted)
 
+    def package_inits(self, rel: str) -> tuple[str, ...]:
+        return self.index.package_inits(rel)
+
     def conftests_for(self, rel: str) -> tuple[str, ...]:
         return self.index.conftests_for(rel)
 

@@ -78,3 +78,23 @@ def test_file_alone_equals_whole_tree(corpus: Path, whole: dict[str, object], re
     differ = sorted(k for k in mine if whole.get(k) != alone.get(k))
     assert not differ, f"{rel} alone differs from the whole-tree run in {len(differ)} entries: {differ[:5]}"
     assert rel in alone
+
+
+def test_a_package_runs_before_its_modules_whichever_a_test_imports_first(tmp_path: Path) -> None:
+    # Python runs pkg/__init__.py before pkg/engine.py. If the analysis ran engine.py first (test_a imports
+    # it directly), engine.py's `from pkg import fast` ran the package while engine.py was half done, and the
+    # package kept `step` unresolved for every later test: test_b's `.cuda()` was not seen after test_a.
+    files = {
+        "pkg/__init__.py": "from pkg.helpers import fast\nfrom pkg.engine import step\n",
+        "pkg/helpers.py": "def fast():\n    return True\n",
+        "pkg/engine.py": "from pkg import fast\n\n\ndef step(x):\n    return x.cuda() if fast() else x\n",
+        "tests/test_a.py": "from pkg.engine import fast\n\n\ndef test_flag():\n    assert fast()\n",
+        "tests/test_b.py": "import torch\nfrom pkg import step\n\n\ndef test_step():\n    step(torch.zeros(1))\n",
+    }
+    for rel, text in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    together = run(tmp_path, ["tests/test_a.py", "tests/test_b.py"], None, workers=1).files
+    alone = run(tmp_path, ["tests/test_b.py"], None, workers=1).files
+    assert together["tests/test_b.py"].tests["test_step"].label == "gpu"
+    assert json_report({"tests/test_b.py": together["tests/test_b.py"]}) == json_report(alone)
