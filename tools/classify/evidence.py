@@ -19,6 +19,9 @@ MANUAL_GPU = "manual_gpu"  # @pytest.mark.gpu: the author said so
 MANUAL_CPU = "manual_cpu"  # @pytest.mark.cpu
 VRAM = "vram"  # a memory hint (largeTensorTest, torch_max_memory) that only matters for GPU tests
 ERROR = "error"  # the file (or a conftest) could not be analysed
+# a CUDA use that is not a need: it runs only when a CUDA value already exists (guards.cuda_guard); it decides
+# nothing and is shown as the reason of a `cpu` label, so `--explain` says why that CUDA call did not count
+GUARDED = "guarded"
 
 MAX_STEPS = 12
 # The identity of a skip (Finding.key) across analysis worlds: `path:line` of a skip call reached in code, or
@@ -112,7 +115,7 @@ def decide(findings: Iterable[Finding], gpu_skips: dict[str, int], default_step:
         return Verdict(GPU, max(count, 1), max(_vram(effects), vram), tuple(_chain(f) for f in effects))
     if UNKNOWN in by_kind:
         return Verdict(UNKNOWN, 0, 0, tuple(_chain(f) for f in by_kind[UNKNOWN]))
-    return Verdict("cpu", 0, 0, (default_step,))
+    return Verdict("cpu", 0, 0, tuple(_chain(f) for f in by_kind[GUARDED]) if GUARDED in by_kind else (default_step,))
 
 
 def join_verdicts(a: Verdict, b: Verdict) -> Verdict:

@@ -16,8 +16,8 @@ from tools.classify.guards import (
     EXPECTS_ERROR,
     RAISES_OFF_CUDA,
     SKIPS_OFF_CUDA,
-    cuda_guard,
     dropping_gpu_findings,
+    guard_note,
     off_cuda_branch,
     off_cuda_taken,
     raises_error,
@@ -165,7 +165,7 @@ class StatementsMixin(InterpBase):
                 a.env[var], b.env[var] = yes, no  # type: ignore[assignment]
                 self._sync_stores(yes, a)  # type: ignore[arg-type]
                 self._sync_stores(no, b)  # type: ignore[arg-type]
-            guarded = cuda_guard(s.test)
+            guarded = self.device_guard(s.test, frame)
             off = off_cuda_branch(s.test, availability=False)
             ea = self._off_cuda_block(s, s.body, a, off is True, guarded is True)
             eb = self._off_cuda_block(s, s.orelse, b, off is False, guarded is False)
@@ -193,6 +193,8 @@ class StatementsMixin(InterpBase):
                                  for i in it.items])
             elif isinstance(it, DictV) and it.items:
                 elem = join_all([k for k, _ in it.items])
+            elif isinstance(it, Unresolved):
+                elem = self.existing_device_keys(s.iter, frame) or UNK
             loop = self._branch(frame)
             self.bind(s.target, elem, loop)
             ended = self.exec_block(s.body, loop)
@@ -291,8 +293,14 @@ class StatementsMixin(InterpBase):
         """Run one branch of `s`; `off`: the branch that non-CUDA code takes by a device test (`device.type !=
         "cuda"`, `not x.is_cuda`; not `torch.cuda.is_available()`, which the worlds decide). A skip reached
         there fires because the device is not CUDA, in every world: the test body only runs on CUDA, a GPU
-        need like the raise of `_raises_off_cuda`. `guarded`: a `cuda_guard` branch (`_guarded_block`)."""
-        run = self._guarded_block if guarded else self.exec_block
+        need like the raise of `_raises_off_cuda`. `guarded`: a `cuda_guard`
+        branch: its GPU findings are kept only as notes (`dropping_gpu_findings`)."""
+        def run(body: list[ast.stmt], frame: Frame) -> bool:
+            if not guarded:
+                return self.exec_block(body, frame)
+            with dropping_gpu_findings(frame, note=guard_note(frame.rel, s.test)):
+                return self.exec_block(body, frame)
+
         if not off:
             return run(body, frame)
         outer, frame.findings = frame.findings, []
@@ -308,10 +316,6 @@ class StatementsMixin(InterpBase):
                                                             f"{ast.unparse(s.test)[:80]})"), *skip.steps),
                               key=SKIPS_OFF_CUDA))
         return ended
-
-    def _guarded_block(self, body: list[ast.stmt], frame: Frame) -> bool:
-        with dropping_gpu_findings(frame):
-            return self.exec_block(body, frame)
 
     def _parameterized_class(self, cv: ClassV, d: ast.Call, frame: Frame) -> None:
         """`@parameterized_class(attrs, input_values, class_name_func=...)`: binds `<Name>_<i>[_<suffix>]`
