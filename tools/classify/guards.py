@@ -13,7 +13,8 @@ import ast
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from tools.classify.evidence import GPU, GUARDED, Finding, step
+from tools.classify.conventions import FOREIGN_CLASS_PACKAGES, FOREIGN_CLASSES
+from tools.classify.evidence import GPU, GUARDED, IF_IMPORTED, IMPORTS, UNKNOWN, Finding, step
 from tools.classify.interp_base import Frame
 
 # attributes whose value is the device (or device type) of an existing tensor, module or device object
@@ -108,6 +109,64 @@ def dropping_gpu_findings(frame: Frame, key: str | None = None, note: str | None
                 frame.add(f)
             elif note is not None:
                 frame.add(Finding(GUARDED, (note, *f.steps)))
+
+
+def foreign_class_test(test: ast.expr) -> tuple[bool, frozenset[str]] | None:
+    """`type(p).__name__ == "Int8Params"`, `p.__class__.__name__ in ["Int8Params", "Params4bit"]`, `cls.__name__
+    != "QTensor"` (conventions.FOREIGN_CLASSES): (True: the body runs only for an object of such a class, False:
+    the else branch does; the packages that make those classes). None: not such a test. `and`/`or`/`not` as in
+    cuda_guard."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = foreign_class_test(test.operand)
+        return None if inner is None else (not inner[0], inner[1])
+    if isinstance(test, ast.BoolOp):
+        want = isinstance(test.op, ast.And)
+        hits = [r for r in (foreign_class_test(v) for v in test.values) if r is not None and r[0] is want]
+        return (want, frozenset().union(*(r[1] for r in hits))) if hits else None
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return None
+    op, left, right = test.ops[0], test.left, test.comparators[0]
+    if not (isinstance(left, ast.Attribute) and left.attr == "__name__"):
+        return None
+    if isinstance(op, (ast.Eq, ast.NotEq)):
+        names = [right]
+    elif isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, (ast.List, ast.Tuple, ast.Set)):
+        names = right.elts
+    else:
+        return None
+    if not names or not all(isinstance(c, ast.Constant) and c.value in FOREIGN_CLASSES for c in names):
+        return None
+    packages = frozenset().union(*(FOREIGN_CLASSES[c.value] for c in names if isinstance(c, ast.Constant)))
+    return isinstance(op, (ast.Eq, ast.In)), packages
+
+
+def reached_package(dotted: str, line: int, frame: Frame) -> None:
+    """Record that code called into `dotted` (or imported it inside a function) when its package makes
+    FOREIGN_CLASSES objects: only from then on can such an object exist."""
+    top = dotted.split(".", 1)[0]
+    if top in FOREIGN_CLASS_PACKAGES:
+        frame.add(Finding(IMPORTS, (step(frame.rel, line, f"reaches {top}"),), key=top))
+
+
+def foreign_class_note(rel: str, test: ast.expr, packages: frozenset[str]) -> str:
+    """The step that says a CUDA use under `test` (a foreign_class_test) counts only where `packages` are reached."""
+    return step(rel, test.lineno, f"runs only for an object that {', '.join(sorted(packages))} make: counts only "
+                                  f"where the test calls into one (if {ast.unparse(test)[:80]})")
+
+
+@contextmanager
+def requiring_packages(frame: Frame, packages: frozenset[str], note: str) -> Iterator[None]:
+    """Run a branch that foreign_class_test says runs only for objects the `packages` make: its GPU and unknown
+    findings become IF_IMPORTED findings (key `<kind>|<packages>`), which count only where the test reaches one
+    of the packages (evidence.decide)."""
+    outer, frame.findings = frame.findings, []
+    try:
+        yield
+    finally:
+        inner, frame.findings = frame.findings, outer
+        for f in inner:
+            frame.add(Finding(IF_IMPORTED, (note, *f.steps), f.gpu_count, f.vram_gb,
+                              f"{f.kind}|{','.join(sorted(packages))}") if f.kind in (GPU, UNKNOWN) else f)
 
 
 # Finding.key of "this code raises unless it runs on CUDA" (issue 12, root cause 7); `with pytest.raises(...)`

@@ -26,7 +26,12 @@ from tools.classify.interp_base import (
     attrs_dict,
     namespace_key,
 )
-from tools.classify.provenance import iterated_dict_attr, keys_are_existing_devices
+from tools.classify.provenance import (
+    iterated_dict_attr,
+    iterated_local_dict,
+    keys_are_existing_devices,
+    local_dict_of_existing_devices,
+)
 from tools.classify.values import UNRESOLVED as UNK
 from tools.classify.values import (
     ClassV,
@@ -191,10 +196,15 @@ class ExpressionsMixin(InterpBase):
         alts = alternatives(self.ev(e, frame))
         return EXISTING_DEVICE in alts and all(a == EXISTING_DEVICE or a == DeviceV("cpu") for a in alts)
 
-    def existing_device_keys(self, it: ast.expr, frame: Frame) -> Value | None:
+    def existing_device_elements(self, it: ast.expr, frame: Frame) -> Value | None:
         """What `for d, v in self.stats.items():` gives when the analysis does not know the dict's content but
         every key the object's classes ever put in it is the device of an existing tensor
-        (provenance.keys_are_existing_devices): (that device, unknown); None: not such a loop."""
+        (provenance.keys_are_existing_devices): (that device, unknown); likewise the keys and values of a local
+        dict comprehension (`for n, d in devices.items()` after `devices = {n: p.device for ...}`). None: not
+        such a loop."""
+        local = iterated_local_dict(it)
+        if local is not None:
+            return self._local_dict_elements(local[0], local[1], it.lineno, frame)
         got = iterated_dict_attr(it)
         if got is None:
             return None
@@ -209,6 +219,27 @@ class ExpressionsMixin(InterpBase):
             if not keys_are_existing_devices(classes, attr):
                 return None
         return Seq((EXISTING_DEVICE, UNK), "tuple") if pairs else EXISTING_DEVICE
+
+    def _local_dict_elements(self, name: str, part: str, line: int, frame: Frame) -> Value | None:
+        func = self._enclosing_function(frame.rel, line) if frame.module_env is not None else None
+        if func is None:
+            return None
+        keys, values = local_dict_of_existing_devices(func, name)
+        key = EXISTING_DEVICE if keys else UNK
+        value = EXISTING_DEVICE if values else UNK
+        if not (keys or values) or (part == "keys" and not keys) or (part == "values" and not values):
+            return None
+        return Seq((key, value), "tuple") if part == "items" else key if part == "keys" else value
+
+    def _enclosing_function(self, rel: str, line: int) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+        """The innermost function of module `rel` whose source spans `line`."""
+        best: ast.FunctionDef | ast.AsyncFunctionDef | None = None
+        for node in self.source.module(rel).defs.values():
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                    and node.lineno <= line <= (node.end_lineno or node.lineno) \
+                    and (best is None or node.lineno >= best.lineno):
+                best = node
+        return best
 
     def _guarded_ev(self, node: ast.expr, test: ast.expr, frame: Frame) -> Value:
         with dropping_gpu_findings(frame, note=guard_note(frame.rel, test)):

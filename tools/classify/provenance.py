@@ -41,6 +41,58 @@ def iterated_dict_attr(it: ast.expr) -> tuple[str, str, bool] | None:
     return None
 
 
+def iterated_local_dict(it: ast.expr) -> tuple[str, str] | None:
+    """`devices.items()` -> ("devices", "items"); `.values()`, `.keys()`, plain `devices` ("keys"). None: not a
+    loop over a local name."""
+    part = "keys"
+    if isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and not it.args and not it.keywords \
+            and it.func.attr in ("items", "keys", "values"):
+        part = it.func.attr
+        it = it.func.value
+    return (it.id, part) if isinstance(it, ast.Name) else None
+
+
+def local_dict_of_existing_devices(func: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> tuple[bool, bool]:
+    """For a local `name` bound only to dict comprehensions and never written into or handed to other code
+    (`devices = {n: p.device for n, p in module.named_parameters()}`): whether its keys, and whether its values,
+    are all devices of existing values. (False, False) when the name is anything else."""
+    comps = []
+    for holder, value in _bindings(func, name):
+        if not (isinstance(holder, ast.Assign) and len(holder.targets) == 1
+                and isinstance(holder.targets[0], ast.Name) and isinstance(value, ast.DictComp)):
+            return False, False
+        comps.append(value)
+    if not comps or not all(_local_use_ok(node, parent) for node, parent in _uses(func, name)):
+        return False, False
+    return all(_existing(c.key) for c in comps), all(_existing(c.value) for c in comps)
+
+
+def _existing(e: ast.expr) -> bool:
+    """`t.device` of a local name other than a configuration (devices._device_of_existing)."""
+    return isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and _device_of_existing(e)
+
+
+def _uses(func: ast.AST, name: str) -> Iterator[tuple[ast.Name, ast.AST | None]]:
+    parents = {c: p for p in ast.walk(func) for c in ast.iter_child_nodes(p)}
+    for node in ast.walk(func):
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
+            yield node, parents.get(node)
+
+
+def _local_use_ok(node: ast.Name, up: ast.AST | None) -> bool:
+    """A read that cannot add a key or value: a read-only method, iteration, a test, a reading builtin, `d[k]`."""
+    if isinstance(up, ast.Attribute) and up.value is node:
+        return up.attr in _READ_METHODS
+    if isinstance(up, ast.Subscript) and up.value is node:
+        return isinstance(up.ctx, ast.Load)
+    if isinstance(up, (ast.For, ast.AsyncFor, ast.comprehension)) and up.iter is node:
+        return True
+    if isinstance(up, (ast.Compare, ast.If, ast.While, ast.IfExp, ast.BoolOp)) or (
+            isinstance(up, ast.UnaryOp) and isinstance(up.op, ast.Not)):
+        return True
+    return isinstance(up, ast.Call) and isinstance(up.func, ast.Name) and up.func.id in _READERS and node in up.args
+
+
 def keys_are_existing_devices(classes: list[ast.ClassDef], attr: str) -> bool:
     """Whether every key `self.<attr>` can hold, written by methods of `classes` (an object's in-repo MRO), is
     the device of an existing value (`t.device`, or a key of another such dict)."""
