@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 
 from tools.classify.conventions import FOREIGN_CLASS_PACKAGES, FOREIGN_CLASSES
 from tools.classify.evidence import GPU, GUARDED, IF_IMPORTED, IMPORTS, UNKNOWN, Finding, step
@@ -95,20 +95,29 @@ def guard_note(rel: str, test: ast.expr) -> str:
 
 
 @contextmanager
-def dropping_gpu_findings(frame: Frame, key: str | None = None, note: str | None = None) -> Iterator[None]:
-    """Run a guarded branch (cuda_guard, undecided) on `frame`: its GPU findings (only those with `key`, when
-    given) are dropped, every other finding (skips, unknowns, mocks) reaches the frame. With `note` (a step),
-    each dropped one stays as a GUARDED finding, the reason `--explain` gives for a `cpu` label."""
+def _rewriting_findings(frame: Frame, rewrite: Callable[[Finding], Finding | None]) -> Iterator[None]:
+    """Run a branch on `frame` and pass each of its findings through `rewrite` (None: dropped)."""
     outer, frame.findings = frame.findings, []
     try:
         yield
     finally:
         inner, frame.findings = frame.findings, outer
         for f in inner:
-            if f.kind != GPU or (key is not None and f.key != key):
-                frame.add(f)
-            elif note is not None:
-                frame.add(Finding(GUARDED, (note, *f.steps)))
+            got = rewrite(f)
+            if got is not None:
+                frame.add(got)
+
+
+def dropping_gpu_findings(frame: Frame, key: str | None = None,
+                          note: str | None = None) -> AbstractContextManager[None]:
+    """Run a guarded branch (cuda_guard, undecided) on `frame`: its GPU findings (only those with `key`, when
+    given) are dropped, every other finding (skips, unknowns, mocks) reaches the frame. With `note` (a step),
+    each dropped one stays as a GUARDED finding, the reason `--explain` gives for a `cpu` label."""
+    def rewrite(f: Finding) -> Finding | None:
+        if f.kind != GPU or (key is not None and f.key != key):
+            return f
+        return Finding(GUARDED, (note, *f.steps)) if note is not None else None
+    return _rewriting_findings(frame, rewrite)
 
 
 def foreign_class_test(test: ast.expr) -> tuple[bool, frozenset[str]] | None:
@@ -154,19 +163,13 @@ def foreign_class_note(rel: str, test: ast.expr, packages: frozenset[str]) -> st
                                   f"where the test calls into one (if {ast.unparse(test)[:80]})")
 
 
-@contextmanager
-def requiring_packages(frame: Frame, packages: frozenset[str], note: str) -> Iterator[None]:
+def requiring_packages(frame: Frame, packages: frozenset[str], note: str) -> AbstractContextManager[None]:
     """Run a branch that foreign_class_test says runs only for objects the `packages` make: its GPU and unknown
     findings become IF_IMPORTED findings (key `<kind>|<packages>`), which count only where the test reaches one
     of the packages (evidence.decide)."""
-    outer, frame.findings = frame.findings, []
-    try:
-        yield
-    finally:
-        inner, frame.findings = frame.findings, outer
-        for f in inner:
-            frame.add(Finding(IF_IMPORTED, (note, *f.steps), f.gpu_count, f.vram_gb,
-                              f"{f.kind}|{','.join(sorted(packages))}") if f.kind in (GPU, UNKNOWN) else f)
+    key = ",".join(sorted(packages))
+    return _rewriting_findings(frame, lambda f: Finding(IF_IMPORTED, (note, *f.steps), f.gpu_count, f.vram_gb,
+                                                        f"{f.kind}|{key}") if f.kind in (GPU, UNKNOWN) else f)
 
 
 # Finding.key of "this code raises unless it runs on CUDA" (issue 12, root cause 7); `with pytest.raises(...)`
