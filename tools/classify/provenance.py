@@ -42,14 +42,12 @@ def iterated_dict_attr(it: ast.expr) -> tuple[str, str, bool] | None:
 
 
 def iterated_local_dict(it: ast.expr) -> tuple[str, str] | None:
-    """`devices.items()` -> ("devices", "items"); `.values()`, `.keys()`, plain `devices` ("keys"). None: not a
-    loop over a local name."""
-    part = "keys"
+    """`devices.items()` -> ("devices", "items"); `.values()`, `.keys()`. None: not such a loop over a local
+    name (a plain `for x in name:` is not looked at: most loops over an unknown name are over no dict)."""
     if isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and not it.args and not it.keywords \
-            and it.func.attr in ("items", "keys", "values"):
-        part = it.func.attr
-        it = it.func.value
-    return (it.id, part) if isinstance(it, ast.Name) else None
+            and it.func.attr in ("items", "keys", "values") and isinstance(it.func.value, ast.Name):
+        return it.func.value.id, it.func.attr
+    return None
 
 
 def local_dict_of_existing_devices(func: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> tuple[bool, bool]:
