@@ -392,6 +392,7 @@ class StatementsMixin(InterpBase):
         rel = frame.rel
         if isinstance(s, ast.Import):
             for a in s.names:
+                self._run_parent_packages(a.name, frame)
                 target = self.source.resolve_import(a.name, rel, 0, "")
                 if not target and frame.module_env is not None:
                     reached_package(a.name, s.lineno, frame)
@@ -407,6 +408,8 @@ class StatementsMixin(InterpBase):
                     if target:
                         self._import_effects(target, s.lineno, frame)
             return
+        if not s.level and s.module:
+            self._run_parent_packages(s.module, frame)
         mod_rel = self.source.resolve_import(s.module or "", rel, s.level, s.module or "")
         dotted = s.module or ""
         in_repo = mod_rel is not None or (s.level > 0) or (dotted and self.source.is_package_dir(dotted))
@@ -438,6 +441,18 @@ class StatementsMixin(InterpBase):
                 frame.env[bind_as] = v
             else:
                 frame.env[bind_as] = self.ext_value(f"{dotted}.{a.name}", frame.world)
+
+    def _run_parent_packages(self, dotted: str, frame: Frame) -> None:
+        """`import a.b.c` and `from a.b.c import x` run `a/__init__.py` and `a/b/__init__.py` first, as Python does
+        (an in-repo package that is not already running). An import cycle through the package is then entered the
+        same way whichever test file imports first: `from accelerate.hooks import ...` used to run hooks.py
+        before accelerate/__init__.py, so a module in the cycle kept a name it imports from a half-run package as
+        unknown, for every later test (the label of a file depended on the files analysed before it)."""
+        parts = dotted.split(".")
+        for i in range(1, len(parts)):
+            pkg = self.source.resolve_import(".".join(parts[:i]), frame.rel, 0, "")
+            if pkg and pkg.endswith("__init__.py") and pkg != frame.rel:
+                self.module_state(pkg, frame.world)
 
     def _import_effects(self, target: str, line: int, frame: Frame) -> None:
         self.used_modules.add(target)
