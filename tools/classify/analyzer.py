@@ -26,6 +26,7 @@ from tools.classify.dataflow import (
 from tools.classify.evidence import (
     ERROR,
     GPU,
+    IMPORTS,
     MARK_SKIP_KEY,
     SKIP,
     Finding,
@@ -273,7 +274,7 @@ class Analyzer:
                     findings.extend(f.prefixed(where) for f in self.interp.class_body_findings(c, world))
         for c in self.source.conftests_for(rel):
             for f in self.interp.module_state(c, world).findings:
-                if f.kind in (GPU, SKIP):
+                if f.kind in (GPU, SKIP, IMPORTS):
                     findings.append(f.prefixed(step(c, 1, "conftest module")))
         marks, wrappers = self.item_marks(rel, item, world, findings)
         usefixtures: list[str] = []

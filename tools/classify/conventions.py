@@ -266,9 +266,28 @@ DEVICE_LIST_HELPERS = {"cpu_and_cuda": ("cpu", "cuda"), "cpu_and_cuda_and_mps": 
                        "cpu_and_gpu": ("cpu", "cuda")}
 
 
+# Classes that only a few packages define or make: bitsandbytes' quantized parameters and layers, optimum-quanto's
+# and torchao's quantized tensors. An object of one exists only in code that reached one of these packages
+# (imported it, called into it), so code that tests `type(p).__name__ == "Int8Params"` (accelerate's
+# set_module_tensor_to_device) takes that branch only then. The packages listed are the class's own and the
+# libraries that build models with it on a user's behalf (transformers' `load_in_8bit=True`, peft, diffusers).
+_BNB_MAKERS = frozenset({"bitsandbytes", "transformers", "peft", "diffusers", "optimum", "trl", "accelerate"})
+_QUANTO_MAKERS = frozenset({"optimum", "quanto", "transformers", "diffusers", "accelerate"})
+_TORCHAO_MAKERS = frozenset({"torchao", "transformers", "diffusers", "accelerate"})
+FOREIGN_CLASSES: Mapping[str, frozenset[str]] = {
+    **dict.fromkeys(("Int8Params", "Params4bit", "FP4Params", "Linear8bitLt", "Linear4bit", "LinearFP4",
+                     "LinearNF4"), _BNB_MAKERS),
+    **dict.fromkeys(("QTensor", "QBitsTensor", "WeightQBytesTensor", "QModuleMixin"), _QUANTO_MAKERS),
+    **dict.fromkeys(("AffineQuantizedTensor",), _TORCHAO_MAKERS),
+}
+# every package above: reaching one of them is recorded (evidence.IMPORTS)
+FOREIGN_CLASS_PACKAGES = frozenset().union(*FOREIGN_CLASSES.values())
+
+
 def reacting_names() -> frozenset[str]:
     """Every name some convention here gives a meaning to (decorators, marks, constants, helper calls): code
     that mentions none of them, nor a name the regexes above match, meets no convention (see inert.py)."""
     return frozenset({*SIMPLE, *MARKS, *LARGE_GPU, *GPU_COUNT_AT_LEAST, *ARGUMENT_DECORATORS, *DEVICE_NAME_CONSTANTS,
                       *CUDA_FLAG_CONSTANTS, *MULTI_GPU_CONSTANTS, *OTHER_ACCELERATOR_CONSTANTS, *GPU_COUNT_CONSTANTS,
-                      *ALWAYS_TRUE_CALLS, *CUDA_AVAILABLE_CALLS, *GPU_COUNT_CALLS, *DEVICE_LIST_HELPERS})
+                      *ALWAYS_TRUE_CALLS, *CUDA_AVAILABLE_CALLS, *GPU_COUNT_CALLS, *DEVICE_LIST_HELPERS,
+                      *FOREIGN_CLASS_PACKAGES})

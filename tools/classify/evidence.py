@@ -19,6 +19,14 @@ MANUAL_GPU = "manual_gpu"  # @pytest.mark.gpu: the author said so
 MANUAL_CPU = "manual_cpu"  # @pytest.mark.cpu
 VRAM = "vram"  # a memory hint (largeTensorTest, torch_max_memory) that only matters for GPU tests
 ERROR = "error"  # the file (or a conftest) could not be analysed
+# a CUDA use that is not a need: it runs only when a CUDA value already exists (guards.cuda_guard); it decides
+# nothing and is shown as the reason of a `cpu` label, so `--explain` says why that CUDA call did not count
+GUARDED = "guarded"
+# code reached one of conventions.FOREIGN_CLASS_PACKAGES (key: the package): objects of its classes may exist
+IMPORTS = "imports"
+# a GPU use or an unknown in a branch taken only for an object of such a class (key: `<gpu|unknown>|<packages,
+# comma-separated>`): what it was where the test reached one of them (IMPORTS), else a reason of a `cpu` label
+IF_IMPORTED = "if_imported"
 
 MAX_STEPS = 12
 # The identity of a skip (Finding.key) across analysis worlds: `path:line` of a skip call reached in code, or
@@ -100,6 +108,13 @@ def decide(findings: Iterable[Finding], gpu_skips: dict[str, int], default_step:
     requirement = [
         Finding(GPU, f.steps, gpu_skips[f.key], f.vram_gb, f.key) for f in required
     ]
+    imported = {f.key for f in by_kind.get(IMPORTS, [])}
+    conditional = by_kind.get(IF_IMPORTED, [])
+    live = [f for f in conditional if imported & set(f.key.partition("|")[2].split(","))]
+    for f in live:
+        kind = f.key.partition("|")[0]
+        by_kind.setdefault(kind, []).append(Finding(kind, f.steps, f.gpu_count, f.vram_gb))
+    notes = by_kind.get(GUARDED, []) + [f for f in conditional if f not in live]
     effects = by_kind.get(GPU, [])
     hard = [f for f in effects if f.key == "requirement"] + requirement
     if hard:
@@ -112,7 +127,7 @@ def decide(findings: Iterable[Finding], gpu_skips: dict[str, int], default_step:
         return Verdict(GPU, max(count, 1), max(_vram(effects), vram), tuple(_chain(f) for f in effects))
     if UNKNOWN in by_kind:
         return Verdict(UNKNOWN, 0, 0, tuple(_chain(f) for f in by_kind[UNKNOWN]))
-    return Verdict("cpu", 0, 0, (default_step,))
+    return Verdict("cpu", 0, 0, tuple(_chain(f) for f in notes) if notes else (default_step,))
 
 
 def join_verdicts(a: Verdict, b: Verdict) -> Verdict:

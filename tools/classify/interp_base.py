@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from tools.classify import conventions
-from tools.classify.evidence import SKIP, Finding
+from tools.classify.evidence import IF_IMPORTED, IMPORTS, SKIP, Finding
 from tools.classify.modules import ParsedModule
 from tools.classify.summaries import Frames
 from tools.classify.values import ClassV, Const, DictV, EnumV, FuncV, Inst, Seq, Value, alternatives
@@ -40,6 +40,7 @@ MOCK_OBJECT = "<mock>"  # Ext path of a mock object (Mock(), MagicMock(), create
 # call of it is the mock again, and none of them touches a device (issue 12, root cause 6)
 DYNAMIC = "<dynamic>"  # Ext path prefix of a value looked up by a computed name; the rest is the evidence step
 MAX_FINDINGS_PER_KIND = 4
+KEYED_KINDS = frozenset({IMPORTS, IF_IMPORTED})
 MUTATORS = frozenset({"append", "extend", "insert", "add", "update", "remove", "discard", "pop", "clear"})
 # A shared namespace (the Borg idiom, `self.__dict__ = self._shared_state`): a class attribute holding the dict
 # that instances adopt as their attributes. Its contents are state that calls pass along, kept in a frame's env
@@ -115,6 +116,11 @@ class Frame:
     branch: bool = False  # a path the analysis could not decide (an if, a loop body run once, a try)
 
     def add(self, finding: Finding) -> None:
+        if finding.kind in KEYED_KINDS:
+            # one per key, never capped: a package reached, a need conditional on packages (evidence.decide)
+            if not any(f.kind == finding.kind and f.key == finding.key for f in self.findings):
+                self.findings.append(finding)
+            return
         same = [f for f in self.findings if f.kind == finding.kind]
         if finding.kind == SKIP or len(same) < MAX_FINDINGS_PER_KIND:
             if finding not in self.findings:
@@ -274,10 +280,13 @@ class InterpBase:
         def ev(self, node: ast.expr | None, frame: Frame) -> Value: ...
         def _binop(self, op: ast.operator, a: Value, b: Value) -> Value: ...
         def getattr_v(self, obj: Value, name: str, frame: Frame, node: ast.AST) -> Value: ...
+        def device_guard(self, test: ast.expr, frame: Frame) -> bool | None: ...
+        def existing_device_elements(self, it: ast.expr, frame: Frame) -> Value | None: ...
 
         # interp_classes.ClassesMixin
         def enum_member(self, cls: ClassV, name: str, world: int) -> EnumV | None: ...
         def enum_members(self, cls: ClassV, world: int) -> Seq | None: ...
+        def class_node(self, cls: ClassV) -> ast.ClassDef | None: ...
         def class_body(self, cls: ClassV, world: int) -> dict[str, Value]: ...
         def class_body_findings(self, cls: ClassV, world: int) -> tuple[Finding, ...]: ...
         def mro(self, cls: ClassV, world: int, depth: int = 0) -> tuple[Value, ...]: ...

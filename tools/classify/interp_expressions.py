@@ -14,7 +14,7 @@ from tools.classify import limits, torch_api, torch_testing
 from tools.classify.devices import EXISTING_DEVICE, _compare, _device_of_existing, accel_device, truth
 from tools.classify.evidence import UNKNOWN as UNKNOWN_KIND
 from tools.classify.evidence import Finding, step
-from tools.classify.guards import cuda_guard, dropping_gpu_findings
+from tools.classify.guards import cuda_guard, dropping_gpu_findings, guard_note
 from tools.classify.interp_base import (
     DYNAMIC,
     EMPTY_DICT,
@@ -25,6 +25,12 @@ from tools.classify.interp_base import (
     InterpBase,
     attrs_dict,
     namespace_key,
+)
+from tools.classify.provenance import (
+    iterated_dict_attr,
+    iterated_local_dict,
+    keys_are_existing_devices,
+    local_dict_of_existing_devices,
 )
 from tools.classify.values import UNRESOLVED as UNK
 from tools.classify.values import (
@@ -171,9 +177,9 @@ class ExpressionsMixin(InterpBase):
             return self.ev(n.body, frame)
         if t is False:
             return self.ev(n.orelse, frame)
-        guarded = cuda_guard(n.test)
-        body = self._guarded_ev(n.body, frame) if guarded is True else self.ev(n.body, frame)
-        orelse = self._guarded_ev(n.orelse, frame) if guarded is False else self.ev(n.orelse, frame)
+        guarded = self.device_guard(n.test, frame)
+        body = self._guarded_ev(n.body, n.test, frame) if guarded is True else self.ev(n.body, frame)
+        orelse = self._guarded_ev(n.orelse, n.test, frame) if guarded is False else self.ev(n.orelse, frame)
         if guarded is not None:
             # `T = torch.cuda.FloatTensor if x.is_cuda else torch.FloatTensor`: the CUDA side is chosen only when
             # an existing value is already on CUDA, so (as for a CUDA call in that branch) a later `T(...)` is
@@ -181,8 +187,62 @@ class ExpressionsMixin(InterpBase):
             return orelse if guarded is True else body
         return join(body, orelse)
 
-    def _guarded_ev(self, node: ast.expr, frame: Frame) -> Value:
-        with dropping_gpu_findings(frame):
+    def device_guard(self, test: ast.expr, frame: Frame) -> bool | None:
+        """guards.cuda_guard of an undecided condition, knowing which names hold an existing value's device."""
+        return cuda_guard(test, lambda e: self._existing_device(e, frame))
+
+    def _existing_device(self, e: ast.expr, frame: Frame) -> bool:
+        """`e` (a name or attribute path) holds the device of a value that exists (or the CPU)."""
+        alts = alternatives(self.ev(e, frame))
+        return EXISTING_DEVICE in alts and all(a == EXISTING_DEVICE or a == DeviceV("cpu") for a in alts)
+
+    def existing_device_elements(self, it: ast.expr, frame: Frame) -> Value | None:
+        """What `for d, v in self.stats.items():` gives when the analysis does not know the dict's content but
+        every key the object's classes ever put in it is the device of an existing tensor
+        (provenance.keys_are_existing_devices): (that device, unknown); likewise the keys and values of a local
+        dict comprehension (`for n, d in devices.items()` after `devices = {n: p.device for ...}`). None: not
+        such a loop."""
+        local = iterated_local_dict(it)
+        if local is not None:
+            return self._local_dict_elements(local[0], local[1], it.lineno, frame)
+        got = iterated_dict_attr(it)
+        if got is None:
+            return None
+        owner, attr, pairs = got
+        objs = alternatives(frame.env.get(owner, UNK))
+        if not all(isinstance(o, Inst) for o in objs):
+            return None
+        for o in objs:
+            assert isinstance(o, Inst)
+            classes = [c for c in (self.class_node(k) for k in self.mro(o.cls, frame.world)
+                                   if isinstance(k, ClassV)) if c is not None]
+            if not keys_are_existing_devices(classes, attr):
+                return None
+        return Seq((EXISTING_DEVICE, UNK), "tuple") if pairs else EXISTING_DEVICE
+
+    def _local_dict_elements(self, name: str, part: str, line: int, frame: Frame) -> Value | None:
+        func = self._enclosing_function(frame.rel, line) if frame.module_env is not None else None
+        if func is None:
+            return None
+        keys, values = local_dict_of_existing_devices(func, name)
+        key = EXISTING_DEVICE if keys else UNK
+        value = EXISTING_DEVICE if values else UNK
+        if not (keys or values) or (part == "keys" and not keys) or (part == "values" and not values):
+            return None
+        return Seq((key, value), "tuple") if part == "items" else key if part == "keys" else value
+
+    def _enclosing_function(self, rel: str, line: int) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+        """The innermost function of module `rel` whose source spans `line`."""
+        best: ast.FunctionDef | ast.AsyncFunctionDef | None = None
+        for node in self.source.module(rel).defs.values():
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                    and node.lineno <= line <= (node.end_lineno or node.lineno) \
+                    and (best is None or node.lineno >= best.lineno):
+                best = node
+        return best
+
+    def _guarded_ev(self, node: ast.expr, test: ast.expr, frame: Frame) -> Value:
+        with dropping_gpu_findings(frame, note=guard_note(frame.rel, test)):
             return self.ev(node, frame)
 
     def ev_BoolOp(self, n: ast.BoolOp, frame: Frame) -> Value:

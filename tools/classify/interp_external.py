@@ -24,7 +24,7 @@ from tools.classify.devices import (
     type_path,
 )
 from tools.classify.evidence import GPU, MOCK, SKIP, UNKNOWN, Finding, step
-from tools.classify.guards import off_cuda_taken
+from tools.classify.guards import off_cuda_taken, reached_package
 from tools.classify.interp_base import (
     DYNAMIC,
     MOCK_OBJECT,
@@ -101,6 +101,7 @@ class ExternalMixin(InterpBase):
             return Ext(REGEX_PREFIX + args[0].value)  # a parametrize value: pytest ids it by its pattern
         world = frame.world
         last = path.rsplit(".", 1)[-1]
+        reached_package(path, line, frame)
         q = self.decided_by_world(torch_api.query_value, path, world)
         if q is not NotImplemented:
             return Const(q)

@@ -11,16 +11,20 @@ from collections.abc import Callable
 
 from tools.classify import limits
 from tools.classify.devices import accel_device, gpu_count_of, truth
-from tools.classify.evidence import GPU, SKIP, UNKNOWN, Finding, step
+from tools.classify.evidence import GPU, IMPORTS, SKIP, UNKNOWN, Finding, step
 from tools.classify.guards import (
     EXPECTS_ERROR,
     RAISES_OFF_CUDA,
     SKIPS_OFF_CUDA,
-    cuda_guard,
     dropping_gpu_findings,
+    foreign_class_note,
+    foreign_class_test,
+    guard_note,
     off_cuda_branch,
     off_cuda_taken,
     raises_error,
+    reached_package,
+    requiring_packages,
 )
 from tools.classify.interp_base import (
     EMPTY_DICT,
@@ -165,10 +169,12 @@ class StatementsMixin(InterpBase):
                 a.env[var], b.env[var] = yes, no  # type: ignore[assignment]
                 self._sync_stores(yes, a)  # type: ignore[arg-type]
                 self._sync_stores(no, b)  # type: ignore[arg-type]
-            guarded = cuda_guard(s.test)
+            guarded = self.device_guard(s.test, frame)
             off = off_cuda_branch(s.test, availability=False)
-            ea = self._off_cuda_block(s, s.body, a, off is True, guarded is True)
-            eb = self._off_cuda_block(s, s.orelse, b, off is False, guarded is False)
+            foreign = foreign_class_test(s.test)
+            needs, which = foreign if foreign is not None else (None, frozenset())
+            ea = self._off_cuda_block(s, s.body, a, off is True, guarded is True, which if needs is True else None)
+            eb = self._off_cuda_block(s, s.orelse, b, off is False, guarded is False, which if needs is False else None)
             return self._merge(frame, [(a, ea), (b, eb)])
         if isinstance(s, (ast.For, ast.AsyncFor)):
             it = self.ev(s.iter, frame)
@@ -193,6 +199,8 @@ class StatementsMixin(InterpBase):
                                  for i in it.items])
             elif isinstance(it, DictV) and it.items:
                 elem = join_all([k for k, _ in it.items])
+            elif isinstance(it, Unresolved):
+                elem = self.existing_device_elements(s.iter, frame) or UNK
             loop = self._branch(frame)
             self.bind(s.target, elem, loop)
             ended = self.exec_block(s.body, loop)
@@ -287,12 +295,22 @@ class StatementsMixin(InterpBase):
                               key=RAISES_OFF_CUDA))
 
     def _off_cuda_block(self, s: ast.If, body: list[ast.stmt], frame: Frame, off: bool,
-                        guarded: bool = False) -> bool:
+                        guarded: bool = False, needs: frozenset[str] | None = None) -> bool:
         """Run one branch of `s`; `off`: the branch that non-CUDA code takes by a device test (`device.type !=
         "cuda"`, `not x.is_cuda`; not `torch.cuda.is_available()`, which the worlds decide). A skip reached
         there fires because the device is not CUDA, in every world: the test body only runs on CUDA, a GPU
-        need like the raise of `_raises_off_cuda`. `guarded`: a `cuda_guard` branch (`_guarded_block`)."""
-        run = self._guarded_block if guarded else self.exec_block
+        need like the raise of `_raises_off_cuda`. `guarded`: a `cuda_guard`
+        branch: its GPU findings are kept only as notes (`dropping_gpu_findings`). `needs`: a branch taken only
+        for objects these packages make (`guards.foreign_class_test`)."""
+        def run(body: list[ast.stmt], frame: Frame) -> bool:
+            if guarded:
+                with dropping_gpu_findings(frame, note=guard_note(frame.rel, s.test)):
+                    return self.exec_block(body, frame)
+            if needs:
+                with requiring_packages(frame, needs, foreign_class_note(frame.rel, s.test, needs)):
+                    return self.exec_block(body, frame)
+            return self.exec_block(body, frame)
+
         if not off:
             return run(body, frame)
         outer, frame.findings = frame.findings, []
@@ -308,10 +326,6 @@ class StatementsMixin(InterpBase):
                                                             f"{ast.unparse(s.test)[:80]})"), *skip.steps),
                               key=SKIPS_OFF_CUDA))
         return ended
-
-    def _guarded_block(self, body: list[ast.stmt], frame: Frame) -> bool:
-        with dropping_gpu_findings(frame):
-            return self.exec_block(body, frame)
 
     def _parameterized_class(self, cv: ClassV, d: ast.Call, frame: Frame) -> None:
         """`@parameterized_class(attrs, input_values, class_name_func=...)`: binds `<Name>_<i>[_<suffix>]`
@@ -379,6 +393,8 @@ class StatementsMixin(InterpBase):
         if isinstance(s, ast.Import):
             for a in s.names:
                 target = self.source.resolve_import(a.name, rel, 0, "")
+                if not target and frame.module_env is not None:
+                    reached_package(a.name, s.lineno, frame)
                 if a.asname:
                     frame.env[a.asname] = ModV(target, a.name, rel) if target or self.source.is_package_dir(
                         a.name) else Ext(a.name)
@@ -394,6 +410,10 @@ class StatementsMixin(InterpBase):
         mod_rel = self.source.resolve_import(s.module or "", rel, s.level, s.module or "")
         dotted = s.module or ""
         in_repo = mod_rel is not None or (s.level > 0) or (dotted and self.source.is_package_dir(dotted))
+        if not in_repo and frame.module_env is not None:
+            # an import inside a function announces a use; a module-level one makes no object by itself (a call
+            # into the package does: interp_external.call_ext)
+            reached_package(dotted, s.lineno, frame)
         if mod_rel:
             self._import_effects(mod_rel, s.lineno, frame)
         for a in s.names:
@@ -425,7 +445,7 @@ class StatementsMixin(InterpBase):
             return
         st = self.module_state(target, frame.world)
         for f in st.findings:
-            if f.kind in (GPU, SKIP):
+            if f.kind in (GPU, SKIP, IMPORTS):
                 frame.add(f.prefixed(step(frame.rel, line, f"imports {target}")))
 
     def bind(self, target: ast.expr, v: Value, frame: Frame) -> None:
