@@ -21,7 +21,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from tools.classify.values import Inst, Value, _children
+from tools.classify.values import Inst, OneOf, Value, _children, alternatives
 
 
 @dataclass(frozen=True)
@@ -32,6 +32,7 @@ class ReceiverUses:
     reads: tuple[str, ...]
     writes: tuple[str, ...]
     super_calls: tuple[str, ...] = ()
+    zero_arg_calls: tuple[str, ...] = ()  # names used only as `self.name()`, with no arguments (among reads)
 
 
 _USES = "_classify_receiver_uses"  # not an ast field: the memo of receiver_uses on the def node
@@ -57,6 +58,9 @@ def _uses(node: ast.FunctionDef | ast.AsyncFunctionDef) -> ReceiverUses | None:
     reads: set[str] = set()
     writes: set[str] = set()
     super_calls: set[str] = set()
+    zero_calls: set[str] = set()
+    other_uses: set[str] = set()
+    zero_call_nodes: set[int] = set()  # the `self.name` of `self.name()`
     allowed: set[int] = set()  # the `self` and `super` Name nodes of the uses above
     todo: list[tuple[ast.AST, bool]] = [(s, False) for s in node.body]
     todo += [(d, False) for d in (*node.args.defaults, *(d for d in node.args.kw_defaults if d is not None))]
@@ -69,6 +73,8 @@ def _uses(node: ast.FunctionDef | ast.AsyncFunctionDef) -> ReceiverUses | None:
             allowed.add(id(n.func.value.func))  # type: ignore[attr-defined]
         if isinstance(n, ast.Name) and n.id == "super" and id(n) not in allowed:
             return None
+        if isinstance(n, ast.Call) and not n.args and not n.keywords and isinstance(n.func, ast.Attribute):
+            zero_call_nodes.add(id(n.func))
         if isinstance(n, ast.arg) and n.arg == me:
             return None  # a nested function's own parameter of that name: not worth telling apart
         if isinstance(n, (ast.Global, ast.Nonlocal)) and me in n.names:
@@ -78,6 +84,7 @@ def _uses(node: ast.FunctionDef | ast.AsyncFunctionDef) -> ReceiverUses | None:
                 return None  # (`__class__` is read like any attribute; `__dict__` is all of them)
             allowed.add(id(n.value))
             (writes if isinstance(n.ctx, ast.Store) else reads).add(n.attr)
+            (zero_calls if id(n) in zero_call_nodes else other_uses).add(n.attr)
         elif isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Attribute):
             if isinstance(n.target.value, ast.Name) and n.target.value.id == me:
                 reads.add(n.target.attr)  # `self.x += 1` reads x too
@@ -86,7 +93,8 @@ def _uses(node: ast.FunctionDef | ast.AsyncFunctionDef) -> ReceiverUses | None:
         inner = nested or isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef))
         # children after the node itself: an Attribute is seen before its `self` Name (a stack: pushed last)
         todo.extend((c, inner) for c in reversed(list(ast.iter_child_nodes(n))))
-    return ReceiverUses(tuple(sorted(reads)), tuple(sorted(writes - reads)), tuple(sorted(super_calls)))
+    return ReceiverUses(tuple(sorted(reads)), tuple(sorted(writes - reads)), tuple(sorted(super_calls)),
+                        tuple(sorted(zero_calls - other_uses)))
 
 
 def _is_bare_super(e: ast.expr) -> bool:
@@ -95,11 +103,12 @@ def _is_bare_super(e: ast.expr) -> bool:
 
 
 def mentions(v: object, target: Value) -> bool:
-    """Whether `target` occurs inside v (v itself included)."""
+    """Whether `target`, or one of its alternatives when it is a choice of objects, occurs inside v."""
+    targets = set(alternatives(target)) | {target}
     todo = [v]
     while todo:
         x = todo.pop()
-        if x is target or x == target:
+        if x in targets:
             return True
         todo.extend(_children(x))
     return False
@@ -111,7 +120,12 @@ Delta = tuple[tuple[str, Value], ...]
 def receiver_delta(recv: Value, after: Value | None, held: list[Value]) -> Delta | None:
     """The attributes a call set on its receiver (`after`: the receiver when it returned), when the call's
     result holds nothing of the receiver itself (`held`: its value, yields and shared state) and only set
-    attributes; None otherwise (then the summary is not shared with other receivers)."""
+    attributes; None otherwise (then the summary is not shared with other receivers). A receiver that is a
+    choice of objects (one per path of a `setUp`) must come back as it was."""
+    if any(mentions(v, recv) for v in held):
+        return None
+    if isinstance(recv, OneOf):
+        return () if after == recv else None
     if not isinstance(recv, Inst) or not isinstance(after, Inst) or after.cls != recv.cls:
         return None
     before = dict(recv.attrs)
@@ -119,13 +133,14 @@ def receiver_delta(recv: Value, after: Value | None, held: list[Value]) -> Delta
     if any(k not in now for k in before):
         return None
     delta = tuple((k, v) for k, v in after.attrs if before.get(k) != v)
-    if any(mentions(v, recv) for v in (*held, *(v for _, v in delta))):
+    if any(mentions(v, recv) for _, v in delta):
         return None
     return delta
 
 
-def apply_delta(recv: Inst, delta: Delta) -> Inst:
-    """recv with the attributes a shared summary set."""
+def apply_delta(recv: Value, delta: Delta) -> Value:
+    """recv with the attributes a shared summary set (a choice of objects comes back as it was)."""
     for k, v in delta:
+        assert isinstance(recv, Inst)
         recv = recv.with_attr(k, v)
     return recv
