@@ -23,7 +23,7 @@ from tools.classify.interp_base import (
     _mutable_target,
     frame_stores,
 )
-from tools.classify.receivers import apply_delta, mentions, receiver_delta, receiver_uses
+from tools.classify.receivers import apply_delta, receiver_delta, receiver_uses
 from tools.classify.summaries import SUMMARY_BUDGET, context_size, widen_call
 from tools.classify.values import UNRESOLVED as UNK
 from tools.classify.values import (
@@ -240,8 +240,7 @@ class CallsMixin(InterpBase):
         key = (*context, world)
         # a summary that did not read the world is stored for every world (under None), one that did for its own
         got = self.calls.get(key) or self.calls.get((*context, None))
-        projected = self._receiver_projection(fv, world, depth, stores) if got is None and widened_size is None \
-            else None
+        projected = self._receiver_projection(fv, world) if got is None and widened_size is None else None
         if projected is not None:
             projected = (projected, *context[1:])
             shared = self.receiver_summaries.get((*projected, world)) or self.receiver_summaries.get(
@@ -296,45 +295,39 @@ class CallsMixin(InterpBase):
             frames.provisional[key] = (cut, result)
         return result
 
-    def _receiver_projection(self, fv: FuncV, world: int, depth: int,
-                             stores: tuple[tuple[str, Value], ...]) -> tuple[Any, ...] | None:
-        """What the summary of a method call depends on of its receiver (receivers.py): the method (unbound)
-        and, for each name it and the methods and properties it reaches on `self` read, the value the name has
-        on this receiver (an attribute, a class attribute, a method, or absent). None when one of them uses the
-        receiver otherwise, or touches a shared namespace or a tensor subclass' `device`: then the whole
-        receiver is the key. When none of them sets an attribute, a method only ever called as `self.m()` is
-        represented by what that call returns (`_zero_arg_result`), not by which method it is: test classes
-        that differ only in a `create_operator()` giving the same value share their inherited tests."""
+    def _receiver_projection(self, fv: FuncV, world: int) -> tuple[Any, ...] | None:
+        """What the summary of a method call depends on of its receiver (receivers.py): the method (unbound),
+        the receiver's class and, for each name it and the methods and properties it reaches on `self` read, the
+        value the name has on this receiver (an attribute, a class attribute, a method, or absent). None when
+        one of them uses the receiver otherwise, or touches a shared namespace or a tensor subclass' `device`:
+        then the whole receiver is the key. A receiver that is a choice of objects (one per path of a setUp)
+        is projected object by object. The class stays in the key: rules read the source of an object's
+        classes (provenance.py), not only its attributes."""
         recv = fv.bound
         if not is_objects(recv):
             return None
-        memo_key = (fv.rel, fv.pos, recv, world, stores)
+        memo_key = (fv.rel, fv.pos, recv, world)
         if memo_key in self.projections:
             return self.projections[memo_key]
-        parts: list[tuple[tuple[str, Any], ...]] | None = []
-        for obj in alternatives(recv):  # (a choice of objects, one per path of a setUp: each projected)
+        parts: list[tuple[ClassV, tuple[tuple[str, Any], ...]]] | None = []
+        for obj in alternatives(recv):
             assert isinstance(obj, Inst) and parts is not None
-            got = self._project(fv, obj, world, depth, stores, True)
-            if got is not None and got[1]:  # an attribute set on the way: the receiver may change before a call
-                got = None if isinstance(recv, OneOf) else self._project(fv, obj, world, depth, stores, False)
+            got = self._project(fv, obj, world)
             if got is None:
                 parts = None
                 break
-            parts.append(got[0])
+            parts.append((obj.cls, got))
         out = None if parts is None else (FuncV(fv.rel, fv.pos, fv.name, captured=fv.captured, cls=fv.cls),
                                           tuple(parts))
         self.projections[memo_key] = out
         return out
 
-    def _project(self, fv: FuncV, recv: Inst, world: int, depth: int, stores: tuple[tuple[str, Value], ...],
-                 by_result: bool) -> tuple[tuple[tuple[str, Any], ...], bool] | None:
-        """(the projection's entries, whether an attribute is set on the way), or None (see above)."""
+    def _project(self, fv: FuncV, recv: Inst, world: int) -> tuple[tuple[str, Any], ...] | None:
+        """The projection's entries for one object (see above), or None."""
         entries: list[tuple[str, Any]] = []
         visited: set[tuple[str, tuple[int, int]]] = set()
-        wrote = False
 
         def visit(m: FuncV) -> bool:
-            nonlocal wrote
             if (m.rel, m.pos) in visited:
                 return True
             visited.add((m.rel, m.pos))
@@ -343,7 +336,6 @@ class CallsMixin(InterpBase):
             if uses is None:
                 return False
             for name in uses.writes:
-                wrote = True
                 if self.store_key(recv.cls, name, world) is not None:
                     return False
             for name in uses.reads:
@@ -358,11 +350,6 @@ class CallsMixin(InterpBase):
                     # read: unresolved; called: a framework or tensor method by its name and arguments
                     entries.append((name, "absent"))
                 elif isinstance(found, FuncV):
-                    result = self._zero_arg_result(found, recv, world, depth, stores) if by_result and \
-                        name in uses.zero_arg_calls else None
-                    if result is not None:
-                        entries.append((name, ("returns", result)))
-                        continue
                     # called, read as a property, or passed on as a bound method (`register_hook(self.check)`):
                     # whatever runs it runs it on this receiver, and the bound method itself reveals nothing else
                     # of it (a result holding it is not shared: receiver_delta)
@@ -378,21 +365,7 @@ class CallsMixin(InterpBase):
                     return False
             return True
 
-        return (tuple(entries), wrote) if visit(fv) else None
-
-    def _zero_arg_result(self, m: FuncV, recv: Inst, world: int, depth: int,
-                         stores: tuple[tuple[str, Value], ...]) -> Value | None:
-        """What `self.m()` returns on this receiver when that is all it does: no finding, the receiver and
-        the shared state left as they were, nothing of the receiver in the value. None otherwise. (The call is
-        the one the method would make first; its summary is then reused there.)"""
-        bound = FuncV(m.rel, m.pos, m.name, bound=recv, captured=m.captured, cls=m.cls)
-        if self._is_property(m):
-            return None
-        res = self.call_function(bound, [], {}, world, depth + 1, stores)
-        if res.findings or res.generated is not None or res.self_after not in (None, recv) or \
-                (self.stores_seen and res.stores != stores) or mentions(res.value, recv):
-            return None
-        return res.value
+        return tuple(entries) if visit(fv) else None
 
     def _run_function(self, fv: FuncV, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda,
                       args: list[Value], kwargs: dict[str, Value], world: int, depth: int,

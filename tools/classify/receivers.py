@@ -32,7 +32,6 @@ class ReceiverUses:
     reads: tuple[str, ...]
     writes: tuple[str, ...]
     super_calls: tuple[str, ...] = ()
-    zero_arg_calls: tuple[str, ...] = ()  # names used only as `self.name()`, with no arguments (among reads)
 
 
 _USES = "_classify_receiver_uses"  # not an ast field: the memo of receiver_uses on the def node
@@ -58,9 +57,6 @@ def _uses(node: ast.FunctionDef | ast.AsyncFunctionDef) -> ReceiverUses | None:
     reads: set[str] = set()
     writes: set[str] = set()
     super_calls: set[str] = set()
-    zero_calls: set[str] = set()
-    other_uses: set[str] = set()
-    zero_call_nodes: set[int] = set()  # the `self.name` of `self.name()`
     allowed: set[int] = set()  # the `self` and `super` Name nodes of the uses above
     todo: list[tuple[ast.AST, bool]] = [(s, False) for s in node.body]
     todo += [(d, False) for d in (*node.args.defaults, *(d for d in node.args.kw_defaults if d is not None))]
@@ -73,8 +69,6 @@ def _uses(node: ast.FunctionDef | ast.AsyncFunctionDef) -> ReceiverUses | None:
             allowed.add(id(n.func.value.func))  # type: ignore[attr-defined]
         if isinstance(n, ast.Name) and n.id == "super" and id(n) not in allowed:
             return None
-        if isinstance(n, ast.Call) and not n.args and not n.keywords and isinstance(n.func, ast.Attribute):
-            zero_call_nodes.add(id(n.func))
         if isinstance(n, ast.arg) and n.arg == me:
             return None  # a nested function's own parameter of that name: not worth telling apart
         if isinstance(n, (ast.Global, ast.Nonlocal)) and me in n.names:
@@ -84,7 +78,6 @@ def _uses(node: ast.FunctionDef | ast.AsyncFunctionDef) -> ReceiverUses | None:
                 return None  # (`__class__` is read like any attribute; `__dict__` is all of them)
             allowed.add(id(n.value))
             (writes if isinstance(n.ctx, ast.Store) else reads).add(n.attr)
-            (zero_calls if id(n) in zero_call_nodes else other_uses).add(n.attr)
         elif isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Attribute):
             if isinstance(n.target.value, ast.Name) and n.target.value.id == me:
                 reads.add(n.target.attr)  # `self.x += 1` reads x too
@@ -93,8 +86,7 @@ def _uses(node: ast.FunctionDef | ast.AsyncFunctionDef) -> ReceiverUses | None:
         inner = nested or isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef))
         # children after the node itself: an Attribute is seen before its `self` Name (a stack: pushed last)
         todo.extend((c, inner) for c in reversed(list(ast.iter_child_nodes(n))))
-    return ReceiverUses(tuple(sorted(reads)), tuple(sorted(writes - reads)), tuple(sorted(super_calls)),
-                        tuple(sorted(zero_calls - other_uses)))
+    return ReceiverUses(tuple(sorted(reads)), tuple(sorted(writes - reads)), tuple(sorted(super_calls)))
 
 
 def _is_bare_super(e: ast.expr) -> bool:
