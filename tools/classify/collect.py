@@ -184,9 +184,15 @@ def parametrize_cases(argnames: Value, argvalues: Value, ids: Value | None,
         return None
     explicit: list[str | None] | None = None
     if isinstance(ids, Seq):
-        explicit = [str(i.value) if isinstance(i, Const) and i.value is not None else None for i in ids.items]
-    elif ids is not None and not (isinstance(ids, Const) and ids.value is None):
-        explicit = None  # an id function: fall back to the default ids (best effort)
+        # pytest's IdMaker: a None entry leaves that case its default id, any other is spelled like a value
+        explicit = []
+        for i in ids.items:
+            got = None if isinstance(i, Const) and i.value is None else idval_from_value(i)
+            if got is None and not (isinstance(i, Const) and i.value is None):
+                return None  # an entry that cannot be evaluated: no guessed id
+            explicit.append(got)
+    elif ids is not None and not (isinstance(ids, Const) and ids.value is None) and idfn is None:
+        return None  # ids that cannot be evaluated (an unknown list, a callable outside the repository)
     if not argvalues.items:
         return [ParamCase("NOTSET" if len(names) == 1 else "-".join(["NOTSET"] * len(names)),
                           tuple((n, Const(None)) for n in names), ())]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import operator
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -245,6 +246,9 @@ class ExpressionsMixin(InterpBase):
                     return Const(r)
         if isinstance(a, Seq) and isinstance(b, Seq) and isinstance(op, ast.Add):
             return bounded(Seq(a.items + b.items, a.kind))
+        if isinstance(op, ast.Mod) and isinstance(a, Const) and isinstance(a.value, str) and isinstance(b, Seq) \
+                and b.kind == "tuple":
+            return _percent_format(a.value, b)
         if isinstance(a, Const) and isinstance(a.value, str) and isinstance(op, ast.Add):
             kind = a.value.split(":", 1)[0].lower()
             if kind in torch_api.ACCELERATORS:
@@ -496,3 +500,20 @@ def _generate(frame: Frame, items: tuple[Value, ...] | None) -> None:
         gen.exact = False
         return
     gen.items.extend(items)
+
+
+_PERCENT_PLAIN = re.compile(r"(?:[^%]|%[sdrif%])*")
+
+
+def _percent_format(template: str, args: Seq) -> Value:
+    """`"%s_%s" % (cls.__name__, i)` (an id built in a loop): plain conversions (no width or precision, so the
+    result stays small) of known constants; anything else is unknown."""
+    values = [a.value for a in args.items if isinstance(a, Const) and isinstance(a.value, (str, int, float, bool))
+              and not (isinstance(a.value, str) and len(a.value) > 200)
+              and not (type(a.value) is int and a.value.bit_length() > 64)]
+    if len(values) != len(args.items) or len(template) > 200 or not _PERCENT_PLAIN.fullmatch(template):
+        return UNK
+    try:
+        return Const(template % tuple(values))
+    except (TypeError, ValueError):
+        return UNK
