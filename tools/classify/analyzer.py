@@ -14,7 +14,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tools.bounded_read import MAX_FILE_BYTES
-from tools.classify.collect import UNKNOWN_ID, ParamCase, TestItem, collect_items, param_argnames, parametrize_cases
+from tools.classify.collect import (
+    UNKNOWN_ID,
+    ParamCase,
+    TestItem,
+    collect_items,
+    def_scope,
+    param_argnames,
+    parametrize_cases,
+)
 from tools.classify.dataflow import (
     CASE_BUDGET,
     FILE_BUDGET,
@@ -126,14 +134,15 @@ class Analyzer:
 
 
     def decorate(self, node: ast.AST, key: tuple[str, int, int], rel: str, world: int,
-                 findings: list[Finding]) -> tuple[list[Value], list[FuncV]]:
-        """Apply a def's decorators to a placeholder; return the marks and any wrapper closures."""
+                 findings: list[Finding], scope: dict[str, Value] | None = None) -> tuple[list[Value], list[FuncV]]:
+        """Apply a def's decorators to a placeholder; return the marks and any wrapper closures. `scope`: the
+        names of the class body a method's decorators also see (collect.def_scope)."""
         decos = getattr(node, "decorator_list", [])
         value: Value = TestFnV(key)
         wrappers: list[FuncV] = []
         if not decos:
             return [], []
-        frame = Frame(rel, world, {}, self.interp.module_state(rel, world).env, findings)
+        frame = Frame(rel, world, scope or {}, self.interp.module_state(rel, world).env, findings)
         for d in reversed(decos):
             dv = self.interp.ev(d, frame)
             r = self.interp.call(dv, [value], {}, d, frame, "decorator") if not isinstance(dv, Unresolved) \
@@ -170,7 +179,8 @@ class Analyzer:
             list[tuple[Value, str]], list[FuncV]]:
         out: list[tuple[Value, str]] = []
         fnode = self.source.module(item.func.rel).defs.get(item.func.pos)
-        marks, wrappers = self.decorate(fnode, (item.func.rel, *item.func.pos), item.func.rel, world, findings)
+        marks, wrappers = self.decorate(fnode, (item.func.rel, *item.func.pos), item.func.rel, world, findings,
+                                        def_scope(self.interp, item.func, world))
         out.extend((m, step(item.func.rel, item.func.pos[0], "decorator")) for m in marks)
         for cls in reversed(item.classes):
             for c in self.interp.mro(cls, world):

@@ -391,14 +391,20 @@ def _expand_cases(interp: Interp, fv: FuncV, node: ast.AST, mark: MarkV) -> list
     return out
 
 
+def def_scope(interp: Interp, fv: FuncV, world: int) -> dict[str, Value]:
+    """The local names a def's decorators see besides its module's: a method's class body (`@pytest.mark.
+    parametrize("x", table())` with `table` defined in the class, `@pytest.fixture(params=CLASS_ATTR)`)."""
+    return dict(interp.class_body(fv.cls, world)) if fv.cls is not None else {}
+
+
 # -- torch.testing._internal generators ---------------------------------------------------------------
 def _decorator_values(interp: Interp, fv: FuncV) -> list[Value]:
-    """A method's decorator values, top first, evaluated in its module (world 0)."""
+    """A method's decorator values, top first, evaluated in its module and class body (world 0)."""
     node = interp.source.module(fv.rel).defs.get(fv.pos)
     decos = getattr(node, "decorator_list", [])
     if not decos:
         return []
-    frame = Frame(fv.rel, 0, {}, interp.module_state(fv.rel, 0).env, [])
+    frame = Frame(fv.rel, 0, def_scope(interp, fv, 0), interp.module_state(fv.rel, 0).env, [])
     return [interp.ev(d, frame) for d in decos]
 
 

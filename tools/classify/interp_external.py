@@ -8,6 +8,8 @@ and those of known strings, dicts and lists.
 from __future__ import annotations
 
 import ast
+import itertools
+import math
 import re
 import string
 
@@ -97,6 +99,8 @@ class ExternalMixin(InterpBase):
         if path.startswith(DYNAMIC):
             frame.add(Finding(UNKNOWN, (step(frame.rel, line, "calls") + f" {path[len(DYNAMIC):]}",)))
             return args[0] if len(args) == 1 and not kwargs and isinstance(args[0], TestFnV) else UNK
+        if path == "itertools.product" and args and not kwargs:
+            return _product(args)
         if path == "re.compile" and args and isinstance(args[0], Const) and isinstance(args[0].value, str):
             return Ext(REGEX_PREFIX + args[0].value)  # a parametrize value: pytest ids it by its pattern
         world = frame.world
@@ -366,6 +370,18 @@ class ExternalMixin(InterpBase):
             frame.add(Finding(MOCK, (step(frame.rel, line, "setattr on torch.cuda fakes CUDA"),)))
         return UNK
 
+
+
+MAX_PRODUCT = 1024  # tuples `itertools.product` is spelled out to (parametrize values; pytest's own cases bound)
+
+
+def _product(args: list[Value]) -> Value:
+    """`itertools.product(xs, ys, ...)` of known lists, tuples or ranges (`parameterized.expand(product(...))`): the
+    tuples in Python's order; a set (its order is the hash order) or an unknown argument gives an unknown value."""
+    seqs = [a for a in args if isinstance(a, Seq) and a.kind in ("list", "tuple", "range")]
+    if len(seqs) != len(args) or math.prod(len(a.items) for a in seqs) > MAX_PRODUCT:
+        return UNK
+    return Seq(tuple(Seq(combo, "tuple") for combo in itertools.product(*(a.items for a in seqs))), "list")
 
 
 _PATCHED_CUDA = re.compile(r"(?:^|\.)torch\.(?:cuda|backends\.cudnn|backends\.cuda)(?:\.|$)")

@@ -21,6 +21,7 @@ from tools.classify.values import UNRESOLVED, Const, Seq
 
 CORPUS = Path(__file__).resolve().parent / "fixtures"
 ROUND8 = "tests/round8"
+EXPAND = f"{ROUND8}/test_expand_product.py"  # needs the `parameterized` package to be collected: names below
 
 
 @pytest.fixture(scope="module")
@@ -33,18 +34,26 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_ids_match_pytest_collect_only(corpus: Path) -> None:
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
     out = subprocess.run(
-        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "--rootdir", ".", ROUND8],
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "--rootdir", ".", ROUND8,
+         f"--ignore={EXPAND}"],
         cwd=corpus, capture_output=True, text=True, env=env, timeout=120, check=False).stdout
     collected = {line.strip() for line in out.splitlines() if "::" in line}
     assert len(collected) > 20, out
     result = run(corpus, paths=[ROUND8], cache_dir=None)
-    keys = {f"{rel}::{k}" for rel, r in result.files.items() for k in r.tests}
+    keys = {f"{rel}::{k}" for rel, r in result.files.items() if rel != EXPAND for k in r.tests}
     function_keys = keys - collected
     # every key the classifier emits is either collected as it is or a function-level key (no `[...]`)
     assert all("[" not in k for k in function_keys), function_keys
     assert function_keys == {f"{ROUND8}/hooked/test_opaque_hook.py::test_opaque_hook"}
     assert {c for c in collected if c not in keys} == {f"{ROUND8}/hooked/test_opaque_hook.py::test_opaque_hook[{i}]"
                                                        for i in (1, 2)}
+
+
+def test_expand_over_a_product_is_named_by_the_name_function(corpus: Path) -> None:
+    tests = run(corpus, paths=[EXPAND], cache_dir=None).files[EXPAND].tests
+    assert {k: v.label for k, v in tests.items()} == {
+        f"ProductTests::test_save_on_{dev}_workers_{n}": "gpu" if dev == "cuda" else "cpu"
+        for dev in ("cuda", "cpu") for n in (0, 2)}
 
 
 def test_ids_that_cannot_be_evaluated_give_no_cases() -> None:
