@@ -9,8 +9,11 @@ of classes/functions, else `argname<index>`; duplicates get a numeric suffix.
 from __future__ import annotations
 
 import ast
+import importlib.util
 import re
+import sys
 from collections.abc import Callable
+from pathlib import Path
 
 from tools.classify import limits, torch_testing
 from tools.classify.dataflow import (
@@ -23,7 +26,7 @@ from tools.classify.dataflow import (
 )
 from tools.classify.devices import TORCH_UNNAMED_CONSTANTS, TYPE_PREFIX
 from tools.classify.frozen import frozen
-from tools.classify.plugins import EXTERNAL_TEST_POS, EXTERNAL_TESTS_REL
+from tools.classify.plugins import EXTERNAL_TEST_POS, EXTERNAL_TESTS_REL, IMPORTED_TEST_REL
 from tools.classify.values import (
     ClassV,
     Const,
@@ -291,11 +294,34 @@ def collect_items(interp: Interp, rel: str) -> list[TestItem]:
             node = interp.source.module(value.rel).defs.get(value.pos)
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not is_fixture_def(node):
                 out.extend(_expanded(interp, value, name, name, (), False))
+        elif isinstance(value, Ext) and name.startswith("test") and stdlib_function(value.path):
+            stub = FuncV(IMPORTED_TEST_REL, EXTERNAL_TEST_POS, name)
+            out.append(TestItem(name, stub, (), False, 1, fallback=True,
+                                note=f"{name}: {value.path}, a standard-library function imported into the test "
+                                     "module; pytest collects it as a test (it runs no code of the repository)"))
         elif isinstance(value, ClassV):
             out.extend(_collect_class(interp, value, name, ()))
         elif isinstance(value, GenClassV):
             out.extend(_collect_generated(interp, value, name))
     return sorted(out, key=lambda i: i.key)
+
+
+def stdlib_function(path: str) -> bool:
+    """Whether `path` (`module.name`) is a function defined at the top level of a pure-Python module of the standard
+    library (`doctest.testmod`): pytest collects such an imported function when its name matches `test*`. Read
+    from the module's source (where this Python keeps it), never imported."""
+    module, _, name = path.rpartition(".")
+    if not module or "." in module or module not in sys.stdlib_module_names:
+        return False
+    spec = importlib.util.find_spec(module)  # a top-level module: located, not run
+    origin = spec.origin if spec is not None else None
+    if not origin or not origin.endswith(".py"):
+        return False
+    try:
+        tree = ast.parse(Path(origin).read_bytes())
+    except (OSError, SyntaxError, ValueError):
+        return False
+    return any(isinstance(n, ast.FunctionDef) and n.name == name for n in tree.body)
 
 
 def _collect_class(interp: Interp, cls: ClassV, name: str, outer: tuple[ClassV, ...]) -> list[TestItem]:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tools.classify.collect import parametrize_cases
+from tools.classify.collect import parametrize_cases, stdlib_function
 from tools.classify.interp_expressions import _percent_format
 from tools.classify.interp_statements import _grows_containers
 from tools.classify.runner import run
@@ -85,3 +85,14 @@ def test_loops_that_rebind_a_grown_name_are_unrolled(src: str, grows: bool) -> N
     loop = ast.parse(src).body[0]
     assert isinstance(loop, ast.For)
     assert _grows_containers(loop) is grows
+
+
+@pytest.mark.parametrize(("path", "collected"), [
+    ("doctest.testmod", True),  # a Python function: pytest collects it under a `test*` name
+    ("doctest.DocTestRunner", False),  # a class
+    ("os.path", False),  # a module
+    ("math.sqrt", False),  # a builtin (no Python source): pytest does not collect builtins
+    ("mypkg.testing.run", False),  # not the standard library
+])
+def test_which_imported_names_are_stdlib_functions(path: str, collected: bool) -> None:
+    assert stdlib_function(path) is collected
