@@ -33,6 +33,7 @@ from tools.classify.interp_base import (
     Frame,
     InterpBase,
     _call_requirement,
+    _last_name,
     _py,
 )
 from tools.classify.values import (
@@ -90,6 +91,10 @@ class ExternalMixin(InterpBase):
         req = conventions.mark_requirement(name, [_py(a) for a in args], {k: _py(v) for k, v in kwargs.items()})
         if req is not None:
             return ReqV(req.gpu_count, req.vram_gb, where + req.note, req.manual, req.cpu, req.hint_only)
+        if name == "parametrize" and len(args) < 3 and "ids" not in kwargs and isinstance(n, ast.Call) and any(
+                not isinstance(self.ev(leaf, frame), Const) for leaf in _text_leaves(n)):
+            # a value spelled as a string whose text is not known: pytest's id is that text, so none can be made
+            kwargs = {**kwargs, "ids": UNK}
         return MarkV(name, tuple(args), tuple(sorted(kwargs.items(), key=lambda kv: kv[0])), where)
 
     def call_ext(self, path: str, args: list[Value], kwargs: dict[str, Value], n: ast.AST, frame: Frame) -> Value:
@@ -370,6 +375,30 @@ class ExternalMixin(InterpBase):
             frame.add(Finding(MOCK, (step(frame.rel, line, "setattr on torch.cuda fakes CUDA"),)))
         return UNK
 
+
+
+def _text_leaves(call: ast.Call) -> list[ast.expr]:
+    """The values of a parametrize call's literal argvalues (`[(a, b), pytest.param(c)]`) that are spelled as
+    strings built at run time: f-strings, `"...".format(...)`, `"..." % x`, `"..." + x`, `str(x)`, `repr(x)`."""
+    values = call.args[1] if len(call.args) > 1 else next((k.value for k in call.keywords if k.arg == "argvalues"),
+                                                             None)
+    out: list[ast.expr] = []
+    todo = list(values.elts) if isinstance(values, (ast.List, ast.Tuple)) else []
+    while todo:
+        e = todo.pop()
+        if isinstance(e, (ast.List, ast.Tuple)):
+            todo.extend(e.elts)
+        elif isinstance(e, ast.Call) and _last_name(e.func) == "param":
+            if not any(k.arg == "id" for k in e.keywords):  # `pytest.param(..., id=...)`: its id is given
+                todo.extend(a for a in e.args if not isinstance(a, ast.Starred))
+        elif isinstance(e, ast.JoinedStr) or (
+                isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr == "format"
+                and isinstance(e.func.value, ast.Constant) and isinstance(e.func.value.value, str)) or (
+                isinstance(e, ast.BinOp) and isinstance(e.op, (ast.Mod, ast.Add)) and isinstance(e.left, ast.Constant)
+                and isinstance(e.left.value, str)) or (
+                isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id in ("str", "repr")):
+            out.append(e)
+    return out
 
 
 MAX_PRODUCT = 1024  # tuples `itertools.product` is spelled out to (parametrize values; pytest's own cases bound)

@@ -44,9 +44,12 @@ def test_ids_match_pytest_collect_only(corpus: Path) -> None:
     function_keys = keys - collected
     # every key the classifier emits is either collected as it is or a function-level key (no `[...]`)
     assert all("[" not in k for k in function_keys), function_keys
-    assert function_keys == {f"{ROUND8}/hooked/test_opaque_hook.py::test_opaque_hook"}
-    assert {c for c in collected if c not in keys} == {f"{ROUND8}/hooked/test_opaque_hook.py::test_opaque_hook[{i}]"
-                                                       for i in (1, 2)}
+    assert function_keys == {f"{ROUND8}/hooked/test_opaque_hook.py::test_opaque_hook",
+                             f"{ROUND8}/test_text_values.py::test_unknown_text"}
+    assert {c for c in collected if c not in keys} == {
+        *(f"{ROUND8}/hooked/test_opaque_hook.py::test_opaque_hook[{i}]" for i in (1, 2)),
+        f"{ROUND8}/test_text_values.py::test_unknown_text[module0-relu]",
+        f"{ROUND8}/test_text_values.py::test_unknown_text[module1-hardtanh Hardtanh(min_val=1, max_val=2)]"}
 
 
 def test_expand_over_a_product_is_named_by_the_name_function(corpus: Path) -> None:
