@@ -49,6 +49,18 @@ from tools.classify.values import (
 # external modules whose public attributes are classes (pytest ids them by __name__ even when all capitals)
 TORCH_CLASS_MODULES = ("torch.nn.modules.", "torch.optim.") + tuple(
     f"torch.nn.{c}" for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+# torch's public submodules (torch 2.13's packages and modules): pytest ids a module by its `__name__`, the dotted
+# path (`torch.nn`), where an imported function or class is named by its last component
+TORCH_MODULES = frozenset(
+    [f"torch.{m}" for m in (
+        "accelerator amp ao autograd backends compiler contrib cpu cuda distributed distributions export fft func "
+        "functional futures fx hub jit library linalg masked monitor mps mtia multiprocessing nested nn onnx optim "
+        "overrides package profiler quantization quasirandom random serialization signal sparse special storage "
+        "testing types utils version xpu").split()]
+    + [f"torch.nn.{m}" for m in (
+        "attention backends common_types functional grad init intrinsic modules parallel parameter qat quantizable "
+        "quantized utils").split()]
+    + [f"torch.utils.{m}" for m in "benchmark checkpoint cpp_extension data dlpack hooks tensorboard".split()])
 UNITTEST_BASES = ("TestCase", "IsolatedAsyncioTestCase", "TestCasePlus", "DistributedTestBase", "MultiProcessTestCase",
                   "MultiProcContinousTest", "DTensorTestBase", "FSDPTest", "TestCaseBase")
 @cached_hash  # (a memo key of every per-test table)
@@ -102,6 +114,8 @@ def idval_from_value(value: Value) -> str | None:
         if value.path.startswith(REGEX_PREFIX):
             return ascii_escaped(value.path[len(REGEX_PREFIX):])
         last = value.path.rsplit(".", 1)[-1]
+        if value.path in TORCH_MODULES:
+            return value.path
         if value.path.startswith(("builtins.", TYPE_PREFIX + "builtins.")):
             return last  # `int`, `type(None)` (NoneType)
         # torch dtypes, layouts and memory formats are instances without __name__; numpy's dtypes (np.float16)
