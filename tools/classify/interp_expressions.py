@@ -261,6 +261,9 @@ class ExpressionsMixin(InterpBase):
     def ev_Subscript(self, n: ast.Subscript, frame: Frame) -> Value:
         obj = self.ev(n.value, frame)
         idx = self.ev(n.slice, frame)
+        if isinstance(obj, Ext) and obj.path in ("numpy.s_", "numpy.index_exp") and isinstance(idx, Const) \
+                and not isinstance(n.slice, ast.Slice):
+            return idx if obj.path == "numpy.s_" else Seq((idx,), "tuple")  # numpy's index builders: `np.s_[2]` is 2
         if isinstance(obj, Seq) and isinstance(idx, Const) and isinstance(idx.value, int):
             try:
                 return obj.items[idx.value]
