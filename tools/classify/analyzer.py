@@ -501,7 +501,7 @@ class Analyzer:
         for w in WORLDS:
             added = False
             for sfx, *_ in self.parametrizations(rel, item, w) or ():
-                if sfx not in out:
+                if sfx not in out and UNKNOWN_ID not in sfx:  # (an id not spelled: the rest of the file's label)
                     out[sfx] = w
                     added = True
             if not added and w == WORLDS[0]:
@@ -687,9 +687,14 @@ class Analyzer:
                 if params is None:
                     tests[item.key] = self.budgeted_case(rel, item, None, extra)
                     continue
-                if any(UNKNOWN_ID in sfx for sfx, *_ in params):
-                    tests[item.key] = self._function_key(rel, item, params, extra)
-                    continue
+                unknown = [p for p in params if UNKNOWN_ID in p[0]]
+                if unknown:
+                    # the cases whose ids cannot be spelled share a function-level key, which covers every
+                    # parametrization not listed separately; the others keep their exact ids
+                    tests[item.key] = self._function_key(rel, item, unknown, extra)
+                    params = [p for p in params if UNKNOWN_ID not in p[0]]
+                    if not params:
+                        continue
                 try:
                     suffixes = self.suffixes_in_all_worlds(rel, item, params)
                 except BudgetExceeded:

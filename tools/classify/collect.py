@@ -26,6 +26,7 @@ from tools.classify.dataflow import (
 )
 from tools.classify.devices import TORCH_UNNAMED_CONSTANTS, TYPE_PREFIX
 from tools.classify.frozen import frozen
+from tools.classify.interp_external import UNKNOWN_TEXT
 from tools.classify.plugins import EXTERNAL_TEST_POS, EXTERNAL_TESTS_REL, IMPORTED_TEST_REL
 from tools.classify.values import (
     ClassV,
@@ -42,6 +43,7 @@ from tools.classify.values import (
     ParamV,
     Seq,
     TestFnV,
+    Unresolved,
     Value,
     cached_hash,
 )
@@ -195,19 +197,20 @@ def param_argnames(argnames: Value) -> list[str] | None:
 def parametrize_cases(argnames: Value, argvalues: Value, ids: Value | None,
                       idfn: Callable[[Value], Value] | None = None) -> list[ParamCase] | None:
     """The cases of `@pytest.mark.parametrize(argnames, argvalues, ids=...)`; None when not enumerable. `idfn`
-    evaluates an `ids=` callable on one value (its result is used unless it is None)."""
+    evaluates an `ids=` callable on one value (its result is used unless it is None). A case whose id cannot be
+    spelled (an unknown `ids=` entry, a callable's result that cannot be evaluated) has the id UNKNOWN_ID, and
+    the others keep theirs only when no spelling of it could equal one of theirs (pytest would then suffix
+    both); else None."""
     names = param_argnames(argnames)
     if names is None or not isinstance(argvalues, Seq):
         return None
     explicit: list[str | None] | None = None
+    text_cases: set[int] = set()
     if isinstance(ids, Seq):
         # pytest's IdMaker: a None entry leaves that case its default id, any other is spelled like a value
-        explicit = []
-        for i in ids.items:
-            got = None if isinstance(i, Const) and i.value is None else idval_from_value(i)
-            if got is None and not (isinstance(i, Const) and i.value is None):
-                return None  # an entry that cannot be evaluated: no guessed id
-            explicit.append(got)
+        explicit = [None if isinstance(i, Const) and i.value is None or i == UNKNOWN_TEXT
+                    else idval_from_value(i) or UNKNOWN_ID for i in ids.items]
+        text_cases = {n for n, i in enumerate(ids.items) if i == UNKNOWN_TEXT}
     elif ids is not None and not (isinstance(ids, Const) and ids.value is None) and idfn is None:
         return None  # ids that cannot be evaluated (an unknown list, a callable outside the repository)
     if not argvalues.items:
@@ -215,6 +218,7 @@ def parametrize_cases(argnames: Value, argvalues: Value, ids: Value | None,
                           tuple((n, Const(None)) for n in names), ())]
     cases: list[ParamCase] = []
     raw_ids: list[str] = []
+    unknown: list[re.Pattern[str]] = []  # what each unknown id may be
     for idx, item in enumerate(argvalues.items):
         marks: tuple[Value, ...] = ()
         pid: str | None = None
@@ -231,15 +235,25 @@ def parametrize_cases(argnames: Value, argvalues: Value, ids: Value | None,
             return None
         if explicit is not None and idx < len(explicit) and explicit[idx] is not None and pid is None:
             pid = explicit[idx]
-        if pid is None:
-            parts = [idval(v, n, idx, idfn) for v, n in zip(values, names, strict=True)]
-            if None in parts:
-                return None
+        # (an unknown `ids=` entry replaces the whole id: no part of it is known)
+        parts = [None if idx in text_cases and isinstance(v, Unresolved) else idval(v, n, idx, idfn)
+                 for v, n in zip(values, names, strict=True)] if pid is None else []
+        if pid is None and None not in parts:
             pid = "-".join(p for p in parts if p is not None)
+        if pid is None or pid == UNKNOWN_ID:
+            # an unknown value may be spelled any way; the parts the analysis knows are fixed
+            unknown.append(re.compile("-".join(".*" if p is None or isinstance(v, Unresolved) else re.escape(p)
+                                               for p, v in zip(parts, values, strict=True)) if parts else ".*",
+                                      re.DOTALL))
+            pid = UNKNOWN_ID
         raw_ids.append(pid)
         cases.append(ParamCase(pid, tuple(zip(names, values, strict=True)), marks))
-    final = dedupe_ids(raw_ids)
-    return [ParamCase(i, c.bindings, c.marks) for i, c in zip(final, cases, strict=True)]
+    known = [i for i in raw_ids if i != UNKNOWN_ID]
+    final = iter(dedupe_ids(known))
+    out = [ParamCase(UNKNOWN_ID if c.id == UNKNOWN_ID else next(final), c.bindings, c.marks) for c in cases]
+    if any(pat.fullmatch(i) for pat in unknown for i in {*known, *(c.id for c in out)} if i != UNKNOWN_ID):
+        return None
+    return out
 
 
 def _is_unittest(interp: Interp, cls: ClassV) -> bool:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tools.classify.collect import parametrize_cases, stdlib_function
+from tools.classify.collect import UNKNOWN_ID, parametrize_cases, stdlib_function
 from tools.classify.interp_expressions import _percent_format
 from tools.classify.interp_statements import _grows_containers
 from tools.classify.runner import run
@@ -45,11 +45,14 @@ def test_ids_match_pytest_collect_only(corpus: Path) -> None:
     # every key the classifier emits is either collected as it is or a function-level key (no `[...]`)
     assert all("[" not in k for k in function_keys), function_keys
     assert function_keys == {f"{ROUND8}/hooked/test_opaque_hook.py::test_opaque_hook",
-                             f"{ROUND8}/test_text_values.py::test_unknown_text"}
+                             f"{ROUND8}/test_text_values.py::test_unknown_text",
+                             f"{ROUND8}/test_text_values.py::test_partly_unknown_text"}
     assert {c for c in collected if c not in keys} == {
         *(f"{ROUND8}/hooked/test_opaque_hook.py::test_opaque_hook[{i}]" for i in (1, 2)),
         f"{ROUND8}/test_text_values.py::test_unknown_text[module0-relu]",
-        f"{ROUND8}/test_text_values.py::test_unknown_text[module1-hardtanh Hardtanh(min_val=1, max_val=2)]"}
+        f"{ROUND8}/test_text_values.py::test_unknown_text[module1-hardtanh Hardtanh(min_val=1, max_val=2)]",
+        f"{ROUND8}/test_text_values.py::test_partly_unknown_text[hardtanh-module1-hardtanh Hardtanh(min_val=1, "
+        "max_val=2)]"}
 
 
 def test_expand_over_a_product_is_named_by_the_name_function(corpus: Path) -> None:
@@ -63,7 +66,14 @@ def test_ids_that_cannot_be_evaluated_give_no_cases() -> None:
     values = Seq((Const(1), Const(2)), "list")
     # an unknown `ids=` (a list built by code the analysis could not follow) used to fall back to default ids
     assert parametrize_cases(Const("n"), values, UNRESOLVED) is None
+    # an unknown entry may be spelled "a": pytest would then suffix both, so neither id is known
     assert parametrize_cases(Const("n"), values, Seq((Const("a"), UNRESOLVED), "list")) is None
+    # a case whose id is unknown but cannot equal the others' keeps them exact (UNKNOWN_ID for itself)
+    pairs = Seq((Seq((Const("x"), Const(1)), "tuple"), Seq((Const("y"), UNRESOLVED), "tuple")), "list")
+    cases = parametrize_cases(Const("k, v"), pairs, Seq((Const(None), UNRESOLVED), "list"))
+    assert cases is None  # the unknown entry replaces the whole id: it may be "x-1"
+    cases = parametrize_cases(Const("k, v"), pairs, None, lambda v: UNRESOLVED if v == Const(1) else Const(None))
+    assert cases is not None and [c.id for c in cases] == [UNKNOWN_ID, "y-v1"]  # "x-..." is never "y-v1"
     # a None entry keeps that case's default id, as pytest's IdMaker does; other constants are spelled as values
     cases = parametrize_cases(Const("n"), values, Seq((Const(None), Const(7)), "list"))
     assert cases is not None and [c.id for c in cases] == ["1", "7"]
