@@ -39,16 +39,19 @@ def test_ids_match_pytest_collect_only(corpus: Path) -> None:
         cwd=corpus, capture_output=True, text=True, env=env, timeout=120, check=False).stdout
     collected = {line.strip() for line in out.splitlines() if "::" in line}
     assert len(collected) > 20, out
+    assert sum("::test_backend_and_fixture[" in c for c in collected) == 4
     result = run(corpus, paths=[ROUND8], cache_dir=None)
     keys = {f"{rel}::{k}" for rel, r in result.files.items() if rel != EXPAND for k in r.tests}
     function_keys = keys - collected
     # every key the classifier emits is either collected as it is or a function-level key (no `[...]`)
     assert all("[" not in k for k in function_keys), function_keys
     assert function_keys == {f"{ROUND8}/hooked/test_opaque_hook.py::test_opaque_hook",
+                             f"{ROUND8}/hooked/test_conftest_hook.py::test_backend_and_fixture",
                              f"{ROUND8}/test_text_values.py::test_unknown_text",
                              f"{ROUND8}/test_text_values.py::test_partly_unknown_text"}
     assert {c for c in collected if c not in keys} == {
         *(f"{ROUND8}/hooked/test_opaque_hook.py::test_opaque_hook[{i}]" for i in (1, 2)),
+        *(c for c in collected if "::test_backend_and_fixture[" in c),
         f"{ROUND8}/test_text_values.py::test_unknown_text[module0-relu]",
         f"{ROUND8}/test_text_values.py::test_unknown_text[module1-hardtanh Hardtanh(min_val=1, max_val=2)]",
         f"{ROUND8}/test_text_values.py::test_partly_unknown_text[hardtanh-module1-hardtanh Hardtanh(min_val=1, "
