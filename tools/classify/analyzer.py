@@ -14,7 +14,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tools.bounded_read import MAX_FILE_BYTES
-from tools.classify.collect import UNKNOWN_ID, ParamCase, TestItem, collect_items, param_argnames, parametrize_cases
+from tools.classify.collect import (
+    UNKNOWN_ID,
+    ParamCase,
+    TestItem,
+    collect_items,
+    def_scope,
+    param_argnames,
+    parametrize_cases,
+)
 from tools.classify.dataflow import (
     CASE_BUDGET,
     FILE_BUDGET,
@@ -37,6 +45,7 @@ from tools.classify.evidence import (
 )
 from tools.classify.fixtures import Fixture, Fixtures, idfn
 from tools.classify.frozen import frozen
+from tools.classify.hooks import Hooks
 from tools.classify.inert import InertProver
 from tools.classify.interp_base import WORLDS as ANALYSIS_WORLDS
 from tools.classify.marks import mark_findings
@@ -105,6 +114,7 @@ class Analyzer:
         self.pytest_torch = declares_pytest_torch(root) if pytest_torch is None else pytest_torch
         self.interp = Interp(self.source)
         self.fixtures = Fixtures(self.source, self.interp)
+        self.hooks = Hooks(self.interp)
         self.marks_memo: dict[tuple[object, ...], tuple[list[tuple[Value, str]], list[FuncV],
                                                                tuple[Finding, ...]]] = {}
         self.fixture_modules: set[str] = set()
@@ -126,14 +136,15 @@ class Analyzer:
 
 
     def decorate(self, node: ast.AST, key: tuple[str, int, int], rel: str, world: int,
-                 findings: list[Finding]) -> tuple[list[Value], list[FuncV]]:
-        """Apply a def's decorators to a placeholder; return the marks and any wrapper closures."""
+                 findings: list[Finding], scope: dict[str, Value] | None = None) -> tuple[list[Value], list[FuncV]]:
+        """Apply a def's decorators to a placeholder; return the marks and any wrapper closures. `scope`: the
+        names of the class body a method's decorators also see (collect.def_scope)."""
         decos = getattr(node, "decorator_list", [])
         value: Value = TestFnV(key)
         wrappers: list[FuncV] = []
         if not decos:
             return [], []
-        frame = Frame(rel, world, {}, self.interp.module_state(rel, world).env, findings)
+        frame = Frame(rel, world, scope or {}, self.interp.module_state(rel, world).env, findings)
         for d in reversed(decos):
             dv = self.interp.ev(d, frame)
             r = self.interp.call(dv, [value], {}, d, frame, "decorator") if not isinstance(dv, Unresolved) \
@@ -170,7 +181,8 @@ class Analyzer:
             list[tuple[Value, str]], list[FuncV]]:
         out: list[tuple[Value, str]] = []
         fnode = self.source.module(item.func.rel).defs.get(item.func.pos)
-        marks, wrappers = self.decorate(fnode, (item.func.rel, *item.func.pos), item.func.rel, world, findings)
+        marks, wrappers = self.decorate(fnode, (item.func.rel, *item.func.pos), item.func.rel, world, findings,
+                                        def_scope(self.interp, item.func, world))
         out.extend((m, step(item.func.rel, item.func.pos[0], "decorator")) for m in marks)
         for cls in reversed(item.classes):
             for c in self.interp.mro(cls, world):
@@ -196,7 +208,9 @@ class Analyzer:
         if got is not None and got[0] is item:  # the item itself is kept: its id cannot be reused meanwhile
             return got[1]
         node = self.source.module(item.func.rel).defs.get(item.func.pos)
-        sh = (rel, item) if getattr(node, "decorator_list", None) else self._undecorated_shape(rel, item, world)
+        # a `pytest_generate_tests` hook may look at the test itself (`metafunc.function`)
+        own = getattr(node, "decorator_list", None) or self.hooks.has_hooks(rel, item.classes, world)
+        sh = (rel, item) if own else self._undecorated_shape(rel, item, world)
         self.shape_memo[key] = (item, sh)
         return sh
 
@@ -489,7 +503,7 @@ class Analyzer:
         for w in WORLDS:
             added = False
             for sfx, *_ in self.parametrizations(rel, item, w) or ():
-                if sfx not in out:
+                if sfx not in out and UNKNOWN_ID not in sfx:  # (an id not spelled: the rest of the file's label)
                     out[sfx] = w
                     added = True
             if not added and w == WORLDS[0]:
@@ -538,30 +552,36 @@ class Analyzer:
         direct_names: set[str] = set()
         for m, _where in marks:
             if isinstance(m, MarkV) and m.name == "parametrize":
-                argnames = m.args[0] if m.args else m.kw("argnames")
-                argvalues = m.args[1] if len(m.args) > 1 else m.kw("argvalues")
-                ids = m.args[2] if len(m.args) > 2 else m.kw("ids")
-                cases = parametrize_cases(argnames or UNK, argvalues or UNK, ids, idfn(self.interp, ids, world))
+                cases = self._mark_cases(m, world)
                 if cases is None:
-                    # values or ids that cannot be evaluated: the other dimensions (a device parametrization
-                    # beside it) still count; the test is keyed by its function (classify_file)
-                    names = param_argnames(argnames or UNK)
-                    if names is None:
-                        return None
-                    cases = [ParamCase(UNKNOWN_ID, tuple((n, UNK) for n in names), ())]
+                    return None
                 dims.append(cases)
-                for c in cases[:1]:
-                    direct_names.update(n for n, _ in c.bindings)
+                direct_names.update(n for n, _ in cases[0].bindings)
         tables = self.fixtures.scopes(rel, item)
         autouse = [fx.name for t in reversed(tables) for fx in t.values() if fx.autouse]
         # pytest's closure: autouse, then `@pytest.mark.usefixtures(...)` (their params make ids too), then args
         usefixtures = [str(a.value) for m, _ in marks if isinstance(m, MarkV) and m.name == "usefixtures"
                        for a in m.args if isinstance(a, Const)]
-        initial = [*autouse, *usefixtures,
-                   *(a for a in self.fixtures.fixture_args(item.func) if a not in direct_names)]
+        args = self.fixtures.fixture_args(item.func)
+        initial = [*autouse, *usefixtures, *(a for a in args if a not in direct_names)]
+        found = self.fixtures.closure_fixtures(tables, initial)
+        early: list[list[ParamCase]] = []
+        late: list[list[ParamCase]] = []
+        if self.hooks.has_hooks(rel, item.classes, world):
+            names = list(dict.fromkeys([*autouse, *usefixtures, *args, *(fx.name for fx in found)]))
+            calls = self.hooks.calls(rel, item.classes, item.func, names, world)
+            for hook_marks, into in ((calls.early, early), (calls.conftest, late)):
+                for m in hook_marks if hook_marks is not None else ():
+                    cases = self._mark_cases(m, world)
+                    if cases is None:
+                        return None
+                    into.append(cases)
+                    direct_names.update(n for n, _ in cases[0].bindings)
+            if calls.early is None or calls.conftest is None:
+                # a hook whose calls are not known: the test is keyed by its function (classify_file)
+                early.append([ParamCase(UNKNOWN_ID, (), ())])
         fx_dims: list[tuple[str, list[ParamCase]]] = []
-        closure = [self.fixtures.fixture_in(fx, world) if fx.params else fx
-                   for fx in self.fixtures.closure_fixtures(tables, initial)]
+        closure = [self.fixtures.fixture_in(fx, world) if fx.params else fx for fx in found]
         if self.pytest_torch:
             plugin = self.fixtures.module_fixtures(PYTEST_TORCH_REL)
             closure = [Fixture(fx.name, fx.fv, fx.autouse, fx.scope_rank, plugin[fx.name].params, fx.where,
@@ -576,26 +596,48 @@ class Analyzer:
                 if fx.plugin_rank and fx.name == "torch_dtype":
                     params = self._torch_dtypes(marks) or params
                 fx_dims.append((fx.name, params))
+        if late and fx_dims:
+            # a conftest hook runs before or after the fixture manager depending on when pytest registered its
+            # conftest (see hooks.py): the order of the ids is not known
+            late.append([ParamCase(UNKNOWN_ID, (), ())])
+        # pytest's call order (hooks.py): class and module hooks, parametrized fixtures, conftest hooks, marks;
+        # each call's ids follow the earlier ones' and its cases vary fastest
+        ordered: list[tuple[str | None, list[ParamCase]]] = [
+            *((None, d) for d in early), *fx_dims, *((None, d) for d in late), *((None, d) for d in dims)]
         total = 1
-        for d in [*dims, *(c for _, c in fx_dims)]:
+        for _, d in ordered:
             total *= max(len(d), 1)
         if total > MAX_CASES:
             return None
         out = []
-        fx_product = list(itertools.product(*(c for _, c in fx_dims))) if fx_dims else [()]
-        direct_product = list(itertools.product(*dims)) if dims else [()]
-        for fcombo in fx_product:
-            for dcombo in direct_product:
-                ids = [c.id for c in fcombo] + [c.id for c in dcombo]
-                direct: dict[str, Value] = {}
-                cmarks: list[Value] = []
-                for c in dcombo:
+        for combo in itertools.product(*(d for _, d in ordered)):
+            direct: dict[str, Value] = {}
+            choice: dict[str, ParamCase] = {}
+            cmarks: list[Value] = []
+            for (fx_name, _), c in zip(ordered, combo, strict=True):
+                if fx_name is not None:
+                    choice[fx_name] = c
+                else:
                     direct.update(dict(c.bindings))
                     cmarks.extend(c.marks)
-                choice = {name: c for (name, _), c in zip(fx_dims, fcombo, strict=True)}
-                suffix = f"[{'-'.join(ids)}]" if ids else ""
-                out.append((suffix, direct, choice, cmarks))
+            suffix = f"[{'-'.join(c.id for c in combo)}]" if combo else ""
+            out.append((suffix, direct, choice, cmarks))
         return out
+
+    def _mark_cases(self, m: MarkV, world: int) -> list[ParamCase] | None:
+        """The cases of one parametrize mark (a decorator's or a hook's `metafunc.parametrize`); values or ids
+        that cannot be evaluated give one UNKNOWN_ID case (the other dimensions, a device parametrization beside
+        it, still count; the test is keyed by its function); None: argument names that cannot be evaluated."""
+        argnames = m.args[0] if m.args else m.kw("argnames")
+        argvalues = m.args[1] if len(m.args) > 1 else m.kw("argvalues")
+        ids = m.args[2] if len(m.args) > 2 else m.kw("ids")
+        cases = parametrize_cases(argnames or UNK, argvalues or UNK, ids, idfn(self.interp, ids, world))
+        if cases is None:
+            names = param_argnames(argnames or UNK)
+            if names is None:
+                return None
+            cases = [ParamCase(UNKNOWN_ID, tuple((n, UNK) for n in names), ())]
+        return cases
 
     @staticmethod
     def _torch_dtypes(marks: list[tuple[Value, str]]) -> list[ParamCase] | None:
@@ -647,9 +689,14 @@ class Analyzer:
                 if params is None:
                     tests[item.key] = self.budgeted_case(rel, item, None, extra)
                     continue
-                if any(UNKNOWN_ID in sfx for sfx, *_ in params):
-                    tests[item.key] = self._function_key(rel, item, params, extra)
-                    continue
+                unknown = [p for p in params if UNKNOWN_ID in p[0]]
+                if unknown:
+                    # the cases whose ids cannot be spelled share a function-level key, which covers every
+                    # parametrization not listed separately; the others keep their exact ids
+                    tests[item.key] = self._function_key(rel, item, unknown, extra)
+                    params = [p for p in params if UNKNOWN_ID not in p[0]]
+                    if not params:
+                        continue
                 try:
                     suffixes = self.suffixes_in_all_worlds(rel, item, params)
                 except BudgetExceeded:

@@ -9,8 +9,11 @@ of classes/functions, else `argname<index>`; duplicates get a numeric suffix.
 from __future__ import annotations
 
 import ast
+import importlib.util
 import re
+import sys
 from collections.abc import Callable
+from pathlib import Path
 
 from tools.classify import limits, torch_testing
 from tools.classify.dataflow import (
@@ -23,7 +26,8 @@ from tools.classify.dataflow import (
 )
 from tools.classify.devices import TORCH_UNNAMED_CONSTANTS, TYPE_PREFIX
 from tools.classify.frozen import frozen
-from tools.classify.plugins import EXTERNAL_TEST_POS, EXTERNAL_TESTS_REL
+from tools.classify.interp_external import UNKNOWN_TEXT
+from tools.classify.plugins import EXTERNAL_TEST_POS, EXTERNAL_TESTS_REL, IMPORTED_TEST_REL
 from tools.classify.values import (
     ClassV,
     Const,
@@ -39,6 +43,7 @@ from tools.classify.values import (
     ParamV,
     Seq,
     TestFnV,
+    Unresolved,
     Value,
     cached_hash,
 )
@@ -46,6 +51,18 @@ from tools.classify.values import (
 # external modules whose public attributes are classes (pytest ids them by __name__ even when all capitals)
 TORCH_CLASS_MODULES = ("torch.nn.modules.", "torch.optim.") + tuple(
     f"torch.nn.{c}" for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+# torch's public submodules (torch 2.13's packages and modules): pytest ids a module by its `__name__`, the dotted
+# path (`torch.nn`), where an imported function or class is named by its last component
+TORCH_MODULES = frozenset(
+    [f"torch.{m}" for m in (
+        "accelerator amp ao autograd backends compiler contrib cpu cuda distributed distributions export fft func "
+        "functional futures fx hub jit library linalg masked monitor mps mtia multiprocessing nested nn onnx optim "
+        "overrides package profiler quantization quasirandom random serialization signal sparse special storage "
+        "testing types utils version xpu").split()]
+    + [f"torch.nn.{m}" for m in (
+        "attention backends common_types functional grad init intrinsic modules parallel parameter qat quantizable "
+        "quantized utils").split()]
+    + [f"torch.utils.{m}" for m in "benchmark checkpoint cpp_extension data dlpack hooks tensorboard".split()])
 UNITTEST_BASES = ("TestCase", "IsolatedAsyncioTestCase", "TestCasePlus", "DistributedTestBase", "MultiProcessTestCase",
                   "MultiProcContinousTest", "DTensorTestBase", "FSDPTest", "TestCaseBase")
 @cached_hash  # (a memo key of every per-test table)
@@ -99,6 +116,8 @@ def idval_from_value(value: Value) -> str | None:
         if value.path.startswith(REGEX_PREFIX):
             return ascii_escaped(value.path[len(REGEX_PREFIX):])
         last = value.path.rsplit(".", 1)[-1]
+        if value.path in TORCH_MODULES:
+            return value.path
         if value.path.startswith(("builtins.", TYPE_PREFIX + "builtins.")):
             return last  # `int`, `type(None)` (NoneType)
         # torch dtypes, layouts and memory formats are instances without __name__; numpy's dtypes (np.float16)
@@ -178,20 +197,28 @@ def param_argnames(argnames: Value) -> list[str] | None:
 def parametrize_cases(argnames: Value, argvalues: Value, ids: Value | None,
                       idfn: Callable[[Value], Value] | None = None) -> list[ParamCase] | None:
     """The cases of `@pytest.mark.parametrize(argnames, argvalues, ids=...)`; None when not enumerable. `idfn`
-    evaluates an `ids=` callable on one value (its result is used unless it is None)."""
+    evaluates an `ids=` callable on one value (its result is used unless it is None). A case whose id cannot be
+    spelled (an unknown `ids=` entry, a callable's result that cannot be evaluated) has the id UNKNOWN_ID, and
+    the others keep theirs only when no spelling of it could equal one of theirs (pytest would then suffix
+    both); else None."""
     names = param_argnames(argnames)
     if names is None or not isinstance(argvalues, Seq):
         return None
     explicit: list[str | None] | None = None
+    text_cases: set[int] = set()
     if isinstance(ids, Seq):
-        explicit = [str(i.value) if isinstance(i, Const) and i.value is not None else None for i in ids.items]
-    elif ids is not None and not (isinstance(ids, Const) and ids.value is None):
-        explicit = None  # an id function: fall back to the default ids (best effort)
+        # pytest's IdMaker: a None entry leaves that case its default id, any other is spelled like a value
+        explicit = [None if isinstance(i, Const) and i.value is None or i == UNKNOWN_TEXT
+                    else idval_from_value(i) or UNKNOWN_ID for i in ids.items]
+        text_cases = {n for n, i in enumerate(ids.items) if i == UNKNOWN_TEXT}
+    elif ids is not None and not (isinstance(ids, Const) and ids.value is None) and idfn is None:
+        return None  # ids that cannot be evaluated (an unknown list, a callable outside the repository)
     if not argvalues.items:
         return [ParamCase("NOTSET" if len(names) == 1 else "-".join(["NOTSET"] * len(names)),
                           tuple((n, Const(None)) for n in names), ())]
     cases: list[ParamCase] = []
     raw_ids: list[str] = []
+    unknown: list[re.Pattern[str]] = []  # what each unknown id may be
     for idx, item in enumerate(argvalues.items):
         marks: tuple[Value, ...] = ()
         pid: str | None = None
@@ -208,15 +235,25 @@ def parametrize_cases(argnames: Value, argvalues: Value, ids: Value | None,
             return None
         if explicit is not None and idx < len(explicit) and explicit[idx] is not None and pid is None:
             pid = explicit[idx]
-        if pid is None:
-            parts = [idval(v, n, idx, idfn) for v, n in zip(values, names, strict=True)]
-            if None in parts:
-                return None
+        # (an unknown `ids=` entry replaces the whole id: no part of it is known)
+        parts = [None if idx in text_cases and isinstance(v, Unresolved) else idval(v, n, idx, idfn)
+                 for v, n in zip(values, names, strict=True)] if pid is None else []
+        if pid is None and None not in parts:
             pid = "-".join(p for p in parts if p is not None)
+        if pid is None or pid == UNKNOWN_ID:
+            # an unknown value may be spelled any way; the parts the analysis knows are fixed
+            unknown.append(re.compile("-".join(".*" if p is None or isinstance(v, Unresolved) else re.escape(p)
+                                               for p, v in zip(parts, values, strict=True)) if parts else ".*",
+                                      re.DOTALL))
+            pid = UNKNOWN_ID
         raw_ids.append(pid)
         cases.append(ParamCase(pid, tuple(zip(names, values, strict=True)), marks))
-    final = dedupe_ids(raw_ids)
-    return [ParamCase(i, c.bindings, c.marks) for i, c in zip(final, cases, strict=True)]
+    known = [i for i in raw_ids if i != UNKNOWN_ID]
+    final = iter(dedupe_ids(known))
+    out = [ParamCase(UNKNOWN_ID if c.id == UNKNOWN_ID else next(final), c.bindings, c.marks) for c in cases]
+    if any(pat.fullmatch(i) for pat in unknown for i in {*known, *(c.id for c in out)} if i != UNKNOWN_ID):
+        return None
+    return out
 
 
 def _is_unittest(interp: Interp, cls: ClassV) -> bool:
@@ -285,11 +322,34 @@ def collect_items(interp: Interp, rel: str) -> list[TestItem]:
             node = interp.source.module(value.rel).defs.get(value.pos)
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not is_fixture_def(node):
                 out.extend(_expanded(interp, value, name, name, (), False))
+        elif isinstance(value, Ext) and name.startswith("test") and stdlib_function(value.path):
+            stub = FuncV(IMPORTED_TEST_REL, EXTERNAL_TEST_POS, name)
+            out.append(TestItem(name, stub, (), False, 1, fallback=True,
+                                note=f"{name}: {value.path}, a standard-library function imported into the test "
+                                     "module; pytest collects it as a test (it runs no code of the repository)"))
         elif isinstance(value, ClassV):
             out.extend(_collect_class(interp, value, name, ()))
         elif isinstance(value, GenClassV):
             out.extend(_collect_generated(interp, value, name))
     return sorted(out, key=lambda i: i.key)
+
+
+def stdlib_function(path: str) -> bool:
+    """Whether `path` (`module.name`) is a function defined at the top level of a pure-Python module of the standard
+    library (`doctest.testmod`): pytest collects such an imported function when its name matches `test*`. Read
+    from the module's source (where this Python keeps it), never imported."""
+    module, _, name = path.rpartition(".")
+    if not module or "." in module or module not in sys.stdlib_module_names:
+        return False
+    spec = importlib.util.find_spec(module)  # a top-level module: located, not run
+    origin = spec.origin if spec is not None else None
+    if not origin or not origin.endswith(".py"):
+        return False
+    try:
+        tree = ast.parse(Path(origin).read_bytes())
+    except (OSError, SyntaxError, ValueError):
+        return False
+    return any(isinstance(n, ast.FunctionDef) and n.name == name for n in tree.body)
 
 
 def _collect_class(interp: Interp, cls: ClassV, name: str, outer: tuple[ClassV, ...]) -> list[TestItem]:
@@ -385,14 +445,20 @@ def _expand_cases(interp: Interp, fv: FuncV, node: ast.AST, mark: MarkV) -> list
     return out
 
 
+def def_scope(interp: Interp, fv: FuncV, world: int) -> dict[str, Value]:
+    """The local names a def's decorators see besides its module's: a method's class body (`@pytest.mark.
+    parametrize("x", table())` with `table` defined in the class, `@pytest.fixture(params=CLASS_ATTR)`)."""
+    return dict(interp.class_body(fv.cls, world)) if fv.cls is not None else {}
+
+
 # -- torch.testing._internal generators ---------------------------------------------------------------
 def _decorator_values(interp: Interp, fv: FuncV) -> list[Value]:
-    """A method's decorator values, top first, evaluated in its module (world 0)."""
+    """A method's decorator values, top first, evaluated in its module and class body (world 0)."""
     node = interp.source.module(fv.rel).defs.get(fv.pos)
     decos = getattr(node, "decorator_list", [])
     if not decos:
         return []
-    frame = Frame(fv.rel, 0, {}, interp.module_state(fv.rel, 0).env, [])
+    frame = Frame(fv.rel, 0, def_scope(interp, fv, 0), interp.module_state(fv.rel, 0).env, [])
     return [interp.ev(d, frame) for d in decos]
 
 

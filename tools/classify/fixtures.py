@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
-from tools.classify.collect import ParamCase, TestItem, parametrize_cases
+from tools.classify.collect import ParamCase, TestItem, def_scope, parametrize_cases
 from tools.classify.dataflow import UNIT_BUDGET, Frame, Interp, is_fixture_def
 from tools.classify.devices import torch_constant_str
 from tools.classify.evidence import Finding, step
@@ -64,7 +64,8 @@ class Fixtures:
         for d in node.decorator_list:
             if not isinstance(d, ast.Call):
                 continue
-            frame = Frame(fv.rel, world, {}, self.interp.module_state(fv.rel, world).env, [])
+            frame = Frame(fv.rel, world, def_scope(self.interp, fv, world), self.interp.module_state(fv.rel, world).env,
+                          [])
             kw = {k.arg: self.interp.ev(k.value, frame) for k in d.keywords if k.arg}
             if isinstance(kw.get("name"), Const):
                 name = str(kw["name"].value)  # type: ignore[union-attr]

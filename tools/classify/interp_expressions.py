@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import operator
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -305,6 +306,9 @@ class ExpressionsMixin(InterpBase):
                     return Const(r)
         if isinstance(a, Seq) and isinstance(b, Seq) and isinstance(op, ast.Add):
             return bounded(Seq(a.items + b.items, a.kind))
+        if isinstance(op, ast.Mod) and isinstance(a, Const) and isinstance(a.value, str) and isinstance(b, Seq) \
+                and b.kind == "tuple":
+            return _percent_format(a.value, b)
         if isinstance(a, Const) and isinstance(a.value, str) and isinstance(op, ast.Add):
             kind = a.value.split(":", 1)[0].lower()
             if kind in torch_api.ACCELERATORS:
@@ -317,6 +321,9 @@ class ExpressionsMixin(InterpBase):
     def ev_Subscript(self, n: ast.Subscript, frame: Frame) -> Value:
         obj = self.ev(n.value, frame)
         idx = self.ev(n.slice, frame)
+        if isinstance(obj, Ext) and obj.path in ("numpy.s_", "numpy.index_exp") and isinstance(idx, Const) \
+                and not isinstance(n.slice, ast.Slice):
+            return idx if obj.path == "numpy.s_" else Seq((idx,), "tuple")  # numpy's index builders: `np.s_[2]` is 2
         if isinstance(obj, Seq) and isinstance(idx, Const) and isinstance(idx.value, int):
             try:
                 return obj.items[idx.value]
@@ -546,3 +553,20 @@ def _generate(frame: Frame, items: tuple[Value, ...] | None) -> None:
         gen.exact = False
         return
     gen.items.extend(items)
+
+
+_PERCENT_PLAIN = re.compile(r"(?:[^%]|%[sdrif%])*")
+
+
+def _percent_format(template: str, args: Seq) -> Value:
+    """`"%s_%s" % (cls.__name__, i)` (an id built in a loop): plain conversions (no width or precision, so the
+    result stays small) of known constants; anything else is unknown."""
+    values = [a.value for a in args.items if isinstance(a, Const) and isinstance(a.value, (str, int, float, bool))
+              and not (isinstance(a.value, str) and len(a.value) > 200)
+              and not (type(a.value) is int and a.value.bit_length() > 64)]
+    if len(values) != len(args.items) or len(template) > 200 or not _PERCENT_PLAIN.fullmatch(template):
+        return UNK
+    try:
+        return Const(template % tuple(values))
+    except (TypeError, ValueError):
+        return UNK

@@ -8,6 +8,8 @@ and those of known strings, dicts and lists.
 from __future__ import annotations
 
 import ast
+import itertools
+import math
 import re
 import string
 
@@ -31,6 +33,7 @@ from tools.classify.interp_base import (
     Frame,
     InterpBase,
     _call_requirement,
+    _last_name,
     _py,
 )
 from tools.classify.values import (
@@ -70,6 +73,11 @@ STR_METHODS = frozenset({"startswith", "endswith", "lower", "upper", "strip", "l
                          "rsplit", "partition", "replace", "casefold", "find", "count", "isdigit"})
 
 
+# The `ids=` entry make_mark gives a parametrize case whose unknown values are strings built at run time: pytest
+# spells them by their text, so no id is made for them (collect.parametrize_cases)
+UNKNOWN_TEXT = Ext("<unknown text id>")
+
+
 class ExternalMixin(InterpBase):
     """Calls leaving the repository, torch excepted; a part of dataflow.Interp."""
 
@@ -88,6 +96,12 @@ class ExternalMixin(InterpBase):
         req = conventions.mark_requirement(name, [_py(a) for a in args], {k: _py(v) for k, v in kwargs.items()})
         if req is not None:
             return ReqV(req.gpu_count, req.vram_gb, where + req.note, req.manual, req.cpu, req.hint_only)
+        if name == "parametrize" and len(args) < 3 and "ids" not in kwargs and isinstance(n, ast.Call):
+            # a value spelled as a string whose text is not known: pytest's id is that text, so that case has none
+            unknown = [any(not isinstance(self.ev(leaf, frame), Const) for leaf in leaves)
+                       for leaves in _text_leaves(n)]
+            if any(unknown):
+                kwargs = {**kwargs, "ids": Seq(tuple(UNKNOWN_TEXT if u else Const(None) for u in unknown), "list")}
         return MarkV(name, tuple(args), tuple(sorted(kwargs.items(), key=lambda kv: kv[0])), where)
 
     def call_ext(self, path: str, args: list[Value], kwargs: dict[str, Value], n: ast.AST, frame: Frame) -> Value:
@@ -97,6 +111,8 @@ class ExternalMixin(InterpBase):
         if path.startswith(DYNAMIC):
             frame.add(Finding(UNKNOWN, (step(frame.rel, line, "calls") + f" {path[len(DYNAMIC):]}",)))
             return args[0] if len(args) == 1 and not kwargs and isinstance(args[0], TestFnV) else UNK
+        if path == "itertools.product" and args and not kwargs:
+            return _product(args)
         if path == "re.compile" and args and isinstance(args[0], Const) and isinstance(args[0].value, str):
             return Ext(REGEX_PREFIX + args[0].value)  # a parametrize value: pytest ids it by its pattern
         world = frame.world
@@ -367,6 +383,55 @@ class ExternalMixin(InterpBase):
             frame.add(Finding(MOCK, (step(frame.rel, line, "setattr on torch.cuda fakes CUDA"),)))
         return UNK
 
+
+
+def _text_leaves(call: ast.Call) -> list[list[ast.expr]]:
+    """Per case of a parametrize call's literal argvalues (`[(a, b), pytest.param(c)]`), its values spelled as
+    strings built at run time: f-strings, `"...".format(...)`, `"..." % x`, `"..." + x`, `str(x)`, `repr(x)`.
+    Empty when the argvalues are not a literal list or tuple of cases."""
+    values = call.args[1] if len(call.args) > 1 else next((k.value for k in call.keywords if k.arg == "argvalues"),
+                                                             None)
+    if not isinstance(values, (ast.List, ast.Tuple)) or any(isinstance(e, ast.Starred) for e in values.elts):
+        return []
+    out: list[list[ast.expr]] = []
+    for case in values.elts:
+        leaves: list[ast.expr] = []
+        todo = [case]
+        while todo:
+            e = todo.pop()
+            if isinstance(e, (ast.List, ast.Tuple)):
+                todo.extend(e.elts)
+            elif isinstance(e, ast.Call) and _last_name(e.func) == "param":
+                if not any(k.arg == "id" for k in e.keywords):  # `pytest.param(..., id=...)`: its id is given
+                    todo.extend(a for a in e.args if not isinstance(a, ast.Starred))
+            elif _builds_text(e):
+                leaves.append(e)
+        out.append(leaves)
+    return out
+
+
+def _builds_text(e: ast.expr) -> bool:
+    """An expression that makes a string at run time."""
+    if isinstance(e, ast.JoinedStr):
+        return True
+    if isinstance(e, ast.Call):
+        f = e.func
+        return (isinstance(f, ast.Attribute) and f.attr == "format" and isinstance(f.value, ast.Constant)
+                and isinstance(f.value.value, str)) or (isinstance(f, ast.Name) and f.id in ("str", "repr"))
+    return isinstance(e, ast.BinOp) and isinstance(e.op, (ast.Mod, ast.Add)) and isinstance(e.left, ast.Constant) \
+        and isinstance(e.left.value, str)
+
+
+MAX_PRODUCT = 1024  # tuples `itertools.product` is spelled out to (parametrize values; pytest's own cases bound)
+
+
+def _product(args: list[Value]) -> Value:
+    """`itertools.product(xs, ys, ...)` of known lists, tuples or ranges (`parameterized.expand(product(...))`): the
+    tuples in Python's order; a set (its order is the hash order) or an unknown argument gives an unknown value."""
+    seqs = [a for a in args if isinstance(a, Seq) and a.kind in ("list", "tuple", "range")]
+    if len(seqs) != len(args) or math.prod(len(a.items) for a in seqs) > MAX_PRODUCT:
+        return UNK
+    return Seq(tuple(Seq(combo, "tuple") for combo in itertools.product(*(a.items for a in seqs))), "list")
 
 
 _PATCHED_CUDA = re.compile(r"(?:^|\.)torch\.(?:cuda|backends\.cudnn|backends\.cuda)(?:\.|$)")

@@ -63,7 +63,7 @@ from tools.classify.values import (
     join_all,
 )
 
-MAX_UNROLL = 16
+MAX_UNROLL = 64  # iterations of a container-filling loop run one by one (linear: each runs the body once)
 
 
 class StatementsMixin(InterpBase):
@@ -639,10 +639,17 @@ def _grows_containers(loop: ast.For | ast.AsyncFor) -> bool:
             mutates = True
         elif isinstance(node, (ast.Yield, ast.YieldFrom)):
             mutates = True  # a generator's output, in order
-        elif isinstance(node, ast.AugAssign):
+        elif isinstance(node, ast.AugAssign) or _rebinds_grown(node):
             mutates = True
         todo.extend(ast.iter_child_nodes(node))
     return mutates
+
+
+def _rebinds_grown(node: ast.AST) -> bool:
+    """`xs = xs + [...]`: a name rebound to itself grown, the spelled-out `xs += [...]`."""
+    return isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+        and isinstance(node.value, ast.BinOp) and isinstance(node.value.op, ast.Add) \
+        and isinstance(node.value.left, ast.Name) and node.value.left.id == node.targets[0].id
 
 
 # Exceptions a CPU-only torch raises when code needs CUDA: "Torch not compiled with CUDA enabled" is an

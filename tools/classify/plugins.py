@@ -100,7 +100,13 @@ EXTERNAL_TESTS_REL = "<external-base>/inherited.py"
 EXTERNAL_TEST_POS = (1, 0)
 EXTERNAL_TESTS_STUB = b"def inherited_test(self):\n    pass\n"
 
-VIRTUAL_SOURCES = {PYTEST_TORCH_REL: PYTEST_TORCH_STUB, EXTERNAL_TESTS_REL: EXTERNAL_TESTS_STUB}
+# a test function imported from outside the repository (`from doctest import testmod`): what it runs is not
+# analysed, only what the test's module and conftests add around it
+IMPORTED_TEST_REL = "<external-base>/imported.py"
+IMPORTED_TEST_STUB = b"def imported_test():\n    pass\n"
+
+VIRTUAL_SOURCES = {PYTEST_TORCH_REL: PYTEST_TORCH_STUB, EXTERNAL_TESTS_REL: EXTERNAL_TESTS_STUB,
+                   IMPORTED_TEST_REL: IMPORTED_TEST_STUB}
 
 
 def dtype_param_name(path_or_name: str) -> str:
