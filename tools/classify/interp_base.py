@@ -217,6 +217,8 @@ class InterpBase:
         # the call set on its receiver); and the projections computed, by (function, receiver, world)
         self.receiver_summaries: dict[tuple[Any, ...], tuple[CallResult, tuple[tuple[str, Value], ...]]] = {}
         self.projections: dict[tuple[Any, ...], tuple[Any, ...] | None] = {}
+        # provenance.keys_are_existing_devices by (in-repo MRO, attribute): it reads the classes' source
+        self.existing_device_keys: dict[tuple[tuple[ClassV, ...], str], bool] = {}
         self.frames = Frames()  # the summaries being computed (summaries.py)
         self.class_bodies: dict[tuple[ClassV, int], dict[str, Value]] = {}
         # what running a class body found (a bound hit, a device use): it runs when the module is imported

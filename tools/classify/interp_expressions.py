@@ -215,9 +215,12 @@ class ExpressionsMixin(InterpBase):
             return None
         for o in objs:
             assert isinstance(o, Inst)
-            classes = [c for c in (self.class_node(k) for k in self.mro(o.cls, frame.world)
-                                   if isinstance(k, ClassV)) if c is not None]
-            if not keys_are_existing_devices(classes, attr):
+            mro = tuple(k for k in self.mro(o.cls, frame.world) if isinstance(k, ClassV))
+            known = self.existing_device_keys.get((mro, attr))
+            if known is None:  # (read from the classes' source: once per MRO and attribute, not per loop)
+                classes = [c for c in (self.class_node(k) for k in mro) if c is not None]
+                known = self.existing_device_keys[mro, attr] = keys_are_existing_devices(classes, attr)
+            if not known:
                 return None
         return Seq((EXISTING_DEVICE, UNK), "tuple") if pairs else EXISTING_DEVICE
 

@@ -105,13 +105,18 @@ def _functions(classes: list[ast.ClassDef]) -> Iterator[ast.FunctionDef | ast.As
 
 
 class _Keys:
-    """One question about one set of classes (parents of every node computed once)."""
+    """One question about one set of classes (the parents of a method's nodes computed once, and only for the
+    methods that use the attribute: a large class' every method cost 0.16 s per question on linear_operator)."""
 
     def __init__(self, classes: list[ast.ClassDef]) -> None:
         self.classes = classes
         self.funcs = list(_functions(classes))
         self.parent: dict[ast.AST, ast.AST] = {}
-        for f in self.funcs:
+        self.with_parents: set[ast.AST] = set()
+
+    def _parents_of(self, f: ast.AST) -> None:
+        if f not in self.with_parents:
+            self.with_parents.add(f)
             for node in ast.walk(f):
                 for child in ast.iter_child_nodes(node):
                     self.parent[child] = node
@@ -126,8 +131,10 @@ class _Keys:
                 continue
             for node in ast.walk(f):
                 if isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.value, ast.Name) \
-                        and node.value.id == me and not self._use_ok(node, f, me, assumed):
-                    return False
+                        and node.value.id == me:
+                    self._parents_of(f)
+                    if not self._use_ok(node, f, me, assumed):
+                        return False
         return True
 
     def _use_ok(self, node: ast.Attribute, f: ast.AST, me: str, assumed: frozenset[str]) -> bool:
