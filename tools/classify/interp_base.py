@@ -217,6 +217,7 @@ class InterpBase:
         # the call set on its receiver); and the projections computed, by (function, receiver, world)
         self.receiver_summaries: dict[tuple[Any, ...], tuple[CallResult, tuple[tuple[str, Value], ...]]] = {}
         self.projections: dict[tuple[Any, ...], tuple[Any, ...] | None] = {}
+        self.projection_plans: dict[tuple[Any, ...], tuple[tuple[str, Any], ...] | None] = {}  # (see _project)
         # provenance.keys_are_existing_devices by (in-repo MRO, attribute): it reads the classes' source
         self.existing_device_keys: dict[tuple[tuple[ClassV, ...], str], bool] = {}
         self.frames = Frames()  # the summaries being computed (summaries.py)

@@ -323,7 +323,21 @@ class CallsMixin(InterpBase):
         return out
 
     def _project(self, fv: FuncV, recv: Inst, world: int) -> tuple[tuple[str, Any], ...] | None:
-        """The projection's entries for one object (see above), or None."""
+        """The projection's entries for one object (see above), or None: the plan of its class and attribute
+        names (memoised: which names are read and how the class resolves them), with this object's values."""
+        present = frozenset(k for k, _ in recv.attrs)
+        plan_key = (fv.rel, fv.pos, recv.cls, present, world)
+        plan = self.projection_plans.get(plan_key, False)
+        if plan is False:
+            plan = self.projection_plans[plan_key] = self._projection_plan(fv, recv.cls, present, world)
+        if plan is None:
+            return None
+        return tuple((name, recv.attr(name) if how is _INSTANCE else how) for name, how in plan)
+
+    def _projection_plan(self, fv: FuncV, cls: ClassV, present: frozenset[str],
+                         world: int) -> tuple[tuple[str, Any], ...] | None:
+        """For an object of class `cls` with attributes `present`: each name the method's closure reads, with
+        _INSTANCE (its attribute) or what the class gives; None when the receiver is used otherwise."""
         entries: list[tuple[str, Any]] = []
         visited: set[tuple[str, tuple[int, int]]] = set()
 
@@ -336,16 +350,15 @@ class CallsMixin(InterpBase):
             if uses is None:
                 return False
             for name in uses.writes:
-                if self.store_key(recv.cls, name, world) is not None:
+                if self.store_key(cls, name, world) is not None:
                     return False
             for name in uses.reads:
-                v: Any = recv.attr(name)
-                if v is not None:
-                    entries.append((name, v))
+                if name in present:
+                    entries.append((name, _INSTANCE))
                     continue
-                if self.store_key(recv.cls, name, world) is not None or name == "device":
+                if self.store_key(cls, name, world) is not None or name == "device":
                     return False
-                found = self.class_lookup(recv.cls, name, world)
+                found = self.class_lookup(cls, name, world)
                 if found is None:
                     # read: unresolved; called: a framework or tensor method by its name and arguments
                     entries.append((name, "absent"))
@@ -414,6 +427,9 @@ class CallsMixin(InterpBase):
         return CallResult(value, tuple(frame.findings), self_after if is_objects(self_after) else None,
                           stores=frame_stores(frame) if self.stores_seen else (),
                           generated=tuple(gen.items) if gen is not None and gen.exact else None)
+
+
+_INSTANCE = "<the object's attribute>"  # in a projection plan: read the name from the object itself
 
 
 def is_generator(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
