@@ -137,6 +137,8 @@ PROJECTS: dict[str, Project] = {
     # `dev = torch.device('cuda') if HAVE_GPU else 'cpu'` at module level, plus skipif(not HAVE_GPU) tests.
     "pytorch_wavelets": Project("pytorch_wavelets", "1.3.0", "tests",
                                 deps=("numpy", "six", "dtcwt", "PyWavelets", "py3nvml")),
+    # Tests in `tests/` folders inside the package (tltorch/*/tests), tensorly's torch backend; no device code.
+    "tensorly-torch": Project("tensorly-torch", "0.5.0", "tltorch", deps=("tensorly", "numpy", "scipy")),
 }
 
 COMMON_DEPS = ("pytest", "pytest-timeout", "pytest-xdist")
