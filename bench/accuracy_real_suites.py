@@ -123,6 +123,22 @@ PROJECTS: dict[str, Project] = {
                                    "--continue-on-collection-errors")),
     # `*_test.py` modules beside the code they test, inside the package; no device code (CPU routing only).
     "normflows": Project("normflows", "1.7.3", "normflows", deps=("numpy",)),
+    # Round 8 (docs/classifier-accuracy.md, "Round 8: new suites"): suites never used before.
+    # `@pytest.mark.parametrize("cuda", [False, True])` whose True half moves to CUDA only when it is there.
+    # Without test_packets.py, test_matrix_fwt_2.py, test_convolution_fwt*.py, test_matrix_fwt_3.py,
+    # test_separable_conv_fwt.py and test_sparse_math.py (9,900 of 10,848 ids, no device code; the whole suite
+    # ran 1,696 tests in 600 s): the files left hold the `cuda` parametrizations and the Mackey-Glass
+    # generator whose device defaults to "cuda". Tests that fetch scipy.datasets fail offline (excluded).
+    "ptwt": Project("ptwt", "1.0.1", "tests/test_cwt.py tests/test_jit.py tests/test_matrix_fwt.py "
+                    "tests/test_swt.py tests/test_util.py tests/test_wavelet.py",
+                    deps=("PyWavelets", "scipy", "numpy", "pooch")),
+    # unittest classes, no device code (CPU routing only).
+    "julius": Project("julius", "0.2.8", "tests", deps=("resampy",)),
+    # `dev = torch.device('cuda') if HAVE_GPU else 'cpu'` at module level, plus skipif(not HAVE_GPU) tests.
+    "pytorch_wavelets": Project("pytorch_wavelets", "1.3.0", "tests",
+                                deps=("numpy", "six", "dtcwt", "PyWavelets", "py3nvml")),
+    # Tests in `tests/` folders inside the package (tltorch/*/tests), tensorly's torch backend; no device code.
+    "tensorly-torch": Project("tensorly-torch", "0.5.0", "tltorch", deps=("tensorly", "numpy", "scipy")),
 }
 
 COMMON_DEPS = ("pytest", "pytest-timeout", "pytest-xdist")
