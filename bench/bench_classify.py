@@ -271,7 +271,10 @@ def real_suites(dirs: list[Path]) -> list[Suite]:
         d = d.resolve()
         if not d.is_dir():
             raise SystemExit(f"--real-suite {d}: not a directory")
-        cands = sorted(x for x in (d / "src").iterdir() if x.is_dir()) if (d / "src").is_dir() else [d]
+        # a suite itself (even one with a src/ layout, accelerate's), else a workdir whose src/ holds suites
+        is_suite = d.name.lower().replace("_", "-") in known
+        cands = sorted(x for x in (d / "src").iterdir() if x.is_dir()) if (d / "src").is_dir() and not is_suite \
+            else [d]
         for c in cands:
             proj = known.get(c.name.lower().replace("_", "-"))
             if proj is None and len(cands) > 1:
