@@ -24,6 +24,19 @@ def _tree(tmp_path: Path, files: dict[str, str]) -> Path:
     return tmp_path
 
 
+def _count_analyses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The name of each function analysed from now on (a summary computed, not reused), in order."""
+    analysed: list[str] = []
+    original = interp_calls.CallsMixin._run_function
+
+    def counting(self, fv, *args, **kwargs):  # type: ignore[no-untyped-def]
+        analysed.append(fv.name)
+        return original(self, fv, *args, **kwargs)
+
+    monkeypatch.setattr(interp_calls.CallsMixin, "_run_function", counting)
+    return analysed
+
+
 def test_widen_forgets_numbers_and_keeps_device_facts() -> None:
     cls = ClassV("m.py", (1, 0), "Node")
     node = Inst(cls, (("depth", Const(3)), ("device", DeviceV("cuda")), ("name", Const("left")),
@@ -111,14 +124,7 @@ def test_a_summary_is_computed_once_for_every_test_that_reaches_it(tmp_path: Pat
         """,
         "tests/test_x.py": "import torch\nfrom pkg.lib import prepare\n" + tests,
     })
-    analysed: list[str] = []
-    original = interp_calls.CallsMixin._run_function
-
-    def counting(self, fv, *args, **kwargs):  # type: ignore[no-untyped-def]
-        analysed.append(fv.name)
-        return original(self, fv, *args, **kwargs)
-
-    monkeypatch.setattr(interp_calls.CallsMixin, "_run_function", counting)
+    analysed = _count_analyses(monkeypatch)
     got = run(root, cache_dir=None, workers=1).files["tests/test_x.py"].tests
     assert {v.label for v in got.values()} == {"cpu"}
     assert analysed.count("prepare") == 1
@@ -233,14 +239,7 @@ def test_gpu_last():
     e.fire_last(torch.zeros(2))
 """,
     })
-    analysed: list[str] = []
-    original = interp_calls.CallsMixin._run_function
-
-    def counting(self, fv, *args, **kwargs):  # type: ignore[no-untyped-def]
-        analysed.append(fv.name)
-        return original(self, fv, *args, **kwargs)
-
-    monkeypatch.setattr(interp_calls.CallsMixin, "_run_function", counting)
+    analysed = _count_analyses(monkeypatch)
     got = run(root, cache_dir=None, workers=1).files["tests/test_x.py"].tests
     assert {k: v.label for k, v in got.items()} == {
         **{f"test_cpu_{i}": "cpu" for i in range(6)}, "test_gpu": "gpu", "test_gpu_last": "gpu"}
