@@ -50,6 +50,12 @@ def labels(output: str) -> set[str]:
     return {line.strip() for line in output.splitlines() if line.startswith("//")}
 
 
+def query_tags(target: str, cwd: Path = ROOT, env: dict[str, str] | None = None) -> set[str]:
+    """Every string value of `bazel query <target> --output=xml`: the tags among them."""
+    root = ET.fromstring(bazel("query", target, "--output=xml", cwd=cwd, env=env).stdout)
+    return {node.get("value") for node in root.iter("string") if node.get("value")}
+
+
 def test_gpu_query_lists_exactly_the_gpu_examples():
     assert labels(bazel("query", GPU_QUERY).stdout) == GPU_TARGETS
 
@@ -60,8 +66,7 @@ def test_cpu_query_lists_the_rest():
 
 
 def test_xml_output_carries_gpu_count_vram_and_resources():
-    root = ET.fromstring(bazel("query", "//examples/torch_gpu:test_two_gpu", "--output=xml").stdout)
-    tags = {node.get("value") for node in root.iter("string") if node.get("value")}
+    tags = query_tags("//examples/torch_gpu:test_two_gpu")
     assert {"requires-gpu", "gpu-count:2", "resources:gpu:2"} <= tags
     assert any(tag.startswith("gpu-vram-gb:") for tag in tags)
 
@@ -169,8 +174,7 @@ def test_consumer_module_uses_its_own_classification_and_bad_input_fails(consume
     (workspace / "my_classification.json").write_text(
         classification({"label": "gpu", "gpu_count": 4, "vram_gb": 40})
     )
-    root = ET.fromstring(bazel("query", "//:test_model", "--output=xml", cwd=workspace, env=env).stdout)
-    tags = {n.get("value") for n in root.iter("string")}
+    tags = query_tags("//:test_model", cwd=workspace, env=env)
     assert {"requires-gpu", "gpu-count:4", "gpu-vram-gb:40", "resources:gpu:4"} <= tags
 
     (workspace / "my_classification.json").write_text(classification({"label": "tpu"}))
@@ -181,8 +185,7 @@ def test_consumer_module_uses_its_own_classification_and_bad_input_fails(consume
 
     # device = "gpu" on a file the classifier labelled cpu (gpu_count 0) implies one GPU (issue #13).
     (workspace / "my_classification.json").write_text(classification({"label": "cpu", "gpu_count": 0}))
-    root = ET.fromstring(bazel("query", "//:test_model_forced_gpu", "--output=xml", cwd=workspace, env=env).stdout)
-    tags = {n.get("value") for n in root.iter("string")}
+    tags = query_tags("//:test_model_forced_gpu", cwd=workspace, env=env)
     assert {"requires-gpu", "gpu-count:1", "resources:gpu:1", "torch-label-source:attribute"} <= tags
 
     (workspace / "my_classification.json").write_text(classification({"label": "cpu"}))

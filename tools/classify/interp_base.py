@@ -240,10 +240,12 @@ class InterpBase:
         # or a module, class body, MRO or summary that itself depended on one. A computation during which it
         # did not grow is the same in every world, so its result is shared by all of them (summaries.py).
         self.world_reads = 0
-        # whether computing an entry of a per-world class table read the world (absent: still being computed)
+        # whether computing an entry of a per-world class table read the world (absent: still being computed),
+        # by the entry's key in class_bodies, mros, enum_kinds, store_keys
         self.body_reads_world: dict[tuple[ClassV, int], bool] = {}
         self.mro_reads_world: dict[tuple[ClassV, int], bool] = {}
-        self.world_keyed: dict[tuple[Any, ...], bool] = {}  # the same for the Enum kind and shared-namespace tables
+        self.enum_reads_world: dict[tuple[ClassV, int], bool] = {}
+        self.store_reads_world: dict[tuple[ClassV, str, int], bool] = {}
         self.steps = 0  # spent in the current budget (see CASE_BUDGET)
         self.limit = FILE_BUDGET
 
@@ -255,10 +257,10 @@ class InterpBase:
             self.world_reads += 1
         return got
 
-    def world_memo_hit(self, key: tuple[Any, ...]) -> None:
+    def world_memo_hit(self, reads_world: dict[Any, bool], key: Any) -> None:
         """A hit in a per-world class table (class bodies, MROs...): it counts as a read of the world when
         computing it read one, or while it is still being computed (a cycle: not known yet)."""
-        if self.world_keyed.get(key, True):
+        if reads_world.get(key, True):
             self.world_reads += 1
 
     if TYPE_CHECKING:

@@ -23,7 +23,7 @@ class ClassesMixin(InterpBase):
         """None: not an Enum; else "" (plain), "int"/"str" (IntEnum/StrEnum: str() is the value's), or
         "builtins.str"/"builtins.int"/... (`class E(str, Enum)`: compares like its value, str() is `E.NAME`)."""
         if (cls, world) in self.enum_kinds:
-            self.world_memo_hit(("enum", cls, world))
+            self.world_memo_hit(self.enum_reads_world, (cls, world))
             return self.enum_kinds[(cls, world)]
         self.enum_kinds[(cls, world)] = None  # a cycle through the MRO: not an Enum
         before = self.world_reads
@@ -38,7 +38,7 @@ class ClassesMixin(InterpBase):
                     mixin = mixin or c.path
         got = None if kind is None else mixin if mixin and not kind else kind
         self.enum_kinds[(cls, world)] = got
-        self.world_keyed["enum", cls, world] = self.world_reads != before
+        self.enum_reads_world[cls, world] = self.world_reads != before
         return got
 
     def enum_member(self, cls: ClassV, name: str, world: int) -> EnumV | None:
@@ -87,8 +87,7 @@ class ClassesMixin(InterpBase):
         key = (cls, world)
         got = self.class_bodies.get(key)
         if got is not None:
-            if self.body_reads_world.get(key, True):
-                self.world_reads += 1
+            self.world_memo_hit(self.body_reads_world, key)
             return got
         env: dict[str, Value] = {}
         self.class_bodies[key] = env
@@ -142,8 +141,7 @@ class ClassesMixin(InterpBase):
         key = (cls, world)
         got = self.mros.get(key)
         if got is not None:
-            if self.mro_reads_world.get(key, True):
-                self.world_reads += 1
+            self.world_memo_hit(self.mro_reads_world, key)
             if not got:  # past the bound before
                 limits.check_mro_length(cls.name, limits.MAX_MRO_LENGTH + 1)
             return got
@@ -203,7 +201,7 @@ class ClassesMixin(InterpBase):
         `self.__dict__ = self._shared_state`, accelerate's PartialState/AcceleratorState/GradientState)."""
         key = (cls, name, world)
         if key in self.store_keys:
-            self.world_memo_hit(("store", *key))
+            self.world_memo_hit(self.store_reads_world, key)
             return self.store_keys[key]
         before = self.world_reads
         got: str | None = None
@@ -213,7 +211,7 @@ class ClassesMixin(InterpBase):
             if owner is not None:
                 got = f"{STORE}{owner.rel}:{owner.pos[0]}:{owner.pos[1]}.{name}"
         self.store_keys[key] = got
-        self.world_keyed["store", *key] = self.world_reads != before
+        self.store_reads_world[key] = self.world_reads != before
         return got
 
     def _shared_attrs(self, cls: ClassV) -> frozenset[str]:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from tools.classify.values import Inst, OneOf, Value, _children, alternatives
+from tools.classify.values import Inst, OneOf, Value, mentions
 
 
 @dataclass(frozen=True)
@@ -92,18 +92,6 @@ def _uses(node: ast.FunctionDef | ast.AsyncFunctionDef) -> ReceiverUses | None:
 def _is_bare_super(e: ast.expr) -> bool:
     return isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id == "super" and not e.args \
         and not e.keywords
-
-
-def mentions(v: object, target: Value) -> bool:
-    """Whether `target`, or one of its alternatives when it is a choice of objects, occurs inside v."""
-    targets = set(alternatives(target)) | {target}
-    todo = [v]
-    while todo:
-        x = todo.pop()
-        if x in targets:
-            return True
-        todo.extend(_children(x))
-    return False
 
 
 Delta = tuple[tuple[str, Value], ...]

@@ -254,6 +254,18 @@ def _children(v: object) -> tuple[object, ...]:
 _LEAVES = frozenset({Const, Ext, Unresolved, NoReturn, ClassV, TensorV})  # values holding no other value
 
 
+def mentions(v: object, target: Value) -> bool:
+    """Whether `target`, or one of its alternatives when it is a choice of objects, occurs inside v."""
+    targets = set(alternatives(target)) | {target}
+    todo = [v]
+    while todo:
+        x = todo.pop()
+        if x in targets:
+            return True
+        todo.extend(_children(x))
+    return False
+
+
 def size_of(v: object) -> tuple[int, int]:
     """(tree size, depth) of a value, cached on each node: linear in the distinct nodes even when subtrees
     are shared. Sizes saturate just past the bounds."""
