@@ -246,6 +246,8 @@ class InterpBase:
         self.mro_reads_world: dict[tuple[ClassV, int], bool] = {}
         self.enum_reads_world: dict[tuple[ClassV, int], bool] = {}
         self.store_reads_world: dict[tuple[ClassV, str, int], bool] = {}
+        # class_lookup by (class, name, world) once every class of the MRO is complete: (found, read the world)
+        self.lookups: dict[tuple[ClassV, str, int], tuple[Value | None, bool]] = {}
         self.steps = 0  # spent in the current budget (see CASE_BUDGET)
         self.limit = FILE_BUDGET
 
