@@ -139,6 +139,11 @@ def idval(value: Value, argname: str, idx: int, idfn: Callable[[Value], Value] |
     """The id pytest derives for one parameter value (`_idval`): the `ids=` callable's result unless it returns
     None, else from the value, else `<argname><index>`. None: the callable's result cannot be evaluated (pytest
     would use it, so any id made here would be a guess)."""
+    if isinstance(value, OneOf):
+        # `Cls if flag else None` with the flag unknown: pytest spells whichever it gets; one id only when
+        # every alternative has the same (else `<argname><index>` would be a guess that is right in no case)
+        ids = {idval(a, argname, idx, idfn) for a in value.alts}
+        return ids.pop() if len(ids) == 1 else None
     if idfn is not None:
         got = idfn(value)
         if not (isinstance(got, Const) and got.value is None):

@@ -92,7 +92,7 @@ class ExternalMixin(InterpBase):
                       for t, c in zip(ts, _cond_nodes(n), strict=False))
             return SkipV(active, where + f"skipif({src})", _cuda_text(src), off)
         if name == "skip":
-            return SkipV(True, where + "skip")
+            return SkipV(True, where + "skip", always=True)
         req = conventions.mark_requirement(name, [_py(a) for a in args], {k: _py(v) for k, v in kwargs.items()})
         if req is not None:
             return ReqV(req.gpu_count, req.vram_gb, where + req.note, req.manual, req.cpu, req.hint_only)
@@ -113,6 +113,8 @@ class ExternalMixin(InterpBase):
             return args[0] if len(args) == 1 and not kwargs and isinstance(args[0], TestFnV) else UNK
         if path == "itertools.product" and args and not kwargs:
             return _product(args)
+        if path in ("collections.OrderedDict", "builtins.dict"):
+            return _dict_of(args, kwargs)
         if path == "re.compile" and args and isinstance(args[0], Const) and isinstance(args[0].value, str):
             return Ext(REGEX_PREFIX + args[0].value)  # a parametrize value: pytest ids it by its pattern
         world = frame.world
@@ -157,8 +159,8 @@ class ExternalMixin(InterpBase):
             return SkipV(t, step(frame.rel, line, f"{last}({src})"), _cuda_text(src), off)
         if path in ("unittest.skip", "unittest.case.skip"):
             if args and isinstance(args[0], (TestFnV, FuncV)):
-                return self._apply_mark(SkipV(True, step(frame.rel, line, "skip")), args[0])
-            return SkipV(True, step(frame.rel, line, "skip"))
+                return self._apply_mark(SkipV(True, step(frame.rel, line, "skip"), always=True), args[0])
+            return SkipV(True, step(frame.rel, line, "skip"), always=True)
         if path.endswith(("SkipTest", "Skipped")) or path == "pytest.skip.Exception":
             return Ext(path + "()")
         if last in ("patch", "object") and ("mock" in path or path.startswith("unittest")):
@@ -264,6 +266,11 @@ class ExternalMixin(InterpBase):
             return args[1] if len(args) > 1 else Const(None)
         if name in ("append", "extend", "insert", "add", "update") and isinstance(recv, (Seq, DictV)):
             return Const(None)
+        if name in ("keys", "values", "items") and isinstance(recv, DictV) and recv.items and not args and not kwargs:
+            # `@pytest.mark.parametrize("name", MODEL_DICT.keys())`, `SPACES.values()`: in insertion order (an
+            # empty dict is left unknown: it is usually filled by `d[k] = v` later, which the analysis skips)
+            return Seq(tuple(k if name == "keys" else v if name == "values" else Seq((k, v), "tuple")
+                             for k, v in recv.items), "list")
         return None
 
     def option_default(self, name: str, rel: str) -> Value:
@@ -362,6 +369,8 @@ class ExternalMixin(InterpBase):
                 len(args) == 3 and args[2] == Const(0)) else UNK
         if name == "len" and args and isinstance(args[0], Seq):
             return Const(len(args[0].items))
+        if name == "dict":
+            return _dict_of(args, kwargs)
         if name in ("list", "tuple") and len(args) == 1 and isinstance(args[0], ClassV):
             members = self.enum_members(args[0], frame.world)
             if members is not None:
@@ -372,6 +381,10 @@ class ExternalMixin(InterpBase):
             return Seq((), name)
         if name == "set" and len(args) == 1 and isinstance(args[0], Seq):
             return Seq(tuple(dict.fromkeys(args[0].items)), "set")
+        if name == "sum" and len(args) == 1 and not kwargs and isinstance(args[0], Seq) and all(
+                isinstance(i, Const) and type(i.value) in (int, float) for i in args[0].items):
+            # `(MultiCategoricalDistribution([2, 3]), sum([2, 3]))`: a parameter pytest ids by its value
+            return Const(sum(i.value for i in args[0].items))  # type: ignore[union-attr]
         if name in ("min", "max") and args and all(isinstance(a, Const) for a in args):
             try:
                 return Const((min if name == "min" else max)(a.value for a in args))  # type: ignore[union-attr]
@@ -383,6 +396,19 @@ class ExternalMixin(InterpBase):
             frame.add(Finding(MOCK, (step(frame.rel, line, "setattr on torch.cuda fakes CUDA"),)))
         return UNK
 
+
+
+def _dict_of(args: list[Value], kwargs: dict[str, Value]) -> Value:
+    """`dict(pairs, **kw)` / `collections.OrderedDict(pairs)` of known (key, value) pairs; a later key wins."""
+    if len(args) > 1 or args and not (isinstance(args[0], Seq) and all(
+            isinstance(i, Seq) and len(i.items) == 2 for i in args[0].items)):
+        return args[0] if len(args) == 1 and not kwargs and isinstance(args[0], DictV) else UNK
+    out: dict[Value, Value] = {}
+    for pair in args[0].items if args else ():
+        assert isinstance(pair, Seq)
+        out[pair.items[0]] = pair.items[1]
+    out.update((Const(k), v) for k, v in kwargs.items())
+    return DictV(tuple(out.items()))
 
 
 def _text_leaves(call: ast.Call) -> list[list[ast.expr]]:
