@@ -76,6 +76,9 @@ STR_METHODS = frozenset({"startswith", "endswith", "lower", "upper", "strip", "l
 # The `ids=` entry make_mark gives a parametrize case whose unknown values are strings built at run time: pytest
 # spells them by their text, so no id is made for them (collect.parametrize_cases)
 UNKNOWN_TEXT = Ext("<unknown text id>")
+# The same for a value that is a Python number made at run time (`np.ones(1).item()`): pytest spells it with
+# str(), digits that cannot be mistaken for a name-like id (collect.NUMBER_ID)
+UNKNOWN_NUMBER = Ext("<unknown number id>")
 
 
 class ExternalMixin(InterpBase):
@@ -97,11 +100,14 @@ class ExternalMixin(InterpBase):
         if req is not None:
             return ReqV(req.gpu_count, req.vram_gb, where + req.note, req.manual, req.cpu, req.hint_only)
         if name == "parametrize" and len(args) < 3 and "ids" not in kwargs and isinstance(n, ast.Call):
-            # a value spelled as a string whose text is not known: pytest's id is that text, so that case has none
-            unknown = [any(not isinstance(self.ev(leaf, frame), Const) for leaf in leaves)
-                       for leaves in _text_leaves(n)]
-            if any(unknown):
-                kwargs = {**kwargs, "ids": Seq(tuple(UNKNOWN_TEXT if u else Const(None) for u in unknown), "list")}
+            # a value spelled as a string (or number) whose text is not known: pytest's id is that text, so that
+            # case has none
+            unknown: list[Value] = []
+            for leaves in _text_leaves(n):
+                kinds = {kind for leaf, kind in leaves if not isinstance(self.ev(leaf, frame), Const)}
+                unknown.append(UNKNOWN_TEXT if "text" in kinds else UNKNOWN_NUMBER if kinds else Const(None))
+            if any(u != Const(None) for u in unknown):
+                kwargs = {**kwargs, "ids": Seq(tuple(unknown), "list")}
         return MarkV(name, tuple(args), tuple(sorted(kwargs.items(), key=lambda kv: kv[0])), where)
 
     def call_ext(self, path: str, args: list[Value], kwargs: dict[str, Value], n: ast.AST, frame: Frame) -> Value:
@@ -411,17 +417,18 @@ def _dict_of(args: list[Value], kwargs: dict[str, Value]) -> Value:
     return DictV(tuple(out.items()))
 
 
-def _text_leaves(call: ast.Call) -> list[list[ast.expr]]:
+def _text_leaves(call: ast.Call) -> list[list[tuple[ast.expr, str]]]:
     """Per case of a parametrize call's literal argvalues (`[(a, b), pytest.param(c)]`), its values spelled as
-    strings built at run time: f-strings, `"...".format(...)`, `"..." % x`, `"..." + x`, `str(x)`, `repr(x)`.
-    Empty when the argvalues are not a literal list or tuple of cases."""
+    strings built at run time (f-strings, `"...".format(...)`, `"..." % x`, `"..." + x`, `str(x)`, `repr(x)`:
+    "text") or numbers made at run time (`x.item()`: "number"). Empty when the argvalues are not a literal list
+    or tuple of cases."""
     values = call.args[1] if len(call.args) > 1 else next((k.value for k in call.keywords if k.arg == "argvalues"),
                                                              None)
     if not isinstance(values, (ast.List, ast.Tuple)) or any(isinstance(e, ast.Starred) for e in values.elts):
         return []
-    out: list[list[ast.expr]] = []
+    out: list[list[tuple[ast.expr, str]]] = []
     for case in values.elts:
-        leaves: list[ast.expr] = []
+        leaves: list[tuple[ast.expr, str]] = []
         todo = [case]
         while todo:
             e = todo.pop()
@@ -431,7 +438,10 @@ def _text_leaves(call: ast.Call) -> list[list[ast.expr]]:
                 if not any(k.arg == "id" for k in e.keywords):  # `pytest.param(..., id=...)`: its id is given
                     todo.extend(a for a in e.args if not isinstance(a, ast.Starred))
             elif _builds_text(e):
-                leaves.append(e)
+                leaves.append((e, "text"))
+            elif isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr == "item" and not (
+                    e.args or e.keywords):
+                leaves.append((e, "number"))  # a tensor's or array's one element as a Python number
         out.append(leaves)
     return out
 

@@ -10,10 +10,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tools.classify.collect import UNKNOWN_ID, parametrize_cases
 from tools.classify.devices import truth
 from tools.classify.evidence import ALWAYS_SKIP_KEY, GPU, MARK_SKIP_KEY, SKIP, Finding, decide
+from tools.classify.interp_external import UNKNOWN_NUMBER
 from tools.classify.runner import run
-from tools.classify.values import UNRESOLVED, Const, KnownTruth, Unresolved, join
+from tools.classify.values import UNRESOLVED, Const, KnownTruth, Seq, Unresolved, join
 
 CORPUS = Path(__file__).resolve().parent / "fixtures"
 ROUND9 = "tests/round9"
@@ -38,7 +40,8 @@ def test_ids_match_pytest_collect_only(tmp_path: Path) -> None:
     """A value one of two things whose ids differ (`Cls if flag else None`) has no id of its own: that case is
     left to the function-level key (was `<argname><index>`, an id pytest collects in neither case). A dict's
     keys, values and items, `dict(...)`, `collections.OrderedDict(...)` and `sum()` of numbers are enumerated
-    (were function-level keys or guessed ids)."""
+    (were function-level keys or guessed ids). A number made at run time (`x.item()`) is left to the
+    function-level key while the cases no number can equal keep their ids (were `value2`, `value3`)."""
     corpus = tmp_path / "repo"
     shutil.copytree(CORPUS / "repo", corpus)
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
@@ -49,12 +52,13 @@ def test_ids_match_pytest_collect_only(tmp_path: Path) -> None:
     assert f"{IDS}::test_scheduler[MultiplicativeLR-kwargs1]" in collected, out
     result = run(corpus, paths=[ROUND9], cache_dir=None)
     keys = {f"{rel}::{k}" for rel, r in result.files.items() for k in r.tests}
-    assert keys - collected == {f"{IDS}::test_scheduler", f"{IDS}::test_either_list"}
+    assert keys - collected == {f"{IDS}::test_scheduler", f"{IDS}::test_either_list", f"{IDS}::test_item_values"}
     for name in ("test_summed[sizes0-5]", "test_dict_keys[sac]", "test_ordered_dict_values[subproc-space3]",
                  "test_dict_items[large-8]"):
         assert f"{IDS}::{name}" in keys
     assert {c for c in collected if c not in keys} == {
-        f"{IDS}::test_scheduler[MultiplicativeLR-kwargs1]", *(c for c in collected if "::test_either_list[" in c)}
+        f"{IDS}::test_scheduler[MultiplicativeLR-kwargs1]", *(c for c in collected if "::test_either_list[" in c),
+        f"{IDS}::test_item_values[1.0]", f"{IDS}::test_item_values[0.0]"}
 
 
 def test_disabled_tests_run_nowhere() -> None:
@@ -71,3 +75,13 @@ def test_disabled_tests_run_nowhere() -> None:
     required = Finding(GPU, ("t.py:2: @require_cuda: needs CUDA",), key="requirement")
     assert decide([skip, required], {}, "t.py:4: no GPU use found").label == GPU
     assert decide([skip, conditional, cuda], {conditional.key: 1}, "t.py:4: no GPU use found").label == GPU
+
+
+def test_unknown_number_keeps_ids_no_number_can_equal() -> None:
+    """`x.item()` among the values: the other cases keep their ids unless one of them could be a number."""
+    names = Const("value")
+    ids = Seq((Const(None), UNKNOWN_NUMBER), "list")
+    cases = parametrize_cases(names, Seq((Const("a b"), UNRESOLVED), "list"), ids)
+    assert cases is not None and [c.id for c in cases] == ["a b", UNKNOWN_ID]
+    # `10` could be what str() of the unknown number gives: pytest would then suffix both, so no ids at all
+    assert parametrize_cases(names, Seq((Const(10), UNRESOLVED), "list"), ids) is None
