@@ -265,6 +265,9 @@ class StatementsMixin(InterpBase):
             for t in s.targets:
                 if isinstance(t, ast.Name):
                     frame.env.pop(t.id, None)
+                elif isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and isinstance(
+                        frame.env.get(t.value.id), (DictV, Seq)):
+                    frame.env[t.value.id] = UNK  # `del d[k]`: as for `d[k] = v` (bind)
             return False
         return False
 
