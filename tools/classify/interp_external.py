@@ -119,7 +119,7 @@ class ExternalMixin(InterpBase):
             return args[0] if len(args) == 1 and not kwargs and isinstance(args[0], TestFnV) else UNK
         if path == "itertools.product" and args and not kwargs:
             return _product(args)
-        if path in ("collections.OrderedDict", "builtins.dict"):
+        if path == "collections.OrderedDict":
             return _dict_of(args, kwargs)
         if path == "re.compile" and args and isinstance(args[0], Const) and isinstance(args[0].value, str):
             return Ext(REGEX_PREFIX + args[0].value)  # a parametrize value: pytest ids it by its pattern
@@ -405,7 +405,10 @@ class ExternalMixin(InterpBase):
 
 
 def _dict_of(args: list[Value], kwargs: dict[str, Value]) -> Value:
-    """`dict(pairs, **kw)` / `collections.OrderedDict(pairs)` of known (key, value) pairs; a later key wins."""
+    """`dict(pairs, **kw)` / `collections.OrderedDict(pairs)` of known (key, value) pairs; a later key wins.
+    Unknown after `**x` with an unknown x (its keyword is no identifier: interp_calls.UNKNOWN_KWARGS)."""
+    if any(not k.isidentifier() for k in kwargs):
+        return UNK
     if len(args) > 1 or args and not (isinstance(args[0], Seq) and all(
             isinstance(i, Seq) and len(i.items) == 2 for i in args[0].items)):
         return args[0] if len(args) == 1 and not kwargs and isinstance(args[0], DictV) else UNK

@@ -13,9 +13,9 @@ from pathlib import Path
 from tools.classify.collect import UNKNOWN_ID, parametrize_cases
 from tools.classify.devices import truth
 from tools.classify.evidence import ALWAYS_SKIP_KEY, GPU, MARK_SKIP_KEY, SKIP, Finding, decide
-from tools.classify.interp_external import UNKNOWN_NUMBER
+from tools.classify.interp_external import UNKNOWN_NUMBER, _dict_of
 from tools.classify.runner import run
-from tools.classify.values import UNRESOLVED, Const, KnownTruth, Seq, Unresolved, join
+from tools.classify.values import UNRESOLVED, Const, DictV, KnownTruth, Seq, Unresolved, join
 
 CORPUS = Path(__file__).resolve().parent / "fixtures"
 ROUND9 = "tests/round9"
@@ -85,3 +85,11 @@ def test_unknown_number_keeps_ids_no_number_can_equal() -> None:
     assert cases is not None and [c.id for c in cases] == ["a b", UNKNOWN_ID]
     # `10` could be what str() of the unknown number gives: pytest would then suffix both, so no ids at all
     assert parametrize_cases(names, Seq((Const(10), UNRESOLVED), "list"), ids) is None
+
+
+def test_dict_of_known_pairs_only() -> None:
+    """`dict(pairs, **kw)` / `OrderedDict(pairs)`: a later key wins; `**x` with x unknown leaves it unknown."""
+    pairs = Seq((Seq((Const("a"), Const(1)), "tuple"), Seq((Const("a"), Const(2)), "tuple")), "list")
+    assert _dict_of([pairs], {"b": Const(3)}) == DictV(((Const("a"), Const(2)), (Const("b"), Const(3))))
+    assert isinstance(_dict_of([], {"a": Const(1), "**": UNRESOLVED}), Unresolved)
+    assert isinstance(_dict_of([UNRESOLVED], {}), Unresolved)
