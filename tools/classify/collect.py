@@ -26,7 +26,7 @@ from tools.classify.dataflow import (
 )
 from tools.classify.devices import TORCH_UNNAMED_CONSTANTS, TYPE_PREFIX
 from tools.classify.frozen import frozen
-from tools.classify.interp_external import UNKNOWN_TEXT
+from tools.classify.interp_external import UNKNOWN_NUMBER, UNKNOWN_TEXT
 from tools.classify.plugins import EXTERNAL_TEST_POS, EXTERNAL_TESTS_REL, IMPORTED_TEST_REL
 from tools.classify.values import (
     ClassV,
@@ -139,6 +139,11 @@ def idval(value: Value, argname: str, idx: int, idfn: Callable[[Value], Value] |
     """The id pytest derives for one parameter value (`_idval`): the `ids=` callable's result unless it returns
     None, else from the value, else `<argname><index>`. None: the callable's result cannot be evaluated (pytest
     would use it, so any id made here would be a guess)."""
+    if isinstance(value, OneOf):
+        # `Cls if flag else None` with the flag unknown: pytest spells whichever it gets; one id only when
+        # every alternative has the same (else `<argname><index>` would be a guess that is right in no case)
+        ids = {idval(a, argname, idx, idfn) for a in value.alts}
+        return ids.pop() if len(ids) == 1 else None
     if idfn is not None:
         got = idfn(value)
         if not (isinstance(got, Const) and got.value is None):
@@ -180,6 +185,11 @@ class ParamCase:
     marks: tuple[Value, ...]
 
 
+# What str() of a Python number may look like (int, float, complex, inf, nan), with pytest's `_<n>` suffix for
+# duplicates: an unknown number's id can never equal an id such as `histogram0` or `1 2 3 4`
+_REAL = r"(?:[0-9.]+(?:e[-+]?[0-9]+)?|inf|nan)"
+NUMBER_ID = rf"\(?[-+]?{_REAL}(?:[-+]{_REAL}j)?j?\)?(?:_[0-9]+)?"
+
 # The id part of a parametrize dimension whose values or ids cannot be evaluated: a test with one is keyed by
 # its function alone (the key covers every parametrization), never by a guessed id
 UNKNOWN_ID = "\0"
@@ -206,11 +216,13 @@ def parametrize_cases(argnames: Value, argvalues: Value, ids: Value | None,
         return None
     explicit: list[str | None] | None = None
     text_cases: set[int] = set()
+    number_cases: set[int] = set()
     if isinstance(ids, Seq):
         # pytest's IdMaker: a None entry leaves that case its default id, any other is spelled like a value
-        explicit = [None if isinstance(i, Const) and i.value is None or i == UNKNOWN_TEXT
+        explicit = [None if isinstance(i, Const) and i.value is None or i in (UNKNOWN_TEXT, UNKNOWN_NUMBER)
                     else idval_from_value(i) or UNKNOWN_ID for i in ids.items]
-        text_cases = {n for n, i in enumerate(ids.items) if i == UNKNOWN_TEXT}
+        text_cases = {n for n, i in enumerate(ids.items) if i in (UNKNOWN_TEXT, UNKNOWN_NUMBER)}
+        number_cases = {n for n, i in enumerate(ids.items) if i == UNKNOWN_NUMBER}
     elif ids is not None and not (isinstance(ids, Const) and ids.value is None) and idfn is None:
         return None  # ids that cannot be evaluated (an unknown list, a callable outside the repository)
     if not argvalues.items:
@@ -242,7 +254,8 @@ def parametrize_cases(argnames: Value, argvalues: Value, ids: Value | None,
             pid = "-".join(p for p in parts if p is not None)
         if pid is None or pid == UNKNOWN_ID:
             # an unknown value may be spelled any way; the parts the analysis knows are fixed
-            unknown.append(re.compile("-".join(".*" if p is None or isinstance(v, Unresolved) else re.escape(p)
+            any_text = NUMBER_ID if idx in number_cases else ".*"
+            unknown.append(re.compile("-".join(any_text if p is None or isinstance(v, Unresolved) else re.escape(p)
                                                for p, v in zip(parts, values, strict=True)) if parts else ".*",
                                       re.DOTALL))
             pid = UNKNOWN_ID

@@ -21,6 +21,7 @@ from tools.classify.values import (
     Ext,
     FuncV,
     Inst,
+    KnownTruth,
     MarkV,
     ModV,
     OneOf,
@@ -99,6 +100,8 @@ _CMP: dict[type, Callable[[Any, Any], Any]] = {
 
 def truth(v: Value) -> bool | None:
     """Truthiness of an abstract value: True, False or None (undecided)."""
+    if isinstance(v, KnownTruth):
+        return v.truth
     if isinstance(v, Const):
         return bool(v.value)
     if isinstance(v, Seq):

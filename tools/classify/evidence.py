@@ -34,6 +34,9 @@ MAX_STEPS = 12
 # parameter or a fixture parameter). Code never yields a mark key, which lets a GPU world that only has to
 # settle mark skips leave the test body alone (Analyzer.classify_case).
 MARK_SKIP_KEY = "mark:"
+# A skip mark without a condition (`@pytest.mark.skip(reason=...)`, `unittest.skip`): its key starts with this.
+# When no GPU world lifts it either, the test runs nowhere, whatever its body would need.
+ALWAYS_SKIP_KEY = MARK_SKIP_KEY + "always:"
 
 
 @frozen
@@ -86,8 +89,9 @@ def _vram(findings: Iterable[Finding]) -> float:
 def decide(findings: Iterable[Finding], gpu_skips: dict[str, int], default_step: str) -> Verdict:
     """Turn findings into a label. `gpu_skips` maps skip keys that vanish with GPUs to the GPU count.
 
-    Order of precedence: manual marks, then GPU requirements (conventions, CUDA-only skips), then a
-    CUDA mock (the test runs on a CPU), then GPU effects, then unknowns, else cpu.
+    Order of precedence: manual marks, then GPU requirements (conventions, CUDA-only skips), then a skip
+    without a condition (the test never runs), then a CUDA mock (the test runs on a CPU), then GPU effects,
+    then unknowns, else cpu.
     """
     found = sorted(set(findings), key=lambda f: (f.kind, f.steps, f.key, f.gpu_count, f.vram_gb))
     if not found:
@@ -120,6 +124,11 @@ def decide(findings: Iterable[Finding], gpu_skips: dict[str, int], default_step:
     if hard:
         count = max(f.gpu_count for f in hard + effects)
         return Verdict(GPU, max(count, 1), max(_vram(hard + effects), vram), tuple(_chain(f) for f in hard))
+    # a disabled test: skipped on every machine, so a CPU runner is as good as any; a GPU requirement the author
+    # declared beside the skip (`@require_cuda` + `@skip(...)`, above) still says where it belongs
+    never = [f for f in by_kind.get(SKIP, []) if f.key.startswith(ALWAYS_SKIP_KEY) and f.key not in gpu_skips]
+    if never:
+        return Verdict("cpu", 0, 0, tuple(_chain(f) + " (skipped everywhere: the test never runs)" for f in never))
     if MOCK in by_kind:
         return Verdict("cpu", 0, 0, tuple(_chain(f) for f in by_kind[MOCK]))
     if effects:

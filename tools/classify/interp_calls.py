@@ -92,6 +92,12 @@ class CallsMixin(InterpBase):
                     # `self.attr`) is rebound to the grown/shrunk container
                     self.bind(f.value, got[0], frame)
                     return got[1]
+            if isinstance(recv, DictV) and f.attr in DICT_MUTATORS and _mutable_target(f.value):
+                # `d.setdefault(k, v)`, `d.update(...)`, `d.pop(k)`: the dict's contents are no longer known (a
+                # stale copy would let `d.values()` or `d.get(k)` miss what was stored)
+                got_v = self.method_call(recv, f.attr, args, kwargs, n, frame)
+                self.bind(f.value, UNK, frame)
+                return got_v
             return self.method_call(recv, f.attr, args, kwargs, n, frame)
         callee = self.ev(f, frame)
         name = f.id if isinstance(f, ast.Name) else ""
@@ -449,6 +455,7 @@ def is_generator(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     return found
 
 
+DICT_MUTATORS = frozenset({"update", "setdefault", "pop", "popitem", "clear", "__setitem__", "__delitem__"})
 _GENERATOR = "_classify_is_generator"  # not an ast field: ast.unparse/dump and the fields ignore it
 
 

@@ -43,6 +43,7 @@ from tools.classify.values import (
     Ext,
     FuncV,
     Inst,
+    KnownTruth,
     ModV,
     OneOf,
     ParamV,
@@ -258,7 +259,10 @@ class ExpressionsMixin(InterpBase):
             v = self.ev(e, frame)
             t = truth(v)
             if t is decisive:
-                return join_all([*maybe, v])
+                # an undecided operand is the result only in its deciding state: `x and False` is falsy
+                # whatever x is, `d or "cpu"` with d one of (cuda, None) is cuda or "cpu"
+                out = join_all([a for m in maybe for a in alternatives(m) if truth(a) is not (not decisive)] + [v])
+                return KnownTruth(decisive) if isinstance(out, Unresolved) else out
             if t is None:
                 maybe.append(v)
         # no operand decided: the last one is the result, or an undecided one before it (`None or next(...)`

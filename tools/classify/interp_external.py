@@ -76,6 +76,9 @@ STR_METHODS = frozenset({"startswith", "endswith", "lower", "upper", "strip", "l
 # The `ids=` entry make_mark gives a parametrize case whose unknown values are strings built at run time: pytest
 # spells them by their text, so no id is made for them (collect.parametrize_cases)
 UNKNOWN_TEXT = Ext("<unknown text id>")
+# The same for a value that is a Python number made at run time (`np.ones(1).item()`): pytest spells it with
+# str(), digits that cannot be mistaken for a name-like id (collect.NUMBER_ID)
+UNKNOWN_NUMBER = Ext("<unknown number id>")
 
 
 class ExternalMixin(InterpBase):
@@ -92,16 +95,19 @@ class ExternalMixin(InterpBase):
                       for t, c in zip(ts, _cond_nodes(n), strict=False))
             return SkipV(active, where + f"skipif({src})", _cuda_text(src), off)
         if name == "skip":
-            return SkipV(True, where + "skip")
+            return SkipV(True, where + "skip", always=True)
         req = conventions.mark_requirement(name, [_py(a) for a in args], {k: _py(v) for k, v in kwargs.items()})
         if req is not None:
             return ReqV(req.gpu_count, req.vram_gb, where + req.note, req.manual, req.cpu, req.hint_only)
         if name == "parametrize" and len(args) < 3 and "ids" not in kwargs and isinstance(n, ast.Call):
-            # a value spelled as a string whose text is not known: pytest's id is that text, so that case has none
-            unknown = [any(not isinstance(self.ev(leaf, frame), Const) for leaf in leaves)
-                       for leaves in _text_leaves(n)]
-            if any(unknown):
-                kwargs = {**kwargs, "ids": Seq(tuple(UNKNOWN_TEXT if u else Const(None) for u in unknown), "list")}
+            # a value spelled as a string (or number) whose text is not known: pytest's id is that text, so that
+            # case has none
+            unknown: list[Value] = []
+            for leaves in _text_leaves(n):
+                kinds = {kind for leaf, kind in leaves if not isinstance(self.ev(leaf, frame), Const)}
+                unknown.append(UNKNOWN_TEXT if "text" in kinds else UNKNOWN_NUMBER if kinds else Const(None))
+            if any(u != Const(None) for u in unknown):
+                kwargs = {**kwargs, "ids": Seq(tuple(unknown), "list")}
         return MarkV(name, tuple(args), tuple(sorted(kwargs.items(), key=lambda kv: kv[0])), where)
 
     def call_ext(self, path: str, args: list[Value], kwargs: dict[str, Value], n: ast.AST, frame: Frame) -> Value:
@@ -113,6 +119,8 @@ class ExternalMixin(InterpBase):
             return args[0] if len(args) == 1 and not kwargs and isinstance(args[0], TestFnV) else UNK
         if path == "itertools.product" and args and not kwargs:
             return _product(args)
+        if path == "collections.OrderedDict":
+            return _dict_of(args, kwargs)
         if path == "re.compile" and args and isinstance(args[0], Const) and isinstance(args[0].value, str):
             return Ext(REGEX_PREFIX + args[0].value)  # a parametrize value: pytest ids it by its pattern
         world = frame.world
@@ -157,8 +165,8 @@ class ExternalMixin(InterpBase):
             return SkipV(t, step(frame.rel, line, f"{last}({src})"), _cuda_text(src), off)
         if path in ("unittest.skip", "unittest.case.skip"):
             if args and isinstance(args[0], (TestFnV, FuncV)):
-                return self._apply_mark(SkipV(True, step(frame.rel, line, "skip")), args[0])
-            return SkipV(True, step(frame.rel, line, "skip"))
+                return self._apply_mark(SkipV(True, step(frame.rel, line, "skip"), always=True), args[0])
+            return SkipV(True, step(frame.rel, line, "skip"), always=True)
         if path.endswith(("SkipTest", "Skipped")) or path == "pytest.skip.Exception":
             return Ext(path + "()")
         if last in ("patch", "object") and ("mock" in path or path.startswith("unittest")):
@@ -264,6 +272,11 @@ class ExternalMixin(InterpBase):
             return args[1] if len(args) > 1 else Const(None)
         if name in ("append", "extend", "insert", "add", "update") and isinstance(recv, (Seq, DictV)):
             return Const(None)
+        if name in ("keys", "values", "items") and isinstance(recv, DictV) and recv.items and not args and not kwargs:
+            # `@pytest.mark.parametrize("name", MODEL_DICT.keys())`, `SPACES.values()`: in insertion order (an
+            # empty dict is left unknown: it is usually filled by `d[k] = v` later, which the analysis skips)
+            return Seq(tuple(k if name == "keys" else v if name == "values" else Seq((k, v), "tuple")
+                             for k, v in recv.items), "list")
         return None
 
     def option_default(self, name: str, rel: str) -> Value:
@@ -362,6 +375,8 @@ class ExternalMixin(InterpBase):
                 len(args) == 3 and args[2] == Const(0)) else UNK
         if name == "len" and args and isinstance(args[0], Seq):
             return Const(len(args[0].items))
+        if name == "dict":
+            return _dict_of(args, kwargs)
         if name in ("list", "tuple") and len(args) == 1 and isinstance(args[0], ClassV):
             members = self.enum_members(args[0], frame.world)
             if members is not None:
@@ -372,6 +387,10 @@ class ExternalMixin(InterpBase):
             return Seq((), name)
         if name == "set" and len(args) == 1 and isinstance(args[0], Seq):
             return Seq(tuple(dict.fromkeys(args[0].items)), "set")
+        if name == "sum" and len(args) == 1 and not kwargs and isinstance(args[0], Seq) and all(
+                isinstance(i, Const) and type(i.value) in (int, float) for i in args[0].items):
+            # `(MultiCategoricalDistribution([2, 3]), sum([2, 3]))`: a parameter pytest ids by its value
+            return Const(sum(i.value for i in args[0].items))  # type: ignore[union-attr]
         if name in ("min", "max") and args and all(isinstance(a, Const) for a in args):
             try:
                 return Const((min if name == "min" else max)(a.value for a in args))  # type: ignore[union-attr]
@@ -385,17 +404,34 @@ class ExternalMixin(InterpBase):
 
 
 
-def _text_leaves(call: ast.Call) -> list[list[ast.expr]]:
+def _dict_of(args: list[Value], kwargs: dict[str, Value]) -> Value:
+    """`dict(pairs, **kw)` / `collections.OrderedDict(pairs)` of known (key, value) pairs; a later key wins.
+    Unknown after `**x` with an unknown x (its keyword is no identifier: interp_calls.UNKNOWN_KWARGS)."""
+    if any(not k.isidentifier() for k in kwargs):
+        return UNK
+    if len(args) > 1 or args and not (isinstance(args[0], Seq) and all(
+            isinstance(i, Seq) and len(i.items) == 2 for i in args[0].items)):
+        return args[0] if len(args) == 1 and not kwargs and isinstance(args[0], DictV) else UNK
+    out: dict[Value, Value] = {}
+    for pair in args[0].items if args else ():
+        assert isinstance(pair, Seq)
+        out[pair.items[0]] = pair.items[1]
+    out.update((Const(k), v) for k, v in kwargs.items())
+    return DictV(tuple(out.items()))
+
+
+def _text_leaves(call: ast.Call) -> list[list[tuple[ast.expr, str]]]:
     """Per case of a parametrize call's literal argvalues (`[(a, b), pytest.param(c)]`), its values spelled as
-    strings built at run time: f-strings, `"...".format(...)`, `"..." % x`, `"..." + x`, `str(x)`, `repr(x)`.
-    Empty when the argvalues are not a literal list or tuple of cases."""
+    strings built at run time (f-strings, `"...".format(...)`, `"..." % x`, `"..." + x`, `str(x)`, `repr(x)`:
+    "text") or numbers made at run time (`x.item()`: "number"). Empty when the argvalues are not a literal list
+    or tuple of cases."""
     values = call.args[1] if len(call.args) > 1 else next((k.value for k in call.keywords if k.arg == "argvalues"),
                                                              None)
     if not isinstance(values, (ast.List, ast.Tuple)) or any(isinstance(e, ast.Starred) for e in values.elts):
         return []
-    out: list[list[ast.expr]] = []
+    out: list[list[tuple[ast.expr, str]]] = []
     for case in values.elts:
-        leaves: list[ast.expr] = []
+        leaves: list[tuple[ast.expr, str]] = []
         todo = [case]
         while todo:
             e = todo.pop()
@@ -405,7 +441,10 @@ def _text_leaves(call: ast.Call) -> list[list[ast.expr]]:
                 if not any(k.arg == "id" for k in e.keywords):  # `pytest.param(..., id=...)`: its id is given
                     todo.extend(a for a in e.args if not isinstance(a, ast.Starred))
             elif _builds_text(e):
-                leaves.append(e)
+                leaves.append((e, "text"))
+            elif isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr == "item" and not (
+                    e.args or e.keywords):
+                leaves.append((e, "number"))  # a tensor's or array's one element as a Python number
         out.append(leaves)
     return out
 

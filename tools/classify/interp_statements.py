@@ -265,6 +265,9 @@ class StatementsMixin(InterpBase):
             for t in s.targets:
                 if isinstance(t, ast.Name):
                     frame.env.pop(t.id, None)
+                elif isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and isinstance(
+                        frame.env.get(t.value.id), (DictV, Seq)):
+                    frame.env[t.value.id] = UNK  # `del d[k]`: as for `d[k] = v` (bind)
             return False
         return False
 
@@ -472,6 +475,11 @@ class StatementsMixin(InterpBase):
                 frame.env[owner] = new = bounded(join_all([a.with_attr(target.attr, bounded(v))
                                                            for a in alternatives(cur) if isinstance(a, Inst)]))
                 self._sync_stores(new, frame)
+        elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and isinstance(
+                frame.env.get(target.value.id), (DictV, Seq)):
+            # `d[k] = v` into a known dict or list: its contents are no longer known (a stale copy would let
+            # `d.values()` or `d.get(k)` miss what was stored)
+            frame.env[target.value.id] = UNK
         elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Attribute) and _hashable(v):
             # `PartialState._shared_state["distributed_type"] = ...`: a write into a shared namespace
             key = self.ev(target.slice, frame)

@@ -3,7 +3,18 @@
 from __future__ import annotations
 
 from tools.classify import conventions
-from tools.classify.evidence import GPU, MANUAL_CPU, MANUAL_GPU, MARK_SKIP_KEY, MOCK, SKIP, UNKNOWN, VRAM, Finding
+from tools.classify.evidence import (
+    ALWAYS_SKIP_KEY,
+    GPU,
+    MANUAL_CPU,
+    MANUAL_GPU,
+    MARK_SKIP_KEY,
+    MOCK,
+    SKIP,
+    UNKNOWN,
+    VRAM,
+    Finding,
+)
 from tools.classify.guards import SKIPS_OFF_CUDA
 from tools.classify.values import Ext, MarkV, MockV, ReqV, SkipV, Value
 
@@ -17,7 +28,8 @@ def mark_findings(marks: list[Value], where: str) -> list[Finding]:
             m = bare_mark(m.path[len("pytest.mark."):], where)  # `marks=pytest.mark.gpu`, no call
         if isinstance(m, SkipV):
             if m.active is True:
-                out.append(Finding(SKIP, (where, m.where), key=MARK_SKIP_KEY + m.where))
+                out.append(Finding(SKIP, (where, m.where), key=(ALWAYS_SKIP_KEY if m.always else MARK_SKIP_KEY)
+                                   + m.where))
                 if m.off_cuda:  # skipped because a device it tests is not CUDA: a GPU need
                     out.append(Finding(GPU, (where, m.where + " skips unless on CUDA"), key=SKIPS_OFF_CUDA))
             elif m.active is None and m.cuda_related:
@@ -34,7 +46,7 @@ def mark_findings(marks: list[Value], where: str) -> list[Finding]:
 def bare_mark(name: str, where: str) -> Value:
     """`pytest.mark.<name>` used as a mark without being called (in pytestmark or pytest.param)."""
     if name == "skip":
-        return SkipV(True, where.split(": ", 1)[0] + ": skip")
+        return SkipV(True, where.split(": ", 1)[0] + ": skip", always=True)
     req = conventions.mark_requirement(name, [], {})
     if req is not None:
         loc = where.split(": ", 1)[0]

@@ -25,6 +25,15 @@ UNRESOLVED = Unresolved()
 
 
 @frozen
+class KnownTruth(Unresolved):
+    """A value the analysis cannot know whose truth it does know: `flag and torch.backends.mps.is_available()`
+    is falsy on a machine without MPS whatever `flag` is (a version check read through `packaging`). It is
+    still unresolved everywhere else, and a join with anything else forgets the truth."""
+
+    truth: bool
+
+
+@frozen
 class NoReturn:
     """Result of pytest.skip()/fail(): control does not continue."""
 
@@ -152,6 +161,7 @@ class SkipV:
     where: str
     cuda_related: bool = False
     off_cuda: bool = False  # active because a device it tests is not CUDA (guards.off_cuda_branch)
+    always: bool = False  # a skip without a condition (`pytest.mark.skip`, `unittest.skip`)
 
 
 @frozen
