@@ -139,13 +139,35 @@ PROJECTS: dict[str, Project] = {
                                 deps=("numpy", "six", "dtcwt", "PyWavelets", "py3nvml")),
     # Tests in `tests/` folders inside the package (tltorch/*/tests), tensorly's torch backend; no device code.
     "tensorly-torch": Project("tensorly-torch", "0.5.0", "tltorch", deps=("tensorly", "numpy", "scipy")),
+    # Round 9 (docs/classifier-accuracy.md, "Round 9: new suites"): suites never used before.
+    # unittest classes made per device by `parameterized_class` (`@expand()` in torchani/_testing.py: `Test_cpu`,
+    # `Test_cuda`, `Test_cpu_jit` ...), the CUDA ones skipped by `setUpClass`; `skipIf(not
+    # torch.cuda.is_available())` in test_cuaev.py. Tests that load built-in models download their weights
+    # (offline: excluded). torchani pins `torch<=2.13`: installed without its dependencies.
+    "torchani": Project(
+        "torchani", "2.9.0", "tests",
+        deps=("numpy", "typing_extensions", "h5py", "tqdm", "typer", "rich", "ase", "pandas", "pyarrow", "zarr<3",
+              "huggingface_hub", "parameterized", "expecttest")),
+    # `@pytest.mark.gpu` tests (and `pytest.param("gpu", marks=pytest.mark.gpu)` halves) that conftest.py's
+    # `pytest_collection_modifyitems` skips when `gpu_available()` is false; `process_device("gpu")` in the
+    # bodies. A subset of tests/: the files with device code and a few fast CPU ones (the whole suite trains
+    # networks for hours on one core).
+    "sbi": Project(
+        "sbi", "0.27.0", "tests/inference_on_device_test.py tests/compose_standardization_test.py "
+        "tests/analysis_test.py tests/prior_device_test.py tests/torchutils_test.py tests/tarp_test.py "
+        "tests/mixture_density_estimator_test.py",
+        deps=("numpy", "scipy", "scikit-learn", "matplotlib", "joblib", "pillow", "tqdm", "tensorboard", "pandas",
+              "pytest-harvest", "pyro-ppl", "tabulate", "torchtestcase"),
+        nodeps=("nflows", "zuko", "skorch")),
 }
 
 COMMON_DEPS = ("pytest", "pytest-timeout", "pytest-xdist")
 
-# What a CPU-only run says when a test needs an accelerator.
+# What a CPU-only run says when a test needs an accelerator. "no device" (torchani's `skipIf(not
+# torch.cuda.is_available(), "There is no device to run this test")`): a CPU is always there, so the missing
+# device is an accelerator.
 GPU_TEXT = re.compile(
-    r"cuda|\bgpus?\b|accelerator|nccl|cudnn|nvidia|\bxpu\b|\bmps\b|\bnpu\b|\bhpu\b|multi-?device|"
+    r"cuda|\bgpus?\b|accelerator|nccl|cudnn|nvidia|\bxpu\b|\bmps\b|\bnpu\b|\bhpu\b|multi-?device|\bno device\b|"
     r"multiple devices|more than one device|device does not support|bitsandbytes.*(?:gpu|cuda)|triton",
     re.IGNORECASE)
 CUDA_ERROR = re.compile(

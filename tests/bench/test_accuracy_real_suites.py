@@ -70,6 +70,17 @@ def test_a_failing_skip_for_lack_of_cuda_is_a_gpu_test(acc: ModuleType, tmp_path
     assert acc.label_of([other], tmp_path).label == "cpu"
 
 
+def test_a_skip_for_no_device_is_a_gpu_test(acc: ModuleType, tmp_path: Path) -> None:
+    """torchani's `skipIf(not torch.cuda.is_available(), "There is no device to run this test")` names no GPU;
+    a CPU is always there, so the device it lacks is an accelerator. A missing package stays excluded."""
+    def skip(reason: str) -> dict[str, object]:
+        return {"outcome": "skipped", "xfail": False, "when": "setup", "text": f"{reason} @tests/test_x.py:3"}
+
+    assert acc.label_of([skip("Skipped: There is no device to run this test")], tmp_path).label == "gpu"
+    assert acc.label_of([skip("Skipped: Fast Cell List is not installed")], tmp_path).label == "excluded"
+    assert acc.label_of([skip("Skipped: Cell used in this test is too small")], tmp_path).label == "cpu"
+
+
 def test_keys_in_paths_pytest_ignores_are_dropped_before_scoring(acc: ModuleType) -> None:
     proj = acc.Project("p", "1", "pkg/tests", pytest_args=("--ignore=pkg/tests/slow", "--ignore=pkg/tests/x_test.py/",
                                                            "-q"))
