@@ -159,6 +159,14 @@ PROJECTS: dict[str, Project] = {
         deps=("numpy", "scipy", "scikit-learn", "matplotlib", "joblib", "pillow", "tqdm", "tensorboard", "pandas",
               "pytest-harvest", "pyro-ppl", "tabulate", "torchtestcase"),
         nodeps=("nflows", "zuko", "skorch")),
+    # Test problems built from settings dicts whose `device` list is `get_available_devices()` (CUDA only when
+    # present) and whose ids name the device; the tests live in a top-level package named `test`. Files that
+    # import torchvision (test/converter/, test/extensions/firstorder/) cannot be collected here (see opacus):
+    # excluded, and --continue-on-collection-errors runs the rest.
+    "backpack-for-pytorch": Project(
+        "backpack-for-pytorch", "1.7.1", "test", deps=("einops", "unfoldNd", "scipy", "numpy", "pytorch_memlab",
+                                                     "pytest-optional-tests==0.1.1"),  # 0.1.3 ships no module
+        pytest_args=("--continue-on-collection-errors",)),
 }
 
 COMMON_DEPS = ("pytest", "pytest-timeout", "pytest-xdist")
@@ -302,8 +310,10 @@ def collect_ids(work: Path, proj: Project, py: Path, src: Path) -> Path:
     out = work / "collect" / f"{proj.name}.txt"
     out.parent.mkdir(exist_ok=True)
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "CUDA_VISIBLE_DEVICES": "", **dict(proj.env)}
-    cmd = [str(py), "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", f"--rootdir={src}",
-           *proj.pytest_args, *proj.tests.split()]
+    # an absolute verbosity after the suite's own options: `-q` on top of an `addopts = "-q"` (sbi) prints
+    # per-file counts instead of node ids
+    cmd = [str(py), "-m", "pytest", "--collect-only", "-p", "no:cacheprovider", f"--rootdir={src}",
+           *proj.pytest_args, "--verbosity=-1", *proj.tests.split()]
     print("+", " ".join(cmd), file=sys.stderr, flush=True)
     got = subprocess.run(cmd, cwd=src, env=env, timeout=900, text=True, capture_output=True, check=False)
     ids = [ln.strip() for ln in got.stdout.splitlines() if "::" in ln and not ln.startswith(("ERROR", "FAILED"))]
