@@ -173,6 +173,12 @@ PROJECTS: dict[str, Project] = {
         deps=("einops", "unfoldNd", "scipy", "numpy", "pytorch_memlab",
                                                      "pytest-optional-tests==0.1.1"),  # 0.1.3 ships no module
         pytest_args=("--continue-on-collection-errors",)),
+    # Tests inside the package; `DEVICES = [torch.device("cpu")]` plus CUDA when it is there, and
+    # `skipif(not torch.cuda.is_available())` tests that use `device="cuda"`; the device list is imported by a bare
+    # module name that pytest's `pythonpath` ini option makes importable. cupy and jax are optional (their tests
+    # skip without them: excluded).
+    "torchsparsegradutils": Project(
+        "torchsparsegradutils", "0.2.7", "torchsparsegradutils/tests", deps=("scipy", "packaging", "numpy")),
 }
 
 COMMON_DEPS = ("pytest", "pytest-timeout", "pytest-xdist")
