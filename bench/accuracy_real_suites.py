@@ -6,7 +6,7 @@ anything that pins torch), run the suite on this CPU-only machine with a time ca
 its outcome, run `python -m tools.classify --format json` on the unpacked sdist, and print a confusion
 matrix per project and overall. Ground-truth rules (docs/classifier-accuracy.md):
 
-* `gpu`: skipped with a reason about CUDA/GPU/accelerators, or failed with a CUDA error
+* `gpu`: skipped with a reason about CUDA/GPU/accelerators (or "no device"), or failed with a CUDA error
   (`Torch not compiled with CUDA enabled`, `No CUDA GPUs are available`, ...);
 * `cpu`: passed, xfailed, or failed/skipped for another reason;
 * excluded (listed, not scored): failed/skipped for an unrelated environment reason (missing optional
@@ -142,13 +142,55 @@ PROJECTS: dict[str, Project] = {
                                 deps=("numpy", "six", "dtcwt", "PyWavelets", "py3nvml")),
     # Tests in `tests/` folders inside the package (tltorch/*/tests), tensorly's torch backend; no device code.
     "tensorly-torch": Project("tensorly-torch", "0.5.0", "tltorch", deps=("tensorly", "numpy", "scipy")),
+    # Round 9 (docs/classifier-accuracy.md, "Round 9: new suites"): suites never used before.
+    # unittest classes made per device by `parameterized_class` (`@expand()` in torchani/_testing.py: `Test_cpu`,
+    # `Test_cuda`, `Test_cpu_jit` ...), the CUDA ones skipped by `setUpClass`; `skipIf(not
+    # torch.cuda.is_available())` in test_cuaev.py. Tests that load built-in models download their weights
+    # (offline: excluded). torchani pins `torch<=2.13`: installed without its dependencies.
+    "torchani": Project(
+        "torchani", "2.9.0", "tests",
+        deps=("numpy", "typing_extensions", "h5py", "tqdm", "typer", "rich", "ase", "pandas", "pyarrow", "zarr<3",
+              "huggingface_hub", "parameterized", "expecttest")),
+    # `@pytest.mark.gpu` tests (and `pytest.param("gpu", marks=pytest.mark.gpu)` halves) that conftest.py's
+    # `pytest_collection_modifyitems` skips when `gpu_available()` is false; `process_device("gpu")` in the
+    # bodies. A subset of tests/: the files with device code and a few fast CPU ones (the whole suite trains
+    # networks for hours on one core).
+    "sbi": Project(
+        "sbi", "0.27.0", "tests/inference_on_device_test.py tests/compose_standardization_test.py "
+        "tests/analysis_test.py tests/prior_device_test.py tests/torchutils_test.py tests/tarp_test.py "
+        "tests/mixture_density_estimator_test.py",
+        deps=("numpy", "scipy", "scikit-learn", "matplotlib", "joblib", "pillow", "tqdm", "tensorboard", "pandas",
+              "pytest-harvest", "pyro-ppl", "tabulate", "torchtestcase"),
+        nodeps=("nflows", "zuko", "skorch")),
+    # Test problems built from settings dicts whose `device` list is `get_available_devices()` (CUDA only when
+    # present) and whose ids name the device; the tests live in a top-level package named `test`. Files that
+    # import torchvision (test/converter/, test/extensions/firstorder/) cannot be collected here (see opacus):
+    # excluded, and --continue-on-collection-errors runs the rest. test/core (1,690 derivative tests, no device
+    # code of their own) comes last: the whole suite does not finish in 480 s on one core, and the cap then
+    # cuts test/core rather than the files with device lists.
+    "backpack-for-pytorch": Project(
+        "backpack-for-pytorch", "1.7.1", "test/adaptive_avg_pool test/automated_kfac_test.py test/automated_test.py "
+        "test/bugfixes_test.py test/conv2d_test.py test/converter test/custom_module test/extensions "
+        "test/hessianfree test/interface_test.py test/linear_test.py test/test___init__.py test/test_batch_first.py "
+        "test/test_retain_graph.py test/test_second_order_warnings.py test/utils test/utils_test.py test/core",
+        deps=("einops", "unfoldNd", "scipy", "numpy", "pytorch_memlab",
+                                                     "pytest-optional-tests==0.1.1"),  # 0.1.3 ships no module
+        pytest_args=("--continue-on-collection-errors",)),
+    # Tests inside the package; `DEVICES = [torch.device("cpu")]` plus CUDA when it is there, and
+    # `skipif(not torch.cuda.is_available())` tests that use `device="cuda"`; the device list is imported by a bare
+    # module name that pytest's `pythonpath` ini option makes importable. cupy and jax are optional (their tests
+    # skip without them: excluded).
+    "torchsparsegradutils": Project(
+        "torchsparsegradutils", "0.2.7", "torchsparsegradutils/tests", deps=("scipy", "packaging", "numpy")),
 }
 
 COMMON_DEPS = ("pytest", "pytest-timeout", "pytest-xdist")
 
-# What a CPU-only run says when a test needs an accelerator.
+# What a CPU-only run says when a test needs an accelerator. "no device" (torchani's `skipIf(not
+# torch.cuda.is_available(), "There is no device to run this test")`): a CPU is always there, so the missing
+# device is an accelerator.
 GPU_TEXT = re.compile(
-    r"cuda|\bgpus?\b|accelerator|nccl|cudnn|nvidia|\bxpu\b|\bmps\b|\bnpu\b|\bhpu\b|multi-?device|"
+    r"cuda|\bgpus?\b|accelerator|nccl|cudnn|nvidia|\bxpu\b|\bmps\b|\bnpu\b|\bhpu\b|multi-?device|\bno device\b|"
     r"multiple devices|more than one device|device does not support|bitsandbytes.*(?:gpu|cuda)|triton",
     re.IGNORECASE)
 CUDA_ERROR = re.compile(
@@ -283,8 +325,10 @@ def collect_ids(work: Path, proj: Project, py: Path, src: Path) -> Path:
     out = work / "collect" / f"{proj.name}.txt"
     out.parent.mkdir(exist_ok=True)
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "CUDA_VISIBLE_DEVICES": "", **dict(proj.env)}
-    cmd = [str(py), "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", f"--rootdir={src}",
-           *proj.pytest_args, *proj.tests.split()]
+    # an absolute verbosity after the suite's own options: `-q` on top of an `addopts = "-q"` (sbi) prints
+    # per-file counts instead of node ids
+    cmd = [str(py), "-m", "pytest", "--collect-only", "-p", "no:cacheprovider", f"--rootdir={src}",
+           *proj.pytest_args, "--verbosity=-1", *proj.tests.split()]
     print("+", " ".join(cmd), file=sys.stderr, flush=True)
     got = subprocess.run(cmd, cwd=src, env=env, timeout=900, text=True, capture_output=True, check=False)
     ids = [ln.strip() for ln in got.stdout.splitlines() if "::" in ln and not ln.startswith(("ERROR", "FAILED"))]

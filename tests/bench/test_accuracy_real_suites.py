@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
@@ -68,6 +69,27 @@ def test_a_failing_skip_for_lack_of_cuda_is_a_gpu_test(acc: ModuleType, tmp_path
     assert acc.label_of([skip_failed], tmp_path).label == "gpu"
     other = {**skip_failed, "text": "E   AssertionError\n\ntests/test_x.py:4: AssertionError"}
     assert acc.label_of([other], tmp_path).label == "cpu"
+
+
+def test_a_skip_for_no_device_is_a_gpu_test(acc: ModuleType, tmp_path: Path) -> None:
+    """torchani's `skipIf(not torch.cuda.is_available(), "There is no device to run this test")` names no GPU;
+    a CPU is always there, so the device it lacks is an accelerator. A missing package stays excluded."""
+    def skip(reason: str) -> dict[str, object]:
+        return {"outcome": "skipped", "xfail": False, "when": "setup", "text": f"{reason} @tests/test_x.py:3"}
+
+    assert acc.label_of([skip("Skipped: There is no device to run this test")], tmp_path).label == "gpu"
+    assert acc.label_of([skip("Skipped: Fast Cell List is not installed")], tmp_path).label == "excluded"
+    assert acc.label_of([skip("Skipped: Cell used in this test is too small")], tmp_path).label == "cpu"
+
+
+def test_collected_ids_do_not_depend_on_the_suites_addopts(acc: ModuleType, tmp_path: Path) -> None:
+    """sbi's `addopts = "-ra -q"` plus a second `-q` makes `--collect-only` print per-file counts, no ids."""
+    src = tmp_path / "src"
+    (src / "tests").mkdir(parents=True)
+    (src / "pyproject.toml").write_text('[tool.pytest.ini_options]\naddopts = "-ra -q"\n')
+    (src / "tests" / "test_x.py").write_text("def test_a():\n    pass\n\n\ndef test_b():\n    pass\n")
+    out = acc.collect_ids(tmp_path, acc.Project("p", "1", "tests"), Path(sys.executable), src)
+    assert out.read_text().splitlines() == ["tests/test_x.py::test_a", "tests/test_x.py::test_b"]
 
 
 def test_keys_in_paths_pytest_ignores_are_dropped_before_scoring(acc: ModuleType) -> None:
