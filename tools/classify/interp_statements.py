@@ -59,7 +59,9 @@ from tools.classify.values import (
     Value,
     alternatives,
     bounded,
+    dict_set,
     is_objects,
+    iterated,
     join_all,
 )
 
@@ -177,7 +179,7 @@ class StatementsMixin(InterpBase):
             eb = self._off_cuda_block(s, s.orelse, b, off is False, guarded is False, which if needs is False else None)
             return self._merge(frame, [(a, ea), (b, eb)])
         if isinstance(s, (ast.For, ast.AsyncFor)):
-            it = self.ev(s.iter, frame)
+            it = iterated(self.ev(s.iter, frame))
             if isinstance(it, ClassV):
                 it = self.enum_members(it, frame.world) or it
             if isinstance(it, Seq) and it.kind in ("range", "tuple") and not it.items:
@@ -197,8 +199,6 @@ class StatementsMixin(InterpBase):
             if isinstance(it, Seq) and it.items:
                 elem = join_all([i.values[0] if isinstance(i, ParamV) and len(i.values) == 1 else i
                                  for i in it.items])
-            elif isinstance(it, DictV) and it.items:
-                elem = join_all([k for k, _ in it.items])
             elif isinstance(it, Unresolved):
                 elem = self.existing_device_elements(s.iter, frame) or UNK
             loop = self._branch(frame)
@@ -472,11 +472,18 @@ class StatementsMixin(InterpBase):
                 frame.env[owner] = new = bounded(join_all([a.with_attr(target.attr, bounded(v))
                                                            for a in alternatives(cur) if isinstance(a, Inst)]))
                 self._sync_stores(new, frame)
+        elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) \
+                and isinstance(frame.env.get(target.value.id), DictV):
+            # `PROBLEMS[f"{name}-regression"] = (cls, 1)` in a module-level loop: the dict with that entry; with a key
+            # the analysis does not know exactly, the dict is unknown (a stale copy would let `d.values()` or
+            # `d.get(k)` miss what was stored)
+            d = frame.env[target.value.id]
+            key = self.ev(target.slice, frame)
+            frame.env[target.value.id] = bounded(DictV(tuple(dict_set(list(d.items), key, bounded(v))))) \
+                if isinstance(key, Const) and _hashable(v) else UNK
         elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and isinstance(
-                frame.env.get(target.value.id), (DictV, Seq)):
-            # `d[k] = v` into a known dict or list: its contents are no longer known (a stale copy would let
-            # `d.values()` or `d.get(k)` miss what was stored)
-            frame.env[target.value.id] = UNK
+                frame.env.get(target.value.id), Seq):
+            frame.env[target.value.id] = UNK  # `xs[i] = v`: its contents are no longer known
         elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Attribute) and _hashable(v):
             # `PartialState._shared_state["distributed_type"] = ...`: a write into a shared namespace
             key = self.ev(target.slice, frame)
@@ -644,10 +651,16 @@ def _grows_containers(loop: ast.For | ast.AsyncFor) -> bool:
             mutates = True
         elif isinstance(node, (ast.Yield, ast.YieldFrom)):
             mutates = True  # a generator's output, in order
-        elif isinstance(node, ast.AugAssign) or _rebinds_grown(node):
+        elif isinstance(node, ast.AugAssign) or _rebinds_grown(node) or _sets_item(node):
             mutates = True
         todo.extend(ast.iter_child_nodes(node))
     return mutates
+
+
+def _sets_item(node: ast.AST) -> bool:
+    """`table[key] = value` on a name: a dict filled entry by entry."""
+    return isinstance(node, ast.Assign) and any(isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name)
+                                                for t in node.targets)
 
 
 def _rebinds_grown(node: ast.AST) -> bool:
