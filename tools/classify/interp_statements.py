@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable
 
 from tools.classify import limits
-from tools.classify.devices import accel_device, gpu_count_of, truth
+from tools.classify.devices import EXISTING_DEVICE, accel_device, gpu_count_of, truth
 from tools.classify.evidence import GPU, IMPORTS, SKIP, UNKNOWN, Finding, step
 from tools.classify.guards import (
     EXPECTS_ERROR,
@@ -304,8 +304,17 @@ class StatementsMixin(InterpBase):
         for objects these packages make (`guards.foreign_class_test`)."""
         def run(body: list[ast.stmt], frame: Frame) -> bool:
             if guarded:
+                env, returned = dict(frame.env), len(frame.returns)
                 with dropping_gpu_findings(frame, note=guard_note(frame.rel, s.test)):
-                    return self.exec_block(body, frame)
+                    ended = self.exec_block(body, frame)
+                # a device made only where an existing device is CUDA (`if resolved.type == "cuda": return
+                # f"cuda:{torch.cuda.current_device()}"`, sbi's canonical_device) names that existing device
+                for k, v in frame.env.items():
+                    if v is not env.get(k) and _made_device(v):
+                        frame.env[k] = EXISTING_DEVICE
+                frame.returns[returned:] = [EXISTING_DEVICE if _made_device(r) else r
+                                            for r in frame.returns[returned:]]
+                return ended
             if needs:
                 with requiring_packages(frame, needs, foreign_class_note(frame.rel, s.test, needs)):
                     return self.exec_block(body, frame)
@@ -645,7 +654,7 @@ def _grows_containers(loop: ast.For | ast.AsyncFor) -> bool:
             if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
                 mutates = mutates or any(isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute)
                                          and c.func.attr in MUTATORS or isinstance(c, (ast.Yield, ast.YieldFrom))
-                                         for c in ast.walk(node))
+                                         or _sets_item(c) for c in ast.walk(node))
             continue  # their own break/continue are theirs
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in MUTATORS:
             mutates = True
@@ -655,6 +664,11 @@ def _grows_containers(loop: ast.For | ast.AsyncFor) -> bool:
             mutates = True
         todo.extend(ast.iter_child_nodes(node))
     return mutates
+
+
+def _made_device(v: Value) -> bool:
+    """An accelerator device as a string or a torch.device (not a tensor on one)."""
+    return isinstance(v, (Const, DeviceV)) and bool(accel_device(v))
 
 
 def _sets_item(node: ast.AST) -> bool:
