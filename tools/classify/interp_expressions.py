@@ -537,8 +537,9 @@ def set_literal(items: list[Value]) -> Value:
 
 
 def _plain(v: Value) -> bool:
-    """A constant, a named external value (`torch.float32`), a tuple of them, or a `pytest.param` of them:
-    what a comprehension of parameter values is made of (`[pytest.param(d, id=f"on_{d}") for d in DEVICES]`)."""
+    """A constant, a named external value (`torch.float32`), a device, an in-repo class or module-level
+    function, a tuple of them, or a `pytest.param` of them: what a comprehension of parameter values is made
+    of (`[pytest.param(d, id=f"on_{d}") for d in DEVICES]`)."""
     if isinstance(v, Const):
         return True
     if isinstance(v, Ext):
@@ -547,7 +548,9 @@ def _plain(v: Value) -> bool:
         return v.kind == "tuple" and all(_plain(i) for i in v.items)
     if isinstance(v, ParamV):
         return all(_plain(i) for i in v.values)
-    return isinstance(v, DeviceV)  # `[str(d) for d in DEVICES]` over `torch.device(...)` values
+    if isinstance(v, FuncV):  # `[solve_id(s) for s in (None, linear_cg, minres)]`: module-level functions
+        return v.bound is None and not v.captured
+    return isinstance(v, (DeviceV, ClassV))  # `[str(d) for d in DEVICES]` over `torch.device(...)` values
 
 
 def _const_alternatives(v: Value) -> bool:
