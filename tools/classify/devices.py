@@ -181,6 +181,11 @@ def _compare(op: ast.cmpop, a: Value, b: Value) -> Value:
     other = _other_accelerator_test(op, a, b) or _compare_types(op, a, b)
     if other is not None:
         return other
+    ta, tb = torch_constant_str(a), torch_constant_str(b)
+    if ta is not None and tb is not None and isinstance(op, (ast.Eq, ast.NotEq, ast.Is, ast.IsNot)):
+        # `layout == torch.sparse_coo`, `dtype is torch.float64`: torch's dtypes and layouts are singletons,
+        # aliases included (`torch.float is torch.float32`)
+        return Const((ta == tb) == isinstance(op, (ast.Eq, ast.Is)))
     if isinstance(op, (ast.Is, ast.IsNot)) and _NONE in (a, b) and _never_none(b if a == _NONE else a):
         return Const(isinstance(op, ast.IsNot))  # `if device is None:` with a known device, object or list
     if isinstance(op, (ast.Eq, ast.NotEq)) and EXISTING_DEVICE in (a, b):

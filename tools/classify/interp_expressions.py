@@ -55,6 +55,8 @@ from tools.classify.values import (
     Value,
     alternatives,
     bounded,
+    dict_set,
+    iterated,
     join,
     join_all,
 )
@@ -130,12 +132,16 @@ class ExpressionsMixin(InterpBase):
         return bounded(Seq(tuple(items), kind)) if exact else UNK
 
     def ev_Dict(self, n: ast.Dict, frame: Frame) -> Value:
-        items = []
+        items: list[tuple[Value, Value]] = []
         for k, v in zip(n.keys, n.values, strict=False):
             vv = self.ev(v, frame)
-            if k is None:
-                return UNK
-            items.append((self.ev(k, frame), vv))
+            if k is None:  # `{**base, "x": 1}`: the items of a known dict
+                if not isinstance(vv, DictV):
+                    return UNK
+                for kv in vv.items:
+                    items = dict_set(items, *kv)
+                continue
+            items = dict_set(items, self.ev(k, frame), vv)
         return bounded(DictV(tuple(items)))
 
     def ev_JoinedStr(self, n: ast.JoinedStr, frame: Frame) -> Value:
@@ -375,7 +381,7 @@ class ExpressionsMixin(InterpBase):
             return listed
         inner = self._branch(frame)
         for gen in n.generators:
-            it = self.ev(gen.iter, inner)
+            it = iterated(self.ev(gen.iter, inner))
             if isinstance(it, Seq) and it.kind == "range" and not it.items:
                 return Seq((), "list")  # nothing is evaluated: `[... for i in range(device_count())]` on a CPU
             elem = join_all(list(it.items)) if isinstance(it, Seq) and it.items else UNK
@@ -393,7 +399,7 @@ class ExpressionsMixin(InterpBase):
         if len(elts) != 1 or len(n.generators) != 1 or n.generators[0].ifs or n.generators[0].is_async:
             return None
         gen = n.generators[0]
-        it = self.ev(gen.iter, frame)
+        it = iterated(self.ev(gen.iter, frame))
         if not isinstance(it, Seq) or not it.items or len(it.items) > 64 or not all(_plain(i) for i in it.items):
             return None
         vals: list[Value] = []
@@ -531,8 +537,9 @@ def set_literal(items: list[Value]) -> Value:
 
 
 def _plain(v: Value) -> bool:
-    """A constant, a named external value (`torch.float32`), a tuple of them, or a `pytest.param` of them:
-    what a comprehension of parameter values is made of (`[pytest.param(d, id=f"on_{d}") for d in DEVICES]`)."""
+    """A constant, a named external value (`torch.float32`), a device, an in-repo class or module-level
+    function, a tuple of them, or a `pytest.param` of them: what a comprehension of parameter values is made
+    of (`[pytest.param(d, id=f"on_{d}") for d in DEVICES]`)."""
     if isinstance(v, Const):
         return True
     if isinstance(v, Ext):
@@ -541,7 +548,9 @@ def _plain(v: Value) -> bool:
         return v.kind == "tuple" and all(_plain(i) for i in v.items)
     if isinstance(v, ParamV):
         return all(_plain(i) for i in v.values)
-    return False
+    if isinstance(v, FuncV):  # `[solve_id(s) for s in (None, linear_cg, minres)]`: module-level functions
+        return v.bound is None and not v.captured
+    return isinstance(v, (DeviceV, ClassV))  # `[str(d) for d in DEVICES]` over `torch.device(...)` values
 
 
 def _const_alternatives(v: Value) -> bool:

@@ -15,6 +15,7 @@ import string
 
 from tools.classify import conventions, limits, torch_api
 from tools.classify.devices import (
+    EXISTING_DEVICE,
     TYPE_PREFIX,
     _accel_name,
     accel_device,
@@ -41,6 +42,7 @@ from tools.classify.values import (
     NOT_LITERAL,
     ClassV,
     Const,
+    DeviceV,
     DictV,
     EnumV,
     Ext,
@@ -117,6 +119,8 @@ class ExternalMixin(InterpBase):
         if path.startswith(DYNAMIC):
             frame.add(Finding(UNKNOWN, (step(frame.rel, line, "calls") + f" {path[len(DYNAMIC):]}",)))
             return args[0] if len(args) == 1 and not kwargs and isinstance(args[0], TestFnV) else UNK
+        if path == "typing.cast" and len(args) == 2 and not kwargs:
+            return args[1]  # `cast(Literal["cpu", "cuda"], device.type)`: the value itself
         if path == "itertools.product" and args and not kwargs:
             return _product(args)
         if path == "collections.OrderedDict":
@@ -265,6 +269,8 @@ class ExternalMixin(InterpBase):
             if isinstance(r, list):
                 return Seq(tuple(Const(x) for x in r), "list")
             return Const(r) if isinstance(r, (str, bool, int)) else UNK
+        if name == "copy" and not args and not kwargs and isinstance(recv, (Seq, DictV)):
+            return recv  # `kwargs = kwargs.copy()`: the same items
         if name in ("get", "setdefault", "pop") and isinstance(recv, DictV):
             for k, v in recv.items:
                 if args and k == args[0]:
@@ -356,6 +362,10 @@ class ExternalMixin(InterpBase):
             return got if got is not None else isinstance_of(args[0], args[1])
         if name == "str" and len(args) == 1 and isinstance(args[0], EnumV):
             return Const(args[0].text)
+        if name == "str" and len(args) == 1 and all(isinstance(a, DeviceV) or a == EXISTING_DEVICE
+                                                    for a in alternatives(args[0])):
+            # `str(torch.device("cpu"))` is "cpu"; `str(x.device)` of an existing tensor names that device
+            return join_all([Const(a.device) if isinstance(a, DeviceV) else a for a in alternatives(args[0])])
         if name in ("str", "repr") and len(args) == 1 and isinstance(args[0], (Seq, DictV)):
             lit = literal_of(args[0])
             return Const(str(lit) if name == "str" else repr(lit)) if lit is not NOT_LITERAL else UNK
@@ -383,6 +393,8 @@ class ExternalMixin(InterpBase):
                 return Seq(members.items, name)
         if name in ("list", "tuple") and args and isinstance(args[0], Seq):
             return Seq(args[0].items, name)
+        if name in ("list", "tuple") and len(args) == 1 and isinstance(args[0], DictV):
+            return Seq(tuple(k for k, _ in args[0].items), name)  # `list(d)`: its keys, in insertion order
         if name in ("list", "tuple", "set") and not args and not kwargs:
             return Seq((), name)
         if name == "set" and len(args) == 1 and isinstance(args[0], Seq):

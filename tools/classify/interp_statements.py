@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable
 
 from tools.classify import limits
-from tools.classify.devices import accel_device, gpu_count_of, truth
+from tools.classify.devices import EXISTING_DEVICE, accel_device, gpu_count_of, truth
 from tools.classify.evidence import GPU, IMPORTS, SKIP, UNKNOWN, Finding, step
 from tools.classify.guards import (
     EXPECTS_ERROR,
@@ -59,7 +59,9 @@ from tools.classify.values import (
     Value,
     alternatives,
     bounded,
+    dict_set,
     is_objects,
+    iterated,
     join_all,
 )
 
@@ -177,7 +179,7 @@ class StatementsMixin(InterpBase):
             eb = self._off_cuda_block(s, s.orelse, b, off is False, guarded is False, which if needs is False else None)
             return self._merge(frame, [(a, ea), (b, eb)])
         if isinstance(s, (ast.For, ast.AsyncFor)):
-            it = self.ev(s.iter, frame)
+            it = iterated(self.ev(s.iter, frame))
             if isinstance(it, ClassV):
                 it = self.enum_members(it, frame.world) or it
             if isinstance(it, Seq) and it.kind in ("range", "tuple") and not it.items:
@@ -197,8 +199,6 @@ class StatementsMixin(InterpBase):
             if isinstance(it, Seq) and it.items:
                 elem = join_all([i.values[0] if isinstance(i, ParamV) and len(i.values) == 1 else i
                                  for i in it.items])
-            elif isinstance(it, DictV) and it.items:
-                elem = join_all([k for k, _ in it.items])
             elif isinstance(it, Unresolved):
                 elem = self.existing_device_elements(s.iter, frame) or UNK
             loop = self._branch(frame)
@@ -307,8 +307,17 @@ class StatementsMixin(InterpBase):
         for objects these packages make (`guards.foreign_class_test`)."""
         def run(body: list[ast.stmt], frame: Frame) -> bool:
             if guarded:
+                env, returned = dict(frame.env), len(frame.returns)
                 with dropping_gpu_findings(frame, note=guard_note(frame.rel, s.test)):
-                    return self.exec_block(body, frame)
+                    ended = self.exec_block(body, frame)
+                # a device made only where an existing device is CUDA (`if resolved.type == "cuda": return
+                # f"cuda:{torch.cuda.current_device()}"`, sbi's canonical_device) names that existing device
+                for k, v in frame.env.items():
+                    if v is not env.get(k) and _made_device(v):
+                        frame.env[k] = EXISTING_DEVICE
+                frame.returns[returned:] = [EXISTING_DEVICE if _made_device(r) else r
+                                            for r in frame.returns[returned:]]
+                return ended
             if needs:
                 with requiring_packages(frame, needs, foreign_class_note(frame.rel, s.test, needs)):
                     return self.exec_block(body, frame)
@@ -475,11 +484,18 @@ class StatementsMixin(InterpBase):
                 frame.env[owner] = new = bounded(join_all([a.with_attr(target.attr, bounded(v))
                                                            for a in alternatives(cur) if isinstance(a, Inst)]))
                 self._sync_stores(new, frame)
+        elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) \
+                and isinstance(frame.env.get(target.value.id), DictV):
+            # `PROBLEMS[f"{name}-regression"] = (cls, 1)` in a module-level loop: the dict with that entry; with a key
+            # the analysis does not know exactly, the dict is unknown (a stale copy would let `d.values()` or
+            # `d.get(k)` miss what was stored)
+            d = frame.env[target.value.id]
+            key = self.ev(target.slice, frame)
+            frame.env[target.value.id] = bounded(DictV(tuple(dict_set(list(d.items), key, bounded(v))))) \
+                if isinstance(key, Const) and _hashable(v) else UNK
         elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and isinstance(
-                frame.env.get(target.value.id), (DictV, Seq)):
-            # `d[k] = v` into a known dict or list: its contents are no longer known (a stale copy would let
-            # `d.values()` or `d.get(k)` miss what was stored)
-            frame.env[target.value.id] = UNK
+                frame.env.get(target.value.id), Seq):
+            frame.env[target.value.id] = UNK  # `xs[i] = v`: its contents are no longer known
         elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Attribute) and _hashable(v):
             # `PartialState._shared_state["distributed_type"] = ...`: a write into a shared namespace
             key = self.ev(target.slice, frame)
@@ -641,16 +657,27 @@ def _grows_containers(loop: ast.For | ast.AsyncFor) -> bool:
             if isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
                 mutates = mutates or any(isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute)
                                          and c.func.attr in MUTATORS or isinstance(c, (ast.Yield, ast.YieldFrom))
-                                         for c in ast.walk(node))
+                                         or _sets_item(c) for c in ast.walk(node))
             continue  # their own break/continue are theirs
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in MUTATORS:
             mutates = True
         elif isinstance(node, (ast.Yield, ast.YieldFrom)):
             mutates = True  # a generator's output, in order
-        elif isinstance(node, ast.AugAssign) or _rebinds_grown(node):
+        elif isinstance(node, ast.AugAssign) or _rebinds_grown(node) or _sets_item(node):
             mutates = True
         todo.extend(ast.iter_child_nodes(node))
     return mutates
+
+
+def _made_device(v: Value) -> bool:
+    """An accelerator device as a string or a torch.device (not a tensor on one)."""
+    return isinstance(v, (Const, DeviceV)) and bool(accel_device(v))
+
+
+def _sets_item(node: ast.AST) -> bool:
+    """`table[key] = value` on a name: a dict filled entry by entry."""
+    return isinstance(node, ast.Assign) and any(isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name)
+                                                for t in node.targets)
 
 
 def _rebinds_grown(node: ast.AST) -> bool:

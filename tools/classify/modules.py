@@ -277,8 +277,11 @@ def scan_module(tree: ast.Module) -> tuple[tuple[ImportSpec, ...], dict[tuple[in
 class RepoIndex:
     """Dotted module names -> files, resolved the way pytest's default (prepend) import mode sees them."""
 
-    def __init__(self, files: list[str]) -> None:
+    def __init__(self, files: list[str], import_dirs: tuple[str, ...] = ()) -> None:
+        """import_dirs: root-relative directories on sys.path besides pytest's own (its `pythonpath` option);
+        "" (the root) is always one."""
         self.files = files
+        self.import_dirs = frozenset(import_dirs)
         self.file_set = frozenset(files)
         dirs_with_init = {f.rsplit("/", 1)[0] if "/" in f else "" for f in files if f.endswith("/__init__.py")}
         if "__init__.py" in self.file_set:
@@ -345,8 +348,9 @@ class RepoIndex:
                 continue
             # root-relative, src-layout and base-dir-relative names; a `tests/` that is itself a package is
             # never on sys.path, so `tests/ignite/distributed/` does not shadow the library's `ignite.distributed`
-            if start == 0 or start == nbase or (parts[start - 1] in ("src", "lib", "python", "tests", "test")
-                                                and "/".join(parts[:start]) not in self._init_dirs):
+            if start == 0 or start == nbase or "/".join(parts[:start]) in self.import_dirs or (
+                    parts[start - 1] in ("src", "lib", "python", "tests", "test")
+                    and "/".join(parts[:start]) not in self._init_dirs):
                 seen.add(name)
                 yield name
 

@@ -34,6 +34,7 @@ from tools.classify.modules import (
     ImportSpec,
     ParsedModule,
     Problem,
+    RepoIndex,
     digest_of,
     is_test_file,
     walk_python_files,
@@ -153,7 +154,7 @@ def _run(root: Path, paths: list[str] | None, cache_dir: Path | None,
         if st is not None and st[0] < racy_after:
             new_stats[rel] = (*st, digests[rel])
     unreadable = {p.rel for p in problems}
-    work = _Work(root, files, sources, cache, digests, version, max_file_bytes)
+    work = _Work(root, files, sources, cache, digests, version, max_file_bytes, scope.pythonpath)
     out: dict[str, FileResult] = {}
     live: set[str] = set()
     parse_errors: set[tuple[str, str]] = set()
@@ -250,14 +251,15 @@ class _Work:
     objects costs about as much as it saves), which the tests use to check the analysis is order-free."""
 
     def __init__(self, root: Path, files: list[str], sources: dict[str, bytes], cache: Cache,
-                 digests: dict[str, str], version: str, max_file_bytes: int = MAX_FILE_BYTES) -> None:
+                 digests: dict[str, str], version: str, max_file_bytes: int = MAX_FILE_BYTES,
+                 import_dirs: tuple[str, ...] = ()) -> None:
         self.root = root
         self.sources = sources
         self.cache = cache
         self.digests = digests
         self.version = version
         self.max_file_bytes = max_file_bytes
-        first = Analyzer(root, files, sources, max_file_bytes=max_file_bytes)
+        first = Analyzer(root, RepoIndex(files, import_dirs), sources, max_file_bytes=max_file_bytes)
         self.index = first.source.index
         self.pytest_torch = first.pytest_torch
         _dismantle(first)

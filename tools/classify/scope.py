@@ -4,11 +4,12 @@ Read from the root only (never imported, never executed):
 
 * `[tool.torch_classify]` in `pyproject.toml`: `paths` (files or directories relative to the root; default
   the whole root) and `exclude` (path prefixes to skip). `--paths` on the command line replaces `paths`.
-* pytest's `norecursedirs` from the first config file pytest itself would use at the root (`pytest.ini`,
-  `.pytest.ini`, `pyproject.toml` `[tool.pytest.ini_options]`/`[tool.pytest]`, `tox.ini` `[pytest]`,
+* pytest's `norecursedirs` and `pythonpath` from the first config file pytest itself would use at the root
+  (`pytest.ini`, `.pytest.ini`, `pyproject.toml` `[tool.pytest.ini_options]`/`[tool.pytest]`, `tox.ini` `[pytest]`,
   `setup.cfg` `[tool:pytest]`), else pytest's defaults. Like pytest, the patterns are matched with fnmatch
   against the basename of every directory *below* a path argument (a path given explicitly is collected
-  even when its own name matches).
+  even when its own name matches). `pythonpath` (pytest >= 7) puts directories, relative to the root, on
+  `sys.path`: their modules import by their names there (`from test_config import DEVICES`).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ class Scope:
     # files a `torch_py_test` lists in its srcs: Bazel hands them to pytest by name, and pytest collects a
     # file named on its command line even under a norecursedirs directory (bazel_test_srcs)
     named: frozenset[str] = frozenset()
+    pythonpath: tuple[str, ...] = ()  # pytest's `pythonpath` ini option: root-relative directories on sys.path
 
     def selects(self, rel: str) -> bool:
         """Whether test file `rel` (POSIX, root-relative) is in scope."""
@@ -82,27 +84,29 @@ def _str_list(value: object) -> list[str] | None:
     return None
 
 
-def _pytest_norecurse(root: Path, pyproject: dict[str, object] | None, problems: list[str]) -> tuple[str, ...]:
-    """norecursedirs from the config file pytest would pick at `root` (pytest's own search order)."""
+def _pytest_options(root: Path, pyproject: dict[str, object] | None,
+                    problems: list[str]) -> dict[str, list[str] | None]:
+    """`norecursedirs` and `pythonpath` from the config file pytest would pick at `root` (pytest's own search
+    order; None: not set there)."""
+    names = ("norecursedirs", "pythonpath")
     for name in ("pytest.ini", ".pytest.ini"):
         path = root / name
         if path.is_file():
-            return _ini_norecurse(path, ("pytest",), problems)
+            return _ini_options(path, ("pytest",), problems, names)
     if pyproject is not None:
         tool = pyproject.get("tool")
         pt = tool.get("pytest") if isinstance(tool, dict) else None
         if isinstance(pt, dict):
             ini = pt.get("ini_options")
             table = ini if isinstance(ini, dict) else pt
-            got = _str_list(table.get("norecursedirs"))
-            return tuple(got) if got is not None else PYTEST_NORECURSE_DEFAULT
+            return {n: _str_list(table.get(n)) for n in names}
     for name, sections in (("tox.ini", ("pytest",)), ("setup.cfg", ("tool:pytest",))):
         path = root / name
         if path.is_file():
             cp = _read_ini(path, problems)
             if cp is not None and any(cp.has_section(s) for s in sections):
-                return _ini_norecurse(path, sections, problems, cp)
-    return PYTEST_NORECURSE_DEFAULT
+                return _ini_options(path, sections, problems, names, cp)
+    return dict.fromkeys(names)
 
 
 def _read_ini(path: Path, problems: list[str]) -> configparser.ConfigParser | None:
@@ -119,15 +123,12 @@ def _read_ini(path: Path, problems: list[str]) -> configparser.ConfigParser | No
     return cp
 
 
-def _ini_norecurse(path: Path, sections: tuple[str, ...], problems: list[str],
-                   cp: configparser.ConfigParser | None = None) -> tuple[str, ...]:
+def _ini_options(path: Path, sections: tuple[str, ...], problems: list[str], names: tuple[str, ...],
+                 cp: configparser.ConfigParser | None = None) -> dict[str, list[str] | None]:
     cp = cp if cp is not None else _read_ini(path, problems)
-    if cp is None:
-        return PYTEST_NORECURSE_DEFAULT
-    for s in sections:
-        if cp.has_section(s) and cp.has_option(s, "norecursedirs"):
-            return tuple(cp.get(s, "norecursedirs").split())
-    return PYTEST_NORECURSE_DEFAULT
+    section = next((s for s in sections if cp is not None and cp.has_section(s)), None)
+    return {n: cp.get(section, n).split() if cp is not None and section is not None and cp.has_option(section, n)
+            else None for n in names}
 
 
 def load_scope(root: Path, cli_paths: list[str] | None = None) -> Scope:
@@ -160,8 +161,11 @@ def load_scope(root: Path, cli_paths: list[str] | None = None) -> Scope:
     norm_paths = tuple(dict.fromkeys(normalise(p) for p in paths))
     if "" in norm_paths:
         norm_paths = ()
+    options = _pytest_options(root, pyproject, problems)
+    norecurse = options["norecursedirs"]
     return Scope(norm_paths, tuple(dict.fromkeys(n for n in (normalise(e) for e in exclude) if n)),
-                 _pytest_norecurse(root, pyproject, problems), tuple(problems))
+                 tuple(norecurse) if norecurse is not None else PYTEST_NORECURSE_DEFAULT, tuple(problems),
+                 pythonpath=tuple(dict.fromkeys(normalise(d) for d in options["pythonpath"] or ())))
 
 
 BUILD_FILES = ("BUILD.bazel", "BUILD")

@@ -393,6 +393,22 @@ def join_all(values: list[Value]) -> Value:
     return out
 
 
+def dict_set(items: list[tuple[Value, Value]], key: Value, value: Value) -> list[tuple[Value, Value]]:
+    """A dict's items after `d[key] = value`: a known constant key replaces its entry in place, as in Python;
+    any other key (unknown, a choice) is one more entry, never merged with another (two unknown keys may
+    differ, and each value must stay in the dict)."""
+    if isinstance(key, Const):
+        for i, (k, _) in enumerate(items):
+            if k == key:
+                return [*items[:i], (key, value), *items[i + 1:]]
+    return [*items, (key, value)]
+
+
+def iterated(v: Value) -> Value:
+    """What a loop or comprehension runs over: a dict gives its keys, in insertion order."""
+    return Seq(tuple(k for k, _ in v.items), "list") if isinstance(v, DictV) else v
+
+
 def is_objects(v: Value | None) -> bool:
     """An in-repo object, or a choice of in-repo objects (one per path after a branch the analysis could not
     decide, each keeping its attributes together)."""

@@ -63,6 +63,37 @@ def test_pytest_norecursedirs(tmp_path: Path, name: str, text: str) -> None:
                    "tests/tools/test_tool.py"]
 
 
+HELPER_ON_PYTHONPATH = {
+    "pkg/__init__.py": "",
+    "pkg/tests/__init__.py": "",
+    "pkg/tests/device_config.py": 'import torch\n\nDEVICES = ["cuda"]\n',
+    "pkg/tests/test_uses_config.py": (
+        "import pytest\nimport torch\nfrom device_config import DEVICES\n\n\n"
+        "@pytest.mark.parametrize(\"device\", DEVICES)\ndef test_ones(device):\n    torch.ones(1, device=device)\n"),
+}
+
+
+@pytest.mark.parametrize("name,text", [
+    ("pyproject.toml", '[tool.pytest.ini_options]\npythonpath = ["pkg/tests"]\n'),
+    ("pytest.ini", "[pytest]\npythonpath = pkg/tests\n"),
+    ("setup.cfg", "[tool:pytest]\npythonpath = ./pkg/tests/\n"),
+])
+def test_pytest_pythonpath_makes_modules_importable_by_their_names(tmp_path: Path, name: str, text: str) -> None:
+    """pytest's `pythonpath` (torchsparsegradutils: `from test_config import DEVICES` in a test package):
+    without it the import is unresolved and the device unknown."""
+    root = _tree(tmp_path, {**HELPER_ON_PYTHONPATH, name: text})
+    assert load_scope(root).pythonpath == ("pkg/tests",)
+    tests = run(root).files["pkg/tests/test_uses_config.py"].tests
+    assert {k: v.label for k, v in tests.items()} == {"test_ones[cuda]": "gpu"}
+
+
+def test_without_pytest_pythonpath_the_helper_is_not_found(tmp_path: Path) -> None:
+    root = _tree(tmp_path, HELPER_ON_PYTHONPATH)
+    assert load_scope(root).pythonpath == ()
+    tests = run(root).files["pkg/tests/test_uses_config.py"].tests
+    assert {v.label for v in tests.values()} == {"unknown"}
+
+
 def test_norecursedirs_does_not_apply_to_an_explicit_path(tmp_path: Path) -> None:
     root = _tree(tmp_path, {**SUITE, "pytest.ini": "[pytest]\nnorecursedirs = fixtures\n"})
     assert sorted(run(root, ["tests/fixtures/repo"]).files) == ["tests/fixtures/repo/tests/test_fx.py"]
