@@ -12,7 +12,14 @@ from collections.abc import Callable
 from typing import Any
 
 from tools.classify import limits, torch_api, torch_testing
-from tools.classify.devices import EXISTING_DEVICE, _compare, _device_of_existing, accel_device, truth
+from tools.classify.devices import (
+    EXISTING_DEVICE,
+    _compare,
+    _device_of_existing,
+    accel_device,
+    torch_constant_str,
+    truth,
+)
 from tools.classify.evidence import UNKNOWN as UNKNOWN_KIND
 from tools.classify.evidence import Finding, step
 from tools.classify.guards import cuda_guard, dropping_gpu_findings, guard_note
@@ -33,8 +40,8 @@ from tools.classify.provenance import (
     keys_are_existing_devices,
     local_dict_of_existing_devices,
 )
-from tools.classify.values import UNRESOLVED as UNK
 from tools.classify.values import (
+    NOT_LITERAL,
     ClassV,
     Const,
     DeviceV,
@@ -59,7 +66,9 @@ from tools.classify.values import (
     iterated,
     join,
     join_all,
+    literal_of,
 )
+from tools.classify.values import UNRESOLVED as UNK
 
 TENSOR_CLASSES = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter",
                             "torch._tensor.Tensor"})
@@ -169,6 +178,9 @@ class ExpressionsMixin(InterpBase):
                     parts.append(f"torch.{dt}")  # str(torch.float) == "torch.float32"
                 elif isinstance(inner, Const) and v.format_spec is None and v.conversion == -1:
                     parts.append(limits.text(inner.value))
+                elif isinstance(inner, (Seq, DictV)) and v.format_spec is None and v.conversion in (-1, ord("s")) \
+                        and literal_of(inner) is not NOT_LITERAL:
+                    parts.append(limits.text(literal_of(inner)))  # f"dim{[0, 1]}": "dim[0, 1]"
                 else:
                     parts.append("?")
                     exact = False
@@ -352,6 +364,11 @@ class ExpressionsMixin(InterpBase):
         if isinstance(obj, DictV) and isinstance(idx, Const):
             for k, v in obj.items:
                 if k == idx:
+                    return v
+        if isinstance(obj, DictV) and torch_constant_str(idx) is not None:
+            # `{torch.sparse_coo: "coo", torch.sparse_csr: "csr"}[layout]`: torch's constants, aliases included
+            for k, v in obj.items:
+                if torch_constant_str(k) == torch_constant_str(idx):
                     return v
         return UNK
 
@@ -544,8 +561,8 @@ def _plain(v: Value) -> bool:
         return True
     if isinstance(v, Ext):
         return not v.path.startswith("<")
-    if isinstance(v, Seq):
-        return v.kind == "tuple" and all(_plain(i) for i in v.items)
+    if isinstance(v, Seq):  # (a list too: `params=[0, 1, [0, 1]]`)
+        return v.kind in ("tuple", "list") and all(_plain(i) for i in v.items)
     if isinstance(v, ParamV):
         return all(_plain(i) for i in v.values)
     if isinstance(v, FuncV):  # `[solve_id(s) for s in (None, linear_cg, minres)]`: module-level functions
