@@ -22,6 +22,7 @@ KW = f"{ROUND9}/test_keyword_ids.py"
 COLLECTED = {
     f"{KW}::test_process_device[cpu]", f"{KW}::test_process_device[gpu]",
     f"{KW}::test_compound_id[cpu-1]", f"{KW}::test_compound_id[gpu-1]",
+    f"{KW}::test_marked_and_matched[cpu]", f"{KW}::test_marked_and_matched[gpu]",
     f"{PC}::TestImportedFactory_cpu::test_ones", f"{PC}::TestImportedFactory_cpu_jit::test_ones",
     f"{PC}::TestImportedFactory_cuda::test_ones", f"{PC}::TestImportedFactory_cuda_jit::test_ones",
     f"{PC}::TestImportedFactoryCpuOnly_cpu::test_ones",
@@ -58,6 +59,9 @@ def test_an_id_matched_in_item_keywords_says_which_hook(result) -> None:
     assert "id [gpu] is in item.keywords" in v.reasons[0] and f"{ROUND9}/conftest.py:12" in v.reasons[0]
     # pytest adds the whole id, not its parts: `gpu-1` is no keyword, and the body catches the CPU-only error
     assert tests["test_compound_id[gpu-1]"].label == "cpu"
+    marked = tests["test_marked_and_matched[gpu]"]
+    assert marked.label == "gpu" and len(marked.reasons) == 1 and "@pytest.mark.gpu" in marked.reasons[0]
+    assert "item.keywords" not in marked.reasons[0]
 
 
 def test_keyword_tests_reads_only_string_membership_in_keywords() -> None:
