@@ -527,9 +527,10 @@ def set_literal(items: list[Value]) -> Value:
 
 
 def _plain(v: Value) -> bool:
-    """A constant, a named external value (`torch.float32`), a tuple of them, or a `pytest.param` of them:
-    what a comprehension of parameter values is made of (`[pytest.param(d, id=f"on_{d}") for d in DEVICES]`)."""
-    if isinstance(v, Const):
+    """A constant, a named external value (`torch.float32`), a `torch.device`, a tuple of them, or a
+    `pytest.param` of them: what a comprehension of parameter values is made of (`[pytest.param(d, id=f"on_{d}")
+    for d in DEVICES]`, `parameterized_class(..., [(d, False) for d in devices])`)."""
+    if isinstance(v, (Const, DeviceV)):
         return True
     if isinstance(v, Ext):
         return not v.path.startswith("<")

@@ -26,6 +26,7 @@ COLLECTED = {
     f"{PC}::TestImportedFactory_cpu::test_ones", f"{PC}::TestImportedFactory_cpu_jit::test_ones",
     f"{PC}::TestImportedFactory_cuda::test_ones", f"{PC}::TestImportedFactory_cuda_jit::test_ones",
     f"{PC}::TestImportedFactoryCpuOnly_cpu::test_ones",
+    f"{PC}::TestComprehensionFactory_cpu::test_ones", f"{PC}::TestComprehensionFactory_cuda::test_ones",
     f"{PC}::TestDecoratorValue_cpu::test_ones", f"{PC}::TestDecoratorValue_cuda::test_ones",
     f"{PC}::TestLocalFactory_0::test_ones", f"{PC}::TestLocalFactory_1::test_ones",
 }
@@ -46,7 +47,7 @@ def test_keys_are_the_collected_node_ids(result) -> None:
 def test_cuda_classes_made_by_a_factory_skip_in_set_up_class(result) -> None:
     tests = result.files[PC].tests
     for cls in ("TestImportedFactory_cuda", "TestImportedFactory_cuda_jit", "TestDecoratorValue_cuda",
-                "TestLocalFactory_1"):
+                "TestLocalFactory_1", "TestComprehensionFactory_cuda"):
         v = tests[f"{cls}::test_ones"]
         assert v.label == "gpu" and "setUpClass()" in v.reasons[0] and "SkipTest" in v.reasons[0], (cls, v)
     assert tests["TestImportedFactory_cpu_jit::test_ones"].label == "cpu"
