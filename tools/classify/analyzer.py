@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tools.bounded_read import MAX_FILE_BYTES
+from tools.classify import conventions
 from tools.classify.collect import (
     UNKNOWN_ID,
     ParamCase,
@@ -45,7 +46,7 @@ from tools.classify.evidence import (
 )
 from tools.classify.fixtures import Fixture, Fixtures, idfn
 from tools.classify.frozen import frozen
-from tools.classify.hooks import Hooks
+from tools.classify.hooks import MODIFY_HOOK, Hooks
 from tools.classify.inert import InertProver
 from tools.classify.interp_base import WORLDS as ANALYSIS_WORLDS
 from tools.classify.marks import mark_findings
@@ -620,9 +621,24 @@ class Analyzer:
                 else:
                     direct.update(dict(c.bindings))
                     cmarks.extend(c.marks)
-            suffix = f"[{'-'.join(c.id for c in combo)}]" if combo else ""
+            ident = "-".join(c.id for c in combo)
+            cmarks.extend(self._keyword_marks(rel, item, ident, world, [*(m for m, _ in marks), *cmarks]))
+            suffix = f"[{ident}]" if combo else ""
             out.append((suffix, direct, choice, cmarks))
         return out
+
+    def _keyword_marks(self, rel: str, item: TestItem, ident: str, world: int, has: list[Value]) -> list[Value]:
+        """The GPU requirement of a marker a case's id spells when a conftest hook matches item.keywords against
+        it (sbi: `"gpu" in item.keywords` also holds for `test_process_device[gpu]`); none where the marks the
+        case `has` already require as many GPUs by hand (`pytest.param("gpu", marks=pytest.mark.gpu)`)."""
+        where = self.hooks.tested_keywords(rel, world).get(ident) if ident else None
+        req = conventions.mark_requirement(ident, [], {}) if where is not None else None
+        if req is None or req.gpu_count <= 0 or req.cpu or req.hint_only or any(
+                (isinstance(m, MarkV) and m.name == ident) or (isinstance(m, Ext) and m.path == f"pytest.mark.{ident}")
+                or (isinstance(m, ReqV) and m.manual and m.gpu_count >= req.gpu_count) for m in has):
+            return []
+        note = f"id [{ident}] is in item.keywords, which {MODIFY_HOOK} tests at {where}: {req.note}"
+        return [ReqV(req.gpu_count, req.vram_gb, step(rel, item.line, note), req.manual)]
 
     def _mark_cases(self, m: MarkV, world: int) -> list[ParamCase] | None:
         """The cases of one parametrize mark (a decorator's or a hook's `metafunc.parametrize`); values or ids

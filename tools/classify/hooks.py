@@ -37,6 +37,7 @@ from tools.classify.values import (
 )
 
 HOOK = "pytest_generate_tests"
+MODIFY_HOOK = "pytest_collection_modifyitems"
 METAFUNC = ClassV("<metafunc>", (0, 0), "Metafunc")  # what a hook receives: .fixturenames, .function, .cls
 # names no Python source can spell: the list the rewritten calls append to, and pytest.mark.parametrize
 _CALLS = "<metafunc calls>"
@@ -94,6 +95,7 @@ class Hooks:
     def __init__(self, interp: Interp) -> None:
         self.interp = interp
         self.bodies: dict[tuple[str, tuple[int, int]], tuple[list[ast.stmt], str, str | None] | None] = {}
+        self.keyword_memo: dict[tuple[str, int], dict[str, str]] = {}
 
     def hooks_of(self, rel: str, classes: tuple[ClassV, ...], world: int) -> tuple[list[Value], list[Value]]:
         """(class and module hooks, in call order; conftest hooks, deepest first) for a test of `rel`."""
@@ -111,6 +113,23 @@ class Hooks:
             if found is not None and c != rel:
                 conftest.append(found)
         return early, conftest
+
+    def tested_keywords(self, rel: str, world: int) -> dict[str, str]:
+        """Keywords a conftest's `pytest_collection_modifyitems` over a test of `rel` looks for
+        (`"gpu" in item.keywords`), each with where. pytest puts a parametrized test's whole id among its
+        keywords beside its marks' names, so a case whose id is such a keyword is treated as if marked with it."""
+        key = (rel, world)
+        got = self.keyword_memo.get(key)
+        if got is None:
+            got = {}
+            for c in self.interp.source.conftests_for(rel):
+                hook = self.interp.module_state(c, world).env.get(MODIFY_HOOK)
+                node = self.interp.source.module(hook.rel).defs.get(hook.pos) if isinstance(hook, FuncV) else None
+                if node is not None and isinstance(hook, FuncV):
+                    for word, line in keyword_tests(node):
+                        got.setdefault(word, f"{hook.rel}:{line}")
+            self.keyword_memo[key] = got
+        return got
 
     def has_hooks(self, rel: str, classes: tuple[ClassV, ...], world: int) -> bool:
         early, conftest = self.hooks_of(rel, classes, world)
@@ -180,3 +199,11 @@ class Hooks:
                     got = ([ast.fix_missing_locations(s) for s in stmts], rest[0], self_name)
         self.bodies[key] = got
         return got
+
+
+def keyword_tests(node: ast.AST) -> list[tuple[str, int]]:
+    """(keyword, line) of each `"<keyword>" in <item>.keywords` test in a hook's body."""
+    return [(t.left.value, t.lineno) for t in ast.walk(node)
+            if isinstance(t, ast.Compare) and len(t.ops) == 1 and isinstance(t.ops[0], ast.In)
+            and isinstance(t.left, ast.Constant) and isinstance(t.left.value, str)
+            and isinstance(t.comparators[0], ast.Attribute) and t.comparators[0].attr == "keywords"]

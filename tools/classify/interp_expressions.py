@@ -554,10 +554,11 @@ def set_literal(items: list[Value]) -> Value:
 
 
 def _plain(v: Value) -> bool:
-    """A constant, a named external value (`torch.float32`), a device, an in-repo class or module-level
-    function, a tuple of them, or a `pytest.param` of them: what a comprehension of parameter values is made
-    of (`[pytest.param(d, id=f"on_{d}") for d in DEVICES]`)."""
-    if isinstance(v, Const):
+    """A constant, a named external value (`torch.float32`), a `torch.device`, an in-repo class or module-level
+    function, a tuple or list of them, or a `pytest.param` of them: what a comprehension of parameter values is
+    made of (`[pytest.param(d, id=f"on_{d}") for d in DEVICES]`, `parameterized_class(..., [(d, False) for d in
+    devices])`)."""
+    if isinstance(v, (Const, DeviceV)):
         return True
     if isinstance(v, Ext):
         return not v.path.startswith("<")
@@ -567,7 +568,7 @@ def _plain(v: Value) -> bool:
         return all(_plain(i) for i in v.values)
     if isinstance(v, FuncV):  # `[solve_id(s) for s in (None, linear_cg, minres)]`: module-level functions
         return v.bound is None and not v.captured
-    return isinstance(v, (DeviceV, ClassV))  # `[str(d) for d in DEVICES]` over `torch.device(...)` values
+    return isinstance(v, ClassV)
 
 
 def _const_alternatives(v: Value) -> bool:

@@ -71,6 +71,10 @@ MOCK_FACTORIES = frozenset({"Mock", "MagicMock", "NonCallableMock", "NonCallable
                             "PropertyMock", "create_autospec"})
 REGEX_PREFIX = "<regex>"  # Ext(REGEX_PREFIX + pattern): re.compile(pattern)
 PARAMETERIZED_EXPAND = "<parameterized.expand>"  # MarkV name of @parameterized.expand([...])
+# MarkV name of the decorator `parameterized_class(attrs, input_values, class_name_func=...)` returns: a value that
+# remembers its arguments, so that a class decorated with it however it was reached (`@expand()` returning it,
+# `PC = parameterized_class(...)` then `@PC`) is expanded like the literal form (interp_statements)
+PARAMETERIZED_CLASS = "<parameterized_class>"
 STR_METHODS = frozenset({"startswith", "endswith", "lower", "upper", "strip", "lstrip", "rstrip", "split",
                          "rsplit", "partition", "replace", "casefold", "find", "count", "isdigit"})
 
@@ -150,6 +154,9 @@ class ExternalMixin(InterpBase):
             return MarkV(PARAMETERIZED_EXPAND, tuple(args[:1]) or (kwargs.get("input", UNK),),
                          tuple(sorted(((k, v) for k, v in kwargs.items() if k == "name_func"), key=lambda kv: kv[0])),
                          step(frame.rel, line, "parameterized.expand"))
+        if path.endswith(("parameterized.parameterized_class", "parameterized.parameterized.parameterized_class")):
+            return MarkV(PARAMETERIZED_CLASS, tuple(args), tuple(sorted(kwargs.items(), key=lambda kv: kv[0])),
+                         step(frame.rel, line, "parameterized_class"))
         if path in ("parameterized.param", "parameterized.parameterized.param"):
             return ParamV(tuple(args))
         if path in ("pytest.param",):

@@ -41,6 +41,7 @@ from tools.classify.interp_base import (
     namespace_key,
     own_attrs,
 )
+from tools.classify.interp_external import PARAMETERIZED_CLASS
 from tools.classify.values import UNRESOLVED as UNK
 from tools.classify.values import (
     ClassV,
@@ -50,6 +51,7 @@ from tools.classify.values import (
     Ext,
     FuncV,
     Inst,
+    MarkV,
     ModV,
     NoReturn,
     OneOf,
@@ -147,7 +149,15 @@ class StatementsMixin(InterpBase):
                 self.param_classes.add(cv)
             for d in s.decorator_list:
                 if isinstance(d, ast.Call) and _last_name(d) == "parameterized_class":
-                    self._parameterized_class(cv, d, frame)
+                    self._parameterized_class(cv, [self.ev(a, frame) for a in d.args],
+                                              {k.arg: self.ev(k.value, frame) for k in d.keywords if k.arg}, d,
+                                              frame)
+                elif _last_name(d) != "instantiate_parametrized_tests":
+                    # a decorator that evaluates to one (`@expand()`, `@PC`); what evaluating it finds is not this
+                    # module's: the class body decides that
+                    dv = self.ev(d, Frame(frame.rel, frame.world, frame.env, frame.module_env, []))
+                    if isinstance(dv, MarkV) and dv.name == PARAMETERIZED_CLASS:
+                        self._parameterized_class(cv, list(dv.args), dict(dv.kwargs), d, frame)
             return False
         if isinstance(s, ast.Return):
             frame.returns.append(self.ev(s.value, frame) if s.value is not None else Const(None))
@@ -339,11 +349,11 @@ class StatementsMixin(InterpBase):
                               key=SKIPS_OFF_CUDA))
         return ended
 
-    def _parameterized_class(self, cv: ClassV, d: ast.Call, frame: Frame) -> None:
-        """`@parameterized_class(attrs, input_values, class_name_func=...)`: binds `<Name>_<i>[_<suffix>]`
-        classes carrying the attributes (names as the package's default_class_name_func makes them)."""
-        args = [self.ev(a, frame) for a in d.args]
-        kwargs = {k.arg: self.ev(k.value, frame) for k in d.keywords if k.arg}
+    def _parameterized_class(self, cv: ClassV, args: list[Value], kwargs: dict[str, Value], d: ast.expr,
+                             frame: Frame) -> None:
+        """`@parameterized_class(attrs, input_values, class_name_func=...)` with these evaluated arguments: binds
+        `<Name>_<i>[_<suffix>]` classes carrying the attributes (names as the package's default_class_name_func
+        makes them)."""
         attrs = args[0] if args else kwargs.get("attrs", UNK)
         values = args[1] if len(args) > 1 else kwargs.get("input_values")
         name_func = kwargs.get("class_name_func") or kwargs.get("classname_func")
