@@ -204,6 +204,10 @@ def param_argnames(argnames: Value) -> list[str] | None:
     return None
 
 
+def _or_unknown(got: str | None) -> str:
+    return UNKNOWN_ID if got is None else got
+
+
 def parametrize_cases(argnames: Value, argvalues: Value, ids: Value | None,
                       idfn: Callable[[Value], Value] | None = None) -> list[ParamCase] | None:
     """The cases of `@pytest.mark.parametrize(argnames, argvalues, ids=...)`; None when not enumerable. `idfn`
@@ -219,8 +223,9 @@ def parametrize_cases(argnames: Value, argvalues: Value, ids: Value | None,
     number_cases: set[int] = set()
     if isinstance(ids, Seq):
         # pytest's IdMaker: a None entry leaves that case its default id, any other is spelled like a value
+        # (an empty string is an id too: `ids=["t", ""]` gives `test_x[t]` and `test_x[]`)
         explicit = [None if isinstance(i, Const) and i.value is None or i in (UNKNOWN_TEXT, UNKNOWN_NUMBER)
-                    else idval_from_value(i) or UNKNOWN_ID for i in ids.items]
+                    else _or_unknown(idval_from_value(i)) for i in ids.items]
         text_cases = {n for n, i in enumerate(ids.items) if i in (UNKNOWN_TEXT, UNKNOWN_NUMBER)}
         number_cases = {n for n, i in enumerate(ids.items) if i == UNKNOWN_NUMBER}
     elif ids is not None and not (isinstance(ids, Const) and ids.value is None) and idfn is None:
