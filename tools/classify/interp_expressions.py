@@ -62,7 +62,7 @@ from tools.classify.values import (
     Value,
     alternatives,
     bounded,
-    dict_set,
+    dict_items,
     iterated,
     join,
     join_all,
@@ -141,17 +141,16 @@ class ExpressionsMixin(InterpBase):
         return bounded(Seq(tuple(items), kind)) if exact else UNK
 
     def ev_Dict(self, n: ast.Dict, frame: Frame) -> Value:
-        items: list[tuple[Value, Value]] = []
+        pairs: list[tuple[Value, Value]] = []
         for k, v in zip(n.keys, n.values, strict=False):
             vv = self.ev(v, frame)
             if k is None:  # `{**base, "x": 1}`: the items of a known dict
                 if not isinstance(vv, DictV):
                     return UNK
-                for kv in vv.items:
-                    items = dict_set(items, *kv)
+                pairs.extend(vv.items)
                 continue
-            items = dict_set(items, self.ev(k, frame), vv)
-        return bounded(DictV(tuple(items)))
+            pairs.append((self.ev(k, frame), vv))
+        return bounded(DictV(dict_items(pairs)))
 
     def ev_JoinedStr(self, n: ast.JoinedStr, frame: Frame) -> Value:
         formatted = [(v, self.ev(v.value, frame)) for v in n.values if isinstance(v, ast.FormattedValue)]

@@ -61,6 +61,7 @@ from tools.classify.values import (
     Unresolved,
     Value,
     alternatives,
+    iterated,
     join_all,
     literal_of,
 )
@@ -401,7 +402,7 @@ class ExternalMixin(InterpBase):
         if name in ("list", "tuple") and args and isinstance(args[0], Seq):
             return Seq(args[0].items, name)
         if name in ("list", "tuple") and len(args) == 1 and isinstance(args[0], DictV):
-            return Seq(tuple(k for k, _ in args[0].items), name)  # `list(d)`: its keys, in insertion order
+            return Seq(iterated(args[0]).items, name)  # type: ignore[attr-defined]  # `list(d)`: its keys, in order
         if name in ("list", "tuple", "set") and not args and not kwargs:
             return Seq((), name)
         if name == "set" and len(args) == 1 and isinstance(args[0], Seq):

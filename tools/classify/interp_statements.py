@@ -61,7 +61,7 @@ from tools.classify.values import (
     Value,
     alternatives,
     bounded,
-    dict_set,
+    dict_items,
     is_objects,
     iterated,
     join_all,
@@ -501,7 +501,7 @@ class StatementsMixin(InterpBase):
             # `d.get(k)` miss what was stored)
             d = frame.env[target.value.id]
             key = self.ev(target.slice, frame)
-            frame.env[target.value.id] = bounded(DictV(tuple(dict_set(list(d.items), key, bounded(v))))) \
+            frame.env[target.value.id] = bounded(DictV(dict_items([*d.items, (key, bounded(v))]))) \
                 if isinstance(key, Const) and _hashable(v) else UNK
         elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and isinstance(
                 frame.env.get(target.value.id), Seq):

@@ -5,6 +5,8 @@ All values are frozen and hashable so that calls can be memoised on (function, a
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from tools.classify.frozen import frozen
 
 MAX_ALTERNATIVES = 8
@@ -393,15 +395,22 @@ def join_all(values: list[Value]) -> Value:
     return out
 
 
-def dict_set(items: list[tuple[Value, Value]], key: Value, value: Value) -> list[tuple[Value, Value]]:
-    """A dict's items after `d[key] = value`: a known constant key replaces its entry in place, as in Python;
-    any other key (unknown, a choice) is one more entry, never merged with another (two unknown keys may
-    differ, and each value must stay in the dict)."""
-    if isinstance(key, Const):
-        for i, (k, _) in enumerate(items):
-            if k == key:
-                return [*items[:i], (key, value), *items[i + 1:]]
-    return [*items, (key, value)]
+def dict_items(pairs: Iterable[tuple[Value, Value]]) -> tuple[tuple[Value, Value], ...]:
+    """A dict's items after setting `pairs` in order (`{**a, "x": 1}`, `d[key] = value`): a known constant key
+    replaces its entry in place, as in Python; any other key (unknown, a choice) is one more entry, never
+    merged with another (two unknown keys may differ, and each value must stay in the dict). Linear in the
+    pairs (a dict literal of many keys)."""
+    items: list[tuple[Value, Value]] = []
+    where: dict[Value, int] = {}
+    for key, value in pairs:
+        at = where.get(key) if isinstance(key, Const) else None
+        if at is not None:
+            items[at] = (key, value)
+            continue
+        if isinstance(key, Const):
+            where[key] = len(items)
+        items.append((key, value))
+    return tuple(items)
 
 
 def iterated(v: Value) -> Value:
