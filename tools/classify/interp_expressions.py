@@ -17,6 +17,7 @@ from tools.classify.devices import (
     _compare,
     _device_of_existing,
     accel_device,
+    spelled,
     torch_constant_str,
     truth,
 )
@@ -40,8 +41,8 @@ from tools.classify.provenance import (
     keys_are_existing_devices,
     local_dict_of_existing_devices,
 )
+from tools.classify.values import UNRESOLVED as UNK
 from tools.classify.values import (
-    NOT_LITERAL,
     ClassV,
     Const,
     DeviceV,
@@ -66,9 +67,7 @@ from tools.classify.values import (
     iterated,
     join,
     join_all,
-    literal_of,
 )
-from tools.classify.values import UNRESOLVED as UNK
 
 TENSOR_CLASSES = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter",
                             "torch._tensor.Tensor"})
@@ -175,14 +174,14 @@ class ExpressionsMixin(InterpBase):
                 dt = torch_testing.dtype_name(inner)
                 if dt and v.format_spec is None and v.conversion in (-1, ord("s")):
                     parts.append(f"torch.{dt}")  # str(torch.float) == "torch.float32"
-                elif isinstance(inner, Const) and v.format_spec is None and v.conversion == -1:
+                elif isinstance(inner, Const) and v.format_spec is None and v.conversion in (-1, ord("s")):
                     parts.append(limits.text(inner.value))
-                elif isinstance(inner, (Seq, DictV)) and v.format_spec is None and v.conversion in (-1, ord("s")) \
-                        and literal_of(inner) is not NOT_LITERAL:
-                    parts.append(limits.text(literal_of(inner)))  # f"dim{[0, 1]}": "dim[0, 1]"
                 else:
-                    parts.append("?")
-                    exact = False
+                    # f"dim{[0, 1]}", f"dev={device}-in={shape}-out={torch.Size(...)}", f"{x!r}", f"{lr:.0e}": as
+                    # Python prints them; anything it cannot print exactly (an object, a module) stays unknown
+                    text = _formatted(v, inner)
+                    parts.append("?" if text is None else text)
+                    exact = exact and text is not None
         limits.check_text(sum(map(len, parts)), "an f-string")
         s = "".join(parts)
         if exact:
@@ -589,6 +588,28 @@ def _generate(frame: Frame, items: tuple[Value, ...] | None) -> None:
 
 
 _PERCENT_PLAIN = re.compile(r"(?:[^%]|%[sdrif%])*")
+
+
+def _formatted(node: ast.FormattedValue, inner: Value) -> str | None:
+    """One `{...}` field of an f-string with a constant format spec (or none), printed exactly; None when it
+    cannot be."""
+    spec = ""
+    if node.format_spec is not None:
+        if not isinstance(node.format_spec, ast.JoinedStr) or not all(
+                isinstance(x, ast.Constant) for x in node.format_spec.values):
+            return None
+        spec = "".join(str(x.value) for x in node.format_spec.values if isinstance(x, ast.Constant))
+    conversion = {-1: "", ord("s"): "s", ord("r"): "r", ord("a"): "a"}.get(node.conversion)
+    if conversion is None:
+        return None
+    if conversion:  # f"{x!r:>10}": the converted text, then formatted as a string
+        text = spelled(inner, conversion)
+        text = spelled(Const(text), "", spec) if text is not None and spec else text
+    else:
+        text = spelled(inner, "", spec)
+    if text is not None:
+        limits.check_text(len(text), "an f-string field")
+    return text
 
 
 def _percent_format(template: str, args: Seq) -> Value:
