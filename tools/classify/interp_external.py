@@ -382,16 +382,15 @@ class ExternalMixin(InterpBase):
                                                     for a in alternatives(args[0])):
             # `str(torch.device("cpu"))` is "cpu"; `str(x.device)` of an existing tensor names that device
             return join_all([Const(a.device) if isinstance(a, DeviceV) else a for a in alternatives(args[0])])
-        if name in ("str", "repr", "ascii") and len(args) == 1 and not kwargs and not isinstance(args[0], Const):
-            # str() of a tuple, dict, torch.Size or dtype (`ids=str`), repr() of a device: as Python prints them
+        if name in ("str", "repr", "ascii") and len(args) == 1 and not kwargs and not (
+                name == "str" and isinstance(args[0], Const)):
+            # str() of a tuple, dict, torch.Size or dtype (`ids=str`), repr() of a device or a string: as Python
+            # prints them; anything else (an object, a torch module) is unknown
             text = spelled(args[0], name[0])
-            if text is not None:
-                limits.check_text(len(text), f"{name}() of a value")
-                return Const(text)
-            return UNK
-        if name in ("repr", "ascii") and len(args) == 1 and not kwargs:
-            text = spelled(args[0], name[0])
-            return Const(text) if text is not None else UNK
+            if text is None:
+                return UNK
+            limits.check_text(len(text), f"{name}() of a value")
+            return Const(text)
         if name in ("str", "int", "float", "bool") and len(args) == 1 and isinstance(args[0], Const):
             try:
                 return Const({"str": str, "int": int, "float": float, "bool": bool}[name](args[0].value))

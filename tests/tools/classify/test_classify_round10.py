@@ -79,3 +79,9 @@ def test_values_print_as_python_prints_them(value, conversion, spec, text) -> No
 ])
 def test_values_that_cannot_be_printed_exactly_stay_unknown(value, conversion, spec) -> None:
     assert spelled(value, conversion, spec) is None
+
+
+def test_a_value_too_long_to_print_is_not_printed() -> None:
+    big = Const("x" * (1 << 19))
+    assert spelled(Seq((big,), "list")) == repr(["x" * (1 << 19)])
+    assert spelled(Seq((big,) * 3, "list")) is None  # 1.5 MiB of text: past the bound, never built
