@@ -6,7 +6,6 @@ print (a torch module's repr). Unit tests of the printing rules beside it."""
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -17,15 +16,7 @@ from tools.classify.devices import spelled
 from tools.classify.runner import run
 from tools.classify.values import SIZE, UNRESOLVED, Const, DeviceV, DictV, Ext, Inst, Seq
 
-CORPUS = Path(__file__).resolve().parent / "fixtures"
 ROUND10 = "tests/round10"
-
-
-@pytest.fixture(scope="module")
-def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    dst = tmp_path_factory.mktemp("corpus") / "repo"
-    shutil.copytree(CORPUS / "repo", dst)
-    return dst
 
 
 def test_ids_match_pytest_collect_only(corpus: Path) -> None:
