@@ -41,6 +41,7 @@ from tools.classify.values import (
     ModV,
     OneOf,
     ParamV,
+    PathV,
     Seq,
     TestFnV,
     Unresolved,
@@ -149,6 +150,8 @@ def idval(value: Value, argname: str, idx: int, idfn: Callable[[Value], Value] |
         if not (isinstance(got, Const) and got.value is None):
             return idval_from_value(got)
     from_value = idval_from_value(value)
+    if from_value is None and isinstance(value, PathV) and value.kind == "str":
+        return None  # a path string is spelled by its text, which depends on where the checkout is
     return from_value if from_value is not None else f"{argname}{idx}"
 
 

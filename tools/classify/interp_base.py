@@ -17,7 +17,7 @@ from tools.classify import conventions
 from tools.classify.evidence import IF_IMPORTED, IMPORTS, SKIP, Finding
 from tools.classify.modules import ParsedModule
 from tools.classify.summaries import Frames
-from tools.classify.values import ClassV, Const, DictV, EnumV, FuncV, Inst, Seq, Value, alternatives
+from tools.classify.values import ClassV, Const, DictV, EnumV, FuncV, Inst, PathV, Seq, Value, alternatives
 
 # Deterministic work budgets, in interpreter steps (statements and expressions evaluated). An in-repo call is
 # a function summary with a budget of its own (summaries.SUMMARY_BUDGET) and costs its caller one step, so no
@@ -64,6 +64,7 @@ class ModuleSource(Protocol):
     def is_package_dir(self, dotted: str) -> bool: ...
     def conftests_for(self, rel: str) -> tuple[str, ...]: ...
     def package_inits(self, rel: str) -> tuple[str, ...]: ...
+    def data_file(self, rel: str, reader: str) -> bytes | None: ...
 
 
 @dataclass
@@ -323,6 +324,12 @@ class InterpBase:
                              kwargs: dict[str, Value]) -> Value | None: ...
         def _ext_args_check(self, path: str, args: list[Value], kwargs: dict[str, Value], n: ast.AST,
                             frame: Frame) -> None: ...
+
+        # interp_datafiles.DataFilesMixin
+        def data_call(self, path: str, args: list[Value], kwargs: dict[str, Value],
+                      frame: Frame) -> Value | None: ...
+        def path_method_call(self, recv: PathV, name: str, args: list[Value], kwargs: dict[str, Value],
+                             frame: Frame) -> Value: ...
 
         # interp_torch.TorchMixin
         def tensor_method(self, recv: Value, name: str, args: list[Value], kwargs: dict[str, Value], n: ast.Call,

@@ -56,6 +56,7 @@ from tools.classify.values import (
     NoReturn,
     OneOf,
     ParamV,
+    PathV,
     Seq,
     Unresolved,
     Value,
@@ -289,7 +290,8 @@ class StatementsMixin(InterpBase):
                 frame.add(Finding(GPU, (step(frame.rel, s.lineno, f"with torch.device({d!r}) makes {d} the "
                                                               "default device"),), gpu_count_of(d)))
             if item.optional_vars is not None:
-                self.bind(item.optional_vars, cv if isinstance(cv, (DeviceV, Inst)) else UNK, frame)
+                # (`with open(path) as f`: an open file is its own context value)
+                self.bind(item.optional_vars, cv if isinstance(cv, (DeviceV, Inst, PathV)) else UNK, frame)
         return self.exec_block(s.body, frame)
 
     def _raises_off_cuda(self, s: ast.If, taken: bool | None, frame: Frame) -> None:
