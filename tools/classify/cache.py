@@ -7,7 +7,8 @@ caches (mode 0600): a file the user's own classifier did not write (forged, copi
 corrupted) fails the check and is ignored whole, and every entry's structure and types are checked on read
 (a bad one is dropped and recomputed). The key of a result covers the classifier's own source, the test
 file, its in-repo import closure and its conftest chain, so editing a helper module invalidates exactly the
-tests that import it.
+tests that import it; a result also lists the data files its analysis read (datafiles.py), and is reused only
+while they are unchanged (runner.data_unchanged).
 """
 
 from __future__ import annotations

@@ -468,8 +468,13 @@ def _expand_cases(interp: Interp, fv: FuncV, node: ast.AST, mark: MarkV) -> list
 
 def def_scope(interp: Interp, fv: FuncV, world: int) -> dict[str, Value]:
     """The local names a def's decorators see besides its module's: a method's class body (`@pytest.mark.
-    parametrize("x", table())` with `table` defined in the class, `@pytest.fixture(params=CLASS_ATTR)`)."""
-    return dict(interp.class_body(fv.cls, world)) if fv.cls is not None else {}
+    parametrize("x", table())` with `table` defined in the class, `@pytest.fixture(params=CLASS_ATTR)`); for a
+    top-level def, the names its module binds again after it, as they were when it ran
+    (interp_statements._decorator_env)."""
+    if fv.cls is not None:
+        return dict(interp.class_body(fv.cls, world))
+    interp.module_state(fv.rel, world)  # (a top-level def's decorators see names as they were when it ran)
+    return dict(interp.decorator_envs.get((fv.rel, world, fv.pos), {}))
 
 
 # -- torch.testing._internal generators ---------------------------------------------------------------

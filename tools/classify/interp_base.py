@@ -251,6 +251,11 @@ class InterpBase:
         self.lookups: dict[tuple[ClassV, str, int], tuple[Value | None, bool]] = {}
         self.steps = 0  # spent in the current budget (see CASE_BUDGET)
         self.limit = FILE_BUDGET
+        # (rel, world, def position) -> the names a top-level def's decorators read that the module binds again
+        # later, as they were when the def ran (`params = ...` read from one data file per test); rel -> the
+        # lines where its top level binds each name
+        self.decorator_envs: dict[tuple[str, int, tuple[int, int]], dict[str, Value]] = {}
+        self.module_binds: dict[str, dict[str, int]] = {}
 
     def decided_by_world(self, query: Callable[[str, int], object], name: str, world: int) -> object:
         """query(name, world): what a machine query or a well-known name gives in this world (NotImplemented:
