@@ -55,7 +55,6 @@ from tools.classify.values import (
     KnownTruth,
     ModV,
     OneOf,
-    ParamV,
     PathV,
     RequestV,
     Seq,
@@ -75,6 +74,7 @@ from tools.classify.values import UNRESOLVED as UNK
 
 TENSOR_CLASSES = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter",
                             "torch._tensor.Tensor"})
+MAX_LISTED_ELEMENTS = 256  # iterations of a comprehension evaluated one by one (parameter tables)
 MAX_STRING_CHOICES = 16  # alternatives an f-string or `+` of one-of-several constants is spelled out for
 _BIN: dict[type, Callable[[Any, Any], Any]] = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
@@ -400,7 +400,9 @@ class ExpressionsMixin(InterpBase):
     def ev_Starred(self, n: ast.Starred, frame: Frame) -> Value:
         return self.ev(n.value, frame)
 
-    def _comprehension(self, n: Any, elts: list[ast.expr], frame: Frame) -> Value:
+    def _comprehension(self, n: Any, elts: list[ast.expr], frame: Frame) -> list[list[Value]] | Value:
+        """The rows of a listable comprehension (_listed_comprehension), else what one pass over joined elements
+        shows: its findings, and a value only where the element keeps a device."""
         listed = self._listed_comprehension(n, elts, frame)
         if listed is not None:
             return listed
@@ -418,37 +420,57 @@ class ExpressionsMixin(InterpBase):
         keep = len(vals) == 1 and (accel_device(vals[0]) or isinstance(vals[0], DeviceV) or vals[0] == EXISTING_DEVICE)
         return Seq((vals[0],), "list") if keep else UNK
 
-    def _listed_comprehension(self, n: Any, elts: list[ast.expr], frame: Frame) -> Value | None:
-        """`[item for item in range(10)]`, `[f"k{i}" for i in (1, 2)]` (fixture params, parametrize values): one
-        generator over known constants whose elements come out constant is evaluated element by element."""
-        if len(elts) != 1 or len(n.generators) != 1 or n.generators[0].ifs or n.generators[0].is_async:
+    def _listed_comprehension(self, n: Any, elts: list[ast.expr], frame: Frame) -> list[list[Value]] | None:
+        """The elements of a comprehension evaluated one by one, as Python runs it, when every generator runs
+        over a known sequence and every `if` is decided: `[name for name in NAMES if name not in SKIP]`,
+        `{cls.__name__.lower(): cls for cls in CLASSES}`, `[(d, t) for d in DEVICES for t in DTYPES]` (parameter
+        values and ids). Each row holds the values of `elts` for one iteration; None: not listable (an
+        unknown or too long iterable, an undecided condition, more than MAX_LISTED_ELEMENTS iterations)."""
+        if any(gen.is_async for gen in n.generators):
             return None
-        gen = n.generators[0]
-        it = iterated(self.ev(gen.iter, frame))
-        if not isinstance(it, Seq) or not it.items or len(it.items) > 64 or not all(_plain(i) for i in it.items):
-            return None
-        vals: list[Value] = []
-        for item in it.items:
-            inner = self._branch(frame)
-            self.bind(gen.target, item, inner)
-            v = self.ev(elts[0], inner)
-            if not _plain(v):
-                return None
-            vals.append(v)
-        return Seq(tuple(vals), "list")
+        rows: list[list[Value]] = []
+        left = [MAX_LISTED_ELEMENTS]
+
+        def run(level: int, outer: Frame) -> bool:
+            if level == len(n.generators):
+                rows.append([self.ev(e, outer) for e in elts])
+                return True
+            gen = n.generators[level]
+            it = iterated(self.ev(gen.iter, outer))
+            if not isinstance(it, Seq):
+                return False
+            for item in it.items:
+                left[0] -= 1
+                if left[0] < 0:
+                    return False
+                inner = self._branch(outer)
+                self.bind(gen.target, item, inner)
+                kept: bool | None = True
+                for cond in gen.ifs:  # in order, up to the first false one, as Python does
+                    kept = truth(self.ev(cond, inner))
+                    if not kept:
+                        break
+                if kept is None or kept and not run(level + 1, inner):
+                    return False
+            return True
+
+        return rows if run(0, frame) else None
 
     def ev_ListComp(self, n: ast.ListComp, frame: Frame) -> Value:
-        return self._comprehension(n, [n.elt], frame)
+        got = self._comprehension(n, [n.elt], frame)
+        return Seq(tuple(row[0] for row in got), "list") if isinstance(got, list) else got
 
     def ev_SetComp(self, n: ast.SetComp, frame: Frame) -> Value:
-        return self._comprehension(n, [n.elt], frame)
+        got = self._comprehension(n, [n.elt], frame)
+        return set_literal([row[0] for row in got]) if isinstance(got, list) else got
 
     def ev_GeneratorExp(self, n: ast.GeneratorExp, frame: Frame) -> Value:
-        return self._comprehension(n, [n.elt], frame)
+        got = self._comprehension(n, [n.elt], frame)
+        return Seq(tuple(row[0] for row in got), "list") if isinstance(got, list) else got
 
     def ev_DictComp(self, n: ast.DictComp, frame: Frame) -> Value:
-        self._comprehension(n, [n.key, n.value], frame)
-        return UNK
+        got = self._comprehension(n, [n.key, n.value], frame)
+        return DictV(dict_items((row[0], row[1]) for row in got)) if isinstance(got, list) else UNK
 
     def ev_Attribute(self, n: ast.Attribute, frame: Frame) -> Value:
         obj = self.ev(n.value, frame)
@@ -562,26 +584,6 @@ def set_literal(items: list[Value]) -> Value:
     except TypeError:
         return UNK
     return bounded(Seq(tuple(Const(c) for c in unique), "set"))
-
-
-def _plain(v: Value) -> bool:
-    """A constant, a named external value (`torch.float32`), a `torch.device`, an in-repo class or module-level
-    function, a tuple or list of them, or a `pytest.param` of them: what a comprehension of parameter values is
-    made of (`[pytest.param(d, id=f"on_{d}") for d in DEVICES]`, `parameterized_class(..., [(d, False) for d in
-    devices])`)."""
-    if isinstance(v, (Const, DeviceV)):
-        return True
-    if isinstance(v, Ext):
-        return not v.path.startswith("<")
-    if isinstance(v, Seq):  # (a list too: `params=[0, 1, [0, 1]]`)
-        return v.kind in ("tuple", "list") and all(_plain(i) for i in v.items)
-    if isinstance(v, DictV):  # `[tc["id"] for tc in yaml.safe_load(f)]`: records read from a data file
-        return all(_plain(k) and _plain(x) for k, x in v.items)
-    if isinstance(v, ParamV):
-        return all(_plain(i) for i in v.values)
-    if isinstance(v, FuncV):  # `[solve_id(s) for s in (None, linear_cg, minres)]`: module-level functions
-        return v.bound is None and not v.captured
-    return isinstance(v, ClassV)
 
 
 def _const_alternatives(v: Value) -> bool:

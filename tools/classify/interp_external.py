@@ -354,6 +354,8 @@ class ExternalMixin(InterpBase):
                 return Seq(kept, "list")
         if name == "next" and args and isinstance(args[0], Seq) and args[0].items:
             return join_all(list(args[0].items))  # the first element of a known sequence (or generator)
+        if name == "next" and len(args) == 2 and isinstance(args[0], Seq) and not args[0].items:
+            return args[1]  # `next((p.device for p in []), torch.device("cpu"))`: the default
         if name in ("eval", "exec") and args and not isinstance(args[0], Const):
             frame.add(Finding(UNKNOWN, (step(frame.rel, line, f"{name}() of computed code: dynamic dispatch"),)))
             return UNK
