@@ -66,10 +66,17 @@ def result_from_json(rel: str, d: dict[str, Any]) -> FileResult:
                       [(f, s) for f, s in d.get("data", [])])
 
 
-def data_unchanged(root: Path, stored: dict[str, Any]) -> bool:
+def data_unchanged(root: Path, stored: dict[str, Any], states: dict[str, str]) -> bool:
     """Whether every data file a stored result read (datafiles.py) is still in the state it was read in: the
-    result key covers Python files only, since which data files code reads is known only after running it."""
-    return all(read_data(root, f)[1] == state for f, state in stored.get("data", ()))
+    result key covers Python files only, since which data files code reads is known only after running it.
+    `states`: the files' current states, filled as they are read (each file is read once per check)."""
+    for f, state in stored.get("data", ()):
+        now = states.get(f)
+        if now is None:
+            now = states[f] = read_data(root, f)[1]
+        if now != state:
+            return False
+    return True
 
 
 def run(root: Path, paths: list[str] | None = None, cache_dir: Path | None = None,
@@ -134,7 +141,8 @@ def _run(root: Path, paths: list[str] | None, cache_dir: Path | None,
     # An unchanged tree (same stats, config and classifier): the last run's result as it was.
     secret = load_secret(user_cache_base()) if cache_dir is not None else b""
     stored = load_snapshot(cache_dir, snap, secret) if snap else None
-    if stored is not None and all(data_unchanged(root, r) for r in stored["files"].values()):
+    data_states: dict[str, str] = {}
+    if stored is not None and all(data_unchanged(root, r, data_states) for r in stored["files"].values()):
         out = {rel: result_from_json(rel, r) for rel, r in stored["files"].items()}
         return RunResult(out, [Problem(r, why) for r, why in stored["problems"]], len(out), list(stored["unseen"]))
     tests = [f for f in files if is_test_file(f.rsplit("/", 1)[-1]) and scope.selects(f)]
@@ -274,6 +282,7 @@ class _Work:
         _dismantle(first)
         self.new_imports: list[tuple[str, tuple[ImportSpec, ...]]] = []
         self.current: Analyzer | None = None
+        self.data_states: dict[str, str] = {}  # data files' states, read once per process (data_unchanged)
 
     def close(self) -> None:
         """Drop this process's analyser. Its tables form cycles (analyser and interpreter refer to each
@@ -318,7 +327,7 @@ class _Work:
             deps = an.source.file_deps(rel)
             key = result_key(self.version, rel, deps, self.digests) if self.cache.directory is not None else rel
             stored = self.cache.get_result(key)
-            if stored is not None and data_unchanged(self.root, stored):
+            if stored is not None and data_unchanged(self.root, stored, self.data_states):
                 results.append((rel, key, None))
                 an.source.release(rel)
                 continue

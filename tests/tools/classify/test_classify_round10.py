@@ -130,3 +130,30 @@ def test_a_changed_or_deleted_data_file_changes_the_cached_result(tmp_path: Path
     assert _labels(root, cache) == {"test_cases": "unknown"}
     (root / "tests" / "cases.yaml").write_text(CASES)
     assert _labels(root, cache) == first
+
+
+def test_a_data_file_read_by_a_shared_helper_is_a_dependency_of_every_importer(tmp_path: Path) -> None:
+    """The helper's top level runs once per process: the second test file reuses it, and must still list the
+    data file it read (recorded per module, not per analysis)."""
+    root = tmp_path / "repo"
+    (root / "tests").mkdir(parents=True)
+    (root / "tests" / "cases.yaml").write_text(CASES)
+    (root / "tests" / "helper.py").write_text(
+        "from pathlib import Path\n\nimport yaml\n\n"
+        "CASES = yaml.safe_load((Path(__file__).parent / 'cases.yaml').read_text())\n")
+    body = ("import pytest\nimport torch\n\nfrom helper import CASES\n\n\n"
+            "@pytest.mark.parametrize('device', [c['device'] for c in CASES], ids=[c['id'] for c in CASES])\n"
+            "def test_{n}(device):\n    torch.ones(1, device=device)\n")
+    for n in ("a", "b"):
+        (root / "tests" / f"test_{n}.py").write_text(body.format(n=n))
+    (root / "tests" / "conftest.py").write_text("")
+    cache = tmp_path / "cache"
+    got = run(root, cache_dir=cache, workers=1)
+    assert {k for r in got.files.values() for k in r.tests} == {
+        "test_a[on_cpu]", "test_a[on_gpu]", "test_b[on_cpu]", "test_b[on_gpu]"}
+    assert all(r.data == [("tests/cases.yaml", r.data[0][1])] for r in got.files.values())
+    (root / "tests" / "cases.yaml").write_text(CASES.replace("on_gpu", "on_cuda"))
+    again = run(root, cache_dir=cache, workers=1)
+    assert again.cache_hits == 0
+    assert {k for r in again.files.values() for k in r.tests} == {
+        "test_a[on_cpu]", "test_a[on_cuda]", "test_b[on_cpu]", "test_b[on_cuda]"}
