@@ -12,7 +12,8 @@ analysed root (the real location of a checkout is not known where pytest runs: a
 clone), so nothing here depends on where the root is. Only a file inside the root, a regular file of at most
 `MAX_DATA_BYTES` after resolving symlinks, is read; it is parsed as data (pyyaml's safe loader, json), never
 run. Anything else (a path out of the root, a missing or huge file, a parse error) is an unknown value.
-What was read is a dependency of the result (`data_state`, the result cache in runner.py).
+What was read is a dependency of the result: `read_data` gives each file's state, which a cached result is
+checked against (runner.data_unchanged).
 """
 
 from __future__ import annotations
