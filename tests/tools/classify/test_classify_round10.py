@@ -157,3 +157,15 @@ def test_a_data_file_read_by_a_shared_helper_is_a_dependency_of_every_importer(t
     assert again.cache_hits == 0
     assert {k for r in again.files.values() for k in r.tests} == {
         "test_a[on_cpu]", "test_a[on_cuda]", "test_b[on_cpu]", "test_b[on_cuda]"}
+
+
+def test_decorators_see_names_rebound_later_as_they_were_and_mutated_ones_as_they_end(tmp_path: Path) -> None:
+    """Checked with pytest 9 --collect-only: `test_x[a-cpu]`, `test_x[a-meta]` (the list object the decorator
+    holds grew; the name bound again later does not reach it)."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "test_mut.py").write_text(
+        "import pytest\n\nDEVICES = ['cpu']\nNAMES = ['a']\n\n\n"
+        "@pytest.mark.parametrize('d', DEVICES)\n@pytest.mark.parametrize('n', NAMES)\n"
+        "def test_x(d, n):\n    pass\n\n\nDEVICES.append('meta')\nNAMES = ['b']\n")
+    assert set(_labels(root)) == {"test_x[a-cpu]", "test_x[a-meta]"}
