@@ -23,8 +23,6 @@ import os
 import posixpath
 from pathlib import Path
 
-import yaml
-
 from tools.bounded_read import read_source
 from tools.classify.modules import digest_of
 from tools.classify.values import (
@@ -150,10 +148,19 @@ def read_data(root: Path, rel: str) -> tuple[bytes | None, str]:
 
 def load(fmt: str, data: bytes | str) -> Value:
     """Parse data as YAML (pyyaml's safe loader) or JSON and convert it to abstract values; unknown when it
-    does not parse or holds anything but strings, numbers, booleans, None, lists and dicts."""
+    does not parse or holds anything but strings, numbers, booleans, None, lists and dicts. pyyaml is imported
+    here: an environment without it (a consumer's `torch_runtime`) still classifies, its YAML values unknown."""
+    if fmt == "json":
+        try:
+            return to_value(json.loads(data))
+        except (ValueError, RecursionError, MemoryError, TypeError):
+            return UNRESOLVED
     try:
-        obj = yaml.load(data, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) if fmt == "yaml" else json.loads(
-            data)
+        import yaml
+    except ImportError:
+        return UNRESOLVED
+    try:
+        obj = yaml.load(data, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except (yaml.YAMLError, ValueError, RecursionError, MemoryError, TypeError):
         return UNRESOLVED
     return to_value(obj)

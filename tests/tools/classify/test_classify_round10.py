@@ -169,3 +169,10 @@ def test_decorators_see_names_rebound_later_as_they_were_and_mutated_ones_as_the
         "@pytest.mark.parametrize('d', DEVICES)\n@pytest.mark.parametrize('n', NAMES)\n"
         "def test_x(d, n):\n    pass\n\n\nDEVICES.append('meta')\nNAMES = ['b']\n")
     assert set(_labels(root)) == {"test_x[a-cpu]", "test_x[a-meta]"}
+
+
+def test_without_pyyaml_yaml_values_are_unknown(monkeypatch) -> None:  # noqa: ANN001 - pytest's fixture
+    """A consumer's environment may lack pyyaml: classify still runs, the YAML file's values are unknown."""
+    monkeypatch.setitem(sys.modules, "yaml", None)  # (`import yaml` raises ImportError)
+    assert load("yaml", b"- a\n") is UNRESOLVED
+    assert load("json", "[1]") == Seq((Const(1),), "list")
