@@ -86,6 +86,9 @@ class FileResult:
     tests: dict[str, Verdict]
     error: str | None = None
     deps: list[str] = field(default_factory=list)
+    # (data file, state) for the data files its analysis read (datafiles.py): the result is reused only while
+    # each is in that state
+    data: list[tuple[str, str]] = field(default_factory=list)
 
 
 @frozen

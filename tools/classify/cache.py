@@ -7,7 +7,8 @@ caches (mode 0600): a file the user's own classifier did not write (forged, copi
 corrupted) fails the check and is ignored whole, and every entry's structure and types are checked on read
 (a bad one is dropped and recomputed). The key of a result covers the classifier's own source, the test
 file, its in-repo import closure and its conftest chain, so editing a helper module invalidates exactly the
-tests that import it.
+tests that import it; a result also lists the data files its analysis read (datafiles.py), and is reused only
+while they are unchanged (runner.data_unchanged).
 """
 
 from __future__ import annotations
@@ -99,13 +100,18 @@ def valid_result(d: Any) -> bool:
     exact type tests: a warm run checks every stored result, and this is most of its time.)"""
     if type(d) is not dict:
         return False
-    tests, error, deps = d.get("tests"), d.get("error"), d.get("deps", [])
+    tests, error, deps, data = d.get("tests"), d.get("error"), d.get("deps", []), d.get("data", [])
     if type(d.get("torch")) is not bool or type(tests) is not dict or not (error is None or type(error) is str):
         return False
     if type(deps) is not list:
         return False
     for x in deps:
         if type(x) is not str:
+            return False
+    if type(data) is not list:
+        return False
+    for x in data:
+        if type(x) is not list or len(x) != 2 or type(x[0]) is not str or type(x[1]) is not str:
             return False
     for k, v in tests.items():
         if type(k) is not str or type(v) is not dict or v.get("label") not in LABELS:

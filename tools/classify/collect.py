@@ -41,6 +41,7 @@ from tools.classify.values import (
     ModV,
     OneOf,
     ParamV,
+    PathV,
     Seq,
     TestFnV,
     Unresolved,
@@ -149,6 +150,8 @@ def idval(value: Value, argname: str, idx: int, idfn: Callable[[Value], Value] |
         if not (isinstance(got, Const) and got.value is None):
             return idval_from_value(got)
     from_value = idval_from_value(value)
+    if from_value is None and isinstance(value, PathV) and value.kind == "str":
+        return None  # a path string is spelled by its text, which depends on where the checkout is
     return from_value if from_value is not None else f"{argname}{idx}"
 
 
@@ -465,8 +468,13 @@ def _expand_cases(interp: Interp, fv: FuncV, node: ast.AST, mark: MarkV) -> list
 
 def def_scope(interp: Interp, fv: FuncV, world: int) -> dict[str, Value]:
     """The local names a def's decorators see besides its module's: a method's class body (`@pytest.mark.
-    parametrize("x", table())` with `table` defined in the class, `@pytest.fixture(params=CLASS_ATTR)`)."""
-    return dict(interp.class_body(fv.cls, world)) if fv.cls is not None else {}
+    parametrize("x", table())` with `table` defined in the class, `@pytest.fixture(params=CLASS_ATTR)`); for a
+    top-level def, the names its module binds again after it, as they were when it ran
+    (interp_statements._decorator_env)."""
+    if fv.cls is not None:
+        return dict(interp.class_body(fv.cls, world))
+    interp.module_state(fv.rel, world)  # (a top-level def's decorators see names as they were when it ran)
+    return dict(interp.decorator_envs.get((fv.rel, world, fv.pos), {}))
 
 
 # -- torch.testing._internal generators ---------------------------------------------------------------

@@ -26,6 +26,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tools.classify import conventions, torch_api
+from tools.classify.datafiles import module_path
 from tools.classify.devices import TORCH_DTYPE_NAMES
 from tools.classify.evidence import UNKNOWN, Finding, step
 from tools.classify.interp_base import (
@@ -40,6 +41,7 @@ from tools.classify.interp_base import (
 )
 from tools.classify.interp_calls import CallsMixin
 from tools.classify.interp_classes import ClassesMixin
+from tools.classify.interp_datafiles import DataFilesMixin
 from tools.classify.interp_expressions import ExpressionsMixin
 from tools.classify.interp_external import PARAMETERIZED_EXPAND, REGEX_PREFIX, ExternalMixin
 from tools.classify.interp_statements import StatementsMixin
@@ -64,7 +66,7 @@ __all__ = [
 BUILTIN_NAMES = frozenset(dir(builtins))
 
 
-class Interp(StatementsMixin, ExpressionsMixin, ClassesMixin, CallsMixin, ExternalMixin, TorchMixin):
+class Interp(StatementsMixin, ExpressionsMixin, ClassesMixin, CallsMixin, ExternalMixin, DataFilesMixin, TorchMixin):
     """The interpreter. One per analysis run; all memo tables live in it (set up by InterpBase.__init__; no
     module-level state)."""
 
@@ -175,6 +177,8 @@ class Interp(StatementsMixin, ExpressionsMixin, ClassesMixin, CallsMixin, Extern
             # pytest imports a module under its own name, never as "__main__": `if __name__ == "__main__":`
             # blocks (benchmarks, scripts at the bottom of a test file) do not run under it
             return Const(frame.rel.removesuffix(".py").replace("/", "."))
+        if name == "__file__":
+            return module_path(frame.rel)  # (a data file found from it: datafiles.py)
         if name in BUILTIN_NAMES:
             return Ext(f"builtins.{name}")
         return ext_star if ext_star is not None else UNK

@@ -17,7 +17,7 @@ from tools.classify import conventions
 from tools.classify.evidence import IF_IMPORTED, IMPORTS, SKIP, Finding
 from tools.classify.modules import ParsedModule
 from tools.classify.summaries import Frames
-from tools.classify.values import ClassV, Const, DictV, EnumV, FuncV, Inst, Seq, Value, alternatives
+from tools.classify.values import ClassV, Const, DictV, EnumV, FuncV, Inst, PathV, Seq, Value, alternatives
 
 # Deterministic work budgets, in interpreter steps (statements and expressions evaluated). An in-repo call is
 # a function summary with a budget of its own (summaries.SUMMARY_BUDGET) and costs its caller one step, so no
@@ -64,6 +64,7 @@ class ModuleSource(Protocol):
     def is_package_dir(self, dotted: str) -> bool: ...
     def conftests_for(self, rel: str) -> tuple[str, ...]: ...
     def package_inits(self, rel: str) -> tuple[str, ...]: ...
+    def data_file(self, rel: str, reader: str) -> bytes | None: ...
 
 
 @dataclass
@@ -250,6 +251,11 @@ class InterpBase:
         self.lookups: dict[tuple[ClassV, str, int], tuple[Value | None, bool]] = {}
         self.steps = 0  # spent in the current budget (see CASE_BUDGET)
         self.limit = FILE_BUDGET
+        # (rel, world, def position) -> the names a top-level def's decorators read that the module binds again
+        # later, as they were when the def ran (`params = ...` read from one data file per test); rel -> the
+        # lines where its top level binds each name
+        self.decorator_envs: dict[tuple[str, int, tuple[int, int]], dict[str, Value]] = {}
+        self.module_binds: dict[str, dict[str, int]] = {}
 
     def decided_by_world(self, query: Callable[[str, int], object], name: str, world: int) -> object:
         """query(name, world): what a machine query or a well-known name gives in this world (NotImplemented:
@@ -323,6 +329,12 @@ class InterpBase:
                              kwargs: dict[str, Value]) -> Value | None: ...
         def _ext_args_check(self, path: str, args: list[Value], kwargs: dict[str, Value], n: ast.AST,
                             frame: Frame) -> None: ...
+
+        # interp_datafiles.DataFilesMixin
+        def data_call(self, path: str, args: list[Value], kwargs: dict[str, Value],
+                      frame: Frame) -> Value | None: ...
+        def path_method_call(self, recv: PathV, name: str, args: list[Value], kwargs: dict[str, Value],
+                             frame: Frame) -> Value: ...
 
         # interp_torch.TorchMixin
         def tensor_method(self, recv: Value, name: str, args: list[Value], kwargs: dict[str, Value], n: ast.Call,

@@ -38,6 +38,7 @@ from tools.classify.values import (
     ModV,
     NoReturn,
     OneOf,
+    PathV,
     ReqV,
     Seq,
     SkipV,
@@ -113,6 +114,8 @@ class CallsMixin(InterpBase):
                 callee = FuncV(callee.rel, callee.pos, callee.name, bound=recv, captured=callee.captured,
                                cls=callee.cls)
             return self.call(callee, args, kwargs, n, frame, name)
+        if isinstance(recv, PathV):
+            return self.path_method_call(recv, name, args, kwargs, frame)
         # a method of an object the analysis does not model (their names are disjoint: the order is not a priority)
         got = self.framework_method(recv, name, args, kwargs, n, frame)
         if got is None:

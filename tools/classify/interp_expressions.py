@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tools.classify import limits, torch_api, torch_testing
+from tools.classify.datafiles import path_attribute
 from tools.classify.devices import (
     EXISTING_DEVICE,
     _compare,
@@ -35,6 +36,7 @@ from tools.classify.interp_base import (
     attrs_dict,
     namespace_key,
 )
+from tools.classify.interp_datafiles import path_binop, path_fstring
 from tools.classify.provenance import (
     iterated_dict_attr,
     iterated_local_dict,
@@ -54,6 +56,7 @@ from tools.classify.values import (
     KnownTruth,
     ModV,
     OneOf,
+    PathV,
     RequestV,
     Seq,
     SuperV,
@@ -153,6 +156,9 @@ class ExpressionsMixin(InterpBase):
 
     def ev_JoinedStr(self, n: ast.JoinedStr, frame: Frame) -> Value:
         formatted = [(v, self.ev(v.value, frame)) for v in n.values if isinstance(v, ast.FormattedValue)]
+        path = path_fstring(n, formatted)
+        if path is not None:
+            return path  # f"{os.path.dirname(__file__)}/data/cases.yaml"
         choices = [(v, inner) for v, inner in formatted if isinstance(inner, OneOf)
                    and _const_alternatives(inner) and v.format_spec is None and v.conversion == -1]
         if len(choices) == 1 and len(alternatives(choices[0][1])) <= MAX_STRING_CHOICES:
@@ -314,6 +320,9 @@ class ExpressionsMixin(InterpBase):
         return result
 
     def _binop(self, op: ast.operator, a: Value, b: Value) -> Value:
+        got = path_binop(isinstance(op, ast.Div), isinstance(op, ast.Add), a, b)
+        if got is not None:
+            return got
         if (isinstance(a, OneOf) or isinstance(b, OneOf)) and _const_alternatives(a) and _const_alternatives(b):
             # `"run_" + kind` with kind one of known strings: one of the results
             return join_all([self._binop(op, x, y) for x in alternatives(a) for y in alternatives(b)])
@@ -555,6 +564,9 @@ class ExpressionsMixin(InterpBase):
             return UNK
         if isinstance(obj, RequestV) and name == "param":
             return obj.param
+        if isinstance(obj, PathV):
+            got = path_attribute(obj, name)
+            return got if got is not None else UNK
         if isinstance(obj, (FuncV, ClassV)) and name in ("__name__", "__qualname__"):
             return Const(obj.name)
         return UNK

@@ -56,6 +56,7 @@ from tools.classify.values import (
     NoReturn,
     OneOf,
     ParamV,
+    PathV,
     Seq,
     Unresolved,
     Value,
@@ -131,6 +132,8 @@ class StatementsMixin(InterpBase):
             self.bind(s.target, self._binop(s.op, cur, rhs), frame)
             return False
         if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if frame.module_env is None and s.decorator_list:
+                self._decorator_env(s, frame)
             fv = self.make_function(s, frame)
             value: Value = fv
             if frame.module_env is not None and not is_fixture_def(s):
@@ -281,6 +284,22 @@ class StatementsMixin(InterpBase):
             return False
         return False
 
+    def _decorator_env(self, s: ast.FunctionDef | ast.AsyncFunctionDef, frame: Frame) -> None:
+        """Python evaluates a def's decorators when the def runs: keep the values of the names they read that
+        the module binds again after it (`params`/`ids` rebound per data file in torchsparsegradutils'
+        test_encoders.py); the decorators are evaluated after the whole top level ran (collect.def_scope).
+        Names only mutated later (`DEVICES.append(...)`, `+=`) keep their final value: the decorator holds
+        the same object."""
+        binds = self.module_binds.get(frame.rel)
+        if binds is None:
+            tree = self.source.module(frame.rel).tree
+            binds = self.module_binds[frame.rel] = last_bindings(tree.body) if tree is not None else {}
+        end = s.end_lineno or s.lineno
+        names = {n.id for d in s.decorator_list for n in ast.walk(d) if isinstance(n, ast.Name)}
+        snap = {k: frame.env[k] for k in sorted(names) if binds.get(k, 0) > end and k in frame.env}
+        if snap:
+            self.decorator_envs[frame.rel, frame.world, (s.lineno, s.col_offset)] = snap
+
     def _exec_with(self, s: ast.With | ast.AsyncWith, frame: Frame) -> bool:
         for item in s.items:
             cv = self.ev(item.context_expr, frame)
@@ -289,7 +308,8 @@ class StatementsMixin(InterpBase):
                 frame.add(Finding(GPU, (step(frame.rel, s.lineno, f"with torch.device({d!r}) makes {d} the "
                                                               "default device"),), gpu_count_of(d)))
             if item.optional_vars is not None:
-                self.bind(item.optional_vars, cv if isinstance(cv, (DeviceV, Inst)) else UNK, frame)
+                # (`with open(path) as f`: an open file is its own context value)
+                self.bind(item.optional_vars, cv if isinstance(cv, (DeviceV, Inst, PathV)) else UNK, frame)
         return self.exec_block(s.body, frame)
 
     def _raises_off_cuda(self, s: ast.If, taken: bool | None, frame: Frame) -> None:
@@ -738,3 +758,44 @@ def _hashable(v: object) -> bool:
     except TypeError:
         return False
     return True
+
+
+def last_bindings(body: list[ast.stmt]) -> dict[str, int]:
+    """The last line where a module's top level (not its functions or classes) binds each name by assignment,
+    a loop or `with` target, an import, a def or a class."""
+    out: dict[str, int] = {}
+
+    def targets(t: ast.AST, line: int) -> None:
+        if isinstance(t, ast.Name):
+            out[t.id] = max(out.get(t.id, 0), line)
+        elif isinstance(t, (ast.Tuple, ast.List)):
+            for e in t.elts:
+                targets(e, line)
+        elif isinstance(t, ast.Starred):
+            targets(t.value, line)
+
+    todo = list(body)
+    while todo:
+        s = todo.pop()
+        line = s.lineno
+        if isinstance(s, ast.Assign):
+            for t in s.targets:
+                targets(t, line)
+        elif isinstance(s, ast.AnnAssign) and s.value is not None:
+            targets(s.target, line)
+        elif isinstance(s, (ast.For, ast.AsyncFor)):
+            targets(s.target, line)
+        elif isinstance(s, (ast.With, ast.AsyncWith)):
+            for item in s.items:
+                if item.optional_vars is not None:
+                    targets(item.optional_vars, line)
+        elif isinstance(s, (ast.Import, ast.ImportFrom)):
+            for a in s.names:
+                name = a.asname or a.name.split(".", 1)[0]
+                out[name] = max(out.get(name, 0), line)
+        elif isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out[s.name] = max(out.get(s.name, 0), line)
+            continue
+        for field in ("body", "orelse", "finalbody", "handlers"):
+            todo.extend(x for x in getattr(s, field, ()) if isinstance(x, (ast.stmt, ast.excepthandler)))
+    return out

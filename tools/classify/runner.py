@@ -29,6 +29,7 @@ from tools.classify.cache import (
     tool_version,
     user_cache_base,
 )
+from tools.classify.datafiles import read_data
 from tools.classify.evidence import Verdict
 from tools.classify.modules import (
     ImportSpec,
@@ -55,13 +56,27 @@ class RunResult:
 
 
 def result_to_json(r: FileResult) -> dict[str, Any]:
-    return {"torch": r.torch, "error": r.error, "deps": r.deps,
+    return {"torch": r.torch, "error": r.error, "deps": r.deps, "data": [list(d) for d in r.data],
             "tests": {k: v.to_json() for k, v in sorted(r.tests.items())}}
 
 
 def result_from_json(rel: str, d: dict[str, Any]) -> FileResult:
     tests = {k: Verdict(v["label"], v["gpu_count"], v["vram_gb"], tuple(v["reasons"])) for k, v in d["tests"].items()}
-    return FileResult(rel, bool(d["torch"]), tests, d.get("error"), list(d.get("deps", [])))
+    return FileResult(rel, bool(d["torch"]), tests, d.get("error"), list(d.get("deps", [])),
+                      [(f, s) for f, s in d.get("data", [])])
+
+
+def data_unchanged(root: Path, stored: dict[str, Any], states: dict[str, str]) -> bool:
+    """Whether every data file a stored result read (datafiles.py) is still in the state it was read in: the
+    result key covers Python files only, since which data files code reads is known only after running it.
+    `states`: the files' current states, filled as they are read (each file is read once per check)."""
+    for f, state in stored.get("data", ()):
+        now = states.get(f)
+        if now is None:
+            now = states[f] = read_data(root, f)[1]
+        if now != state:
+            return False
+    return True
 
 
 def run(root: Path, paths: list[str] | None = None, cache_dir: Path | None = None,
@@ -126,7 +141,8 @@ def _run(root: Path, paths: list[str] | None, cache_dir: Path | None,
     # An unchanged tree (same stats, config and classifier): the last run's result as it was.
     secret = load_secret(user_cache_base()) if cache_dir is not None else b""
     stored = load_snapshot(cache_dir, snap, secret) if snap else None
-    if stored is not None:
+    data_states: dict[str, str] = {}
+    if stored is not None and all(data_unchanged(root, r, data_states) for r in stored["files"].values()):
         out = {rel: result_from_json(rel, r) for rel, r in stored["files"].items()}
         return RunResult(out, [Problem(r, why) for r, why in stored["problems"]], len(out), list(stored["unseen"]))
     tests = [f for f in files if is_test_file(f.rsplit("/", 1)[-1]) and scope.selects(f)]
@@ -225,7 +241,7 @@ class _Chunk:
         """Plain tuples in marshal's format: what a worker sends (a fifth of the cost of pickling objects)."""
         return marshal.dumps((
             [(rel, key, None if r is None else (r.torch, r.error, r.deps, [
-                (k, v.label, v.gpu_count, v.vram_gb, v.reasons) for k, v in r.tests.items()]))
+                (k, v.label, v.gpu_count, v.vram_gb, v.reasons) for k, v in r.tests.items()], r.data))
              for rel, key, r in self.results],
             [(d, [(s.module, s.level, s.names, s.line, s.toplevel) for s in specs]) for d, specs in self.imports],
             self.errors, self.read))
@@ -235,7 +251,8 @@ class _Chunk:
         results, imports, errors, read = marshal.loads(data)
         return _Chunk(
             [(rel, key, None if r is None else FileResult(rel, r[0], {
-                k: Verdict(label, count, vram, reasons) for k, label, count, vram, reasons in r[3]}, r[1], r[2]))
+                k: Verdict(label, count, vram, reasons) for k, label, count, vram, reasons in r[3]}, r[1], r[2],
+                [tuple(d) for d in r[4]]))
              for rel, key, r in results],
             [(d, tuple(ImportSpec(*s) for s in specs)) for d, specs in imports],
             [tuple(e) for e in errors], read)  # type: ignore[misc]
@@ -265,6 +282,7 @@ class _Work:
         _dismantle(first)
         self.new_imports: list[tuple[str, tuple[ImportSpec, ...]]] = []
         self.current: Analyzer | None = None
+        self.data_states: dict[str, str] = {}  # data files' states, read once per process (data_unchanged)
 
     def close(self) -> None:
         """Drop this process's analyser. Its tables form cycles (analyser and interpreter refer to each
@@ -308,7 +326,8 @@ class _Work:
         for rel in rels:
             deps = an.source.file_deps(rel)
             key = result_key(self.version, rel, deps, self.digests) if self.cache.directory is not None else rel
-            if self.cache.get_result(key) is not None:
+            stored = self.cache.get_result(key)
+            if stored is not None and data_unchanged(self.root, stored, self.data_states):
                 results.append((rel, key, None))
                 an.source.release(rel)
                 continue
@@ -318,6 +337,7 @@ class _Work:
                 res = FileResult(rel, True, {}, str(exc), deps)
             except Exception as exc:  # noqa: BLE001 - one bad file must not stop the run
                 res = FileResult(rel, True, {}, f"internal analysis error: {type(exc).__name__}: {exc}", deps)
+            res.data = an.source.data_deps(deps)
             results.append((rel, key, res))
             an.source.release(rel)
         errors, fresh = an.source.parse_errors[reported:], an.source.read_from_disk[read:]

@@ -10,6 +10,7 @@ import ast
 from pathlib import Path
 
 from tools.bounded_read import MAX_FILE_BYTES, read_source
+from tools.classify.datafiles import read_data
 from tools.classify.modules import (
     ImportSpec,
     ParsedModule,
@@ -40,6 +41,10 @@ class Sources:
         self.read_from_disk: list[str] = []  # modules not in `sources`, read when first needed
         self.source_lines: dict[str, list[bytes] | None] = {}
         self.closures: dict[str, frozenset[str]] = {}
+        # data files (datafiles.py) read by the analysis: (bytes or None, state) per file, and per module the
+        # files its code read (a dependency of every result that depends on the module)
+        self.data: dict[str, tuple[bytes | None, str]] = {}
+        self.data_readers: dict[str, set[str]] = {}
 
     # -- ModuleSource ------------------------------------------------------------------------------
     def module(self, rel: str) -> ParsedModule:
@@ -163,4 +168,22 @@ class Sources:
     def file_deps(self, rel: str) -> list[str]:
         """The files rel's result depends on: its import closure and its conftests' (sorted)."""
         return sorted(set().union(self.closure(rel), *(self.closure(c) for c in self.index.conftests_for(rel))))
+
+    # -- data files --------------------------------------------------------------------------------
+    def data_file(self, rel: str, reader: str) -> bytes | None:
+        """The bytes of the data file rel (None: not readable as data, see datafiles.read_data), read once per
+        run; code in the module `reader` read it."""
+        got = self.data.get(rel)
+        if got is None:
+            got = self.data[rel] = read_data(self.root, rel)
+        self.data_readers.setdefault(reader, set()).add(rel)
+        return got[0]
+
+    def data_deps(self, deps: list[str]) -> list[tuple[str, str]]:
+        """(data file, state) for every data file that code in `deps` (a result's files) read in this process,
+        sorted. Code reached from a test lies in its files, and what such code reads is recorded when it first
+        runs (a module top level or summary reused later still counts), so this covers every file the result
+        read; it may hold more (read by the same modules for other tests), which only costs a recomputation."""
+        rels = set().union(*(self.data_readers.get(d, ()) for d in deps))
+        return [(r, self.data[r][1]) for r in sorted(rels)]
 

@@ -226,6 +226,15 @@ class EnumV:
 
 
 @frozen
+class PathV:
+    """A filesystem path computed from `__file__` (datafiles.py): `text` is rooted at datafiles.VROOT, the
+    analysed root. kind: "str" (os.path's strings), "path" (a pathlib path) or "file" (`open(path)`)."""
+
+    text: str
+    kind: str = "str"
+
+
+@frozen
 class RequestV:
     """pytest's `request` fixture; `request.param` is the current fixture parameter."""
 
@@ -234,7 +243,7 @@ class RequestV:
 
 Value = (
     Unresolved | NoReturn | Const | Seq | DictV | OneOf | Ext | ModV | FuncV | ClassV | Inst | SuperV | DeviceV
-    | TensorV | MarkV | SkipV | ReqV | MockV | ParamV | TestFnV | RequestV | GenClassV | EnumV
+    | TensorV | MarkV | SkipV | ReqV | MockV | ParamV | TestFnV | RequestV | GenClassV | EnumV | PathV
 )
 
 
@@ -265,7 +274,7 @@ def _children(v: object) -> tuple[object, ...]:
     return ()
 
 
-_LEAVES = frozenset({Const, Ext, Unresolved, NoReturn, ClassV, TensorV})  # values holding no other value
+_LEAVES = frozenset({Const, Ext, Unresolved, NoReturn, ClassV, TensorV, PathV})  # values holding no other value
 
 
 def mentions(v: object, target: Value) -> bool:

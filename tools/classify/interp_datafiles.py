@@ -1,0 +1,135 @@
+"""The interpreter's rules for parameters read from in-repo data files (datafiles.py): paths from `__file__`
+through os.path and pathlib, `open()`, and YAML/JSON loaded with safe loaders; a part of dataflow.Interp.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from tools.classify import datafiles
+from tools.classify.interp_base import Frame, InterpBase
+from tools.classify.values import UNRESOLVED, Const, Ext, PathV, Value
+
+_PREFIXES = ("os.", "pathlib.", "yaml.", "json.", "builtins.open", "builtins.str")
+_READ_MODES = frozenset({"r", "rt", "rb", "tr", "br"})
+
+
+class DataFilesMixin(InterpBase):
+    """Paths, open files and their parsed contents."""
+
+    def data_call(self, path: str, args: list[Value], kwargs: dict[str, Value], frame: Frame) -> Value | None:
+        """A call of an external function on a path, an open file or data text: its value; None when the call
+        is not one of these (the caller's other rules apply)."""
+        if not path.startswith(_PREFIXES):
+            return None
+        first = args[0] if args else kwargs.get("stream", kwargs.get("fp", kwargs.get("s")))
+        if path.startswith("os.path."):
+            return datafiles.os_path_call(path[len("os.path."):], args) if not kwargs else None
+        if path in ("os.fspath", "builtins.str") and len(args) == 1 and isinstance(first, PathV):
+            return PathV(first.text, "str") if first.kind != "file" else UNRESOLVED
+        if path in datafiles.PATH_CLASSES:
+            if args and isinstance(args[0], PathV) and not kwargs:
+                return datafiles.joined(args[0], list(args[1:]), "path") or UNRESOLVED
+            return None
+        if path == "builtins.open":
+            return self._open(args, kwargs)
+        if path == "yaml.safe_load" and len(args) + len(kwargs) == 1 or path == "yaml.load" and self._safe_loader(
+                args, kwargs):
+            return self._load("yaml", first, frame)
+        if path in ("json.load", "json.loads") and len(args) + len(kwargs) == 1:
+            return self._load("json", first, frame)
+        return None
+
+    def path_method_call(self, recv: PathV, name: str, args: list[Value], kwargs: dict[str, Value],
+                         frame: Frame) -> Value:
+        """A method of a path or an open file (`p.with_name("x.yaml")`, `p.read_text()`, `f.read()`)."""
+        if recv.kind == "file":
+            if name == "read" and not args and not kwargs:
+                return self._text(recv, frame)
+            if name in ("__enter__",):
+                return recv
+            return UNRESOLVED
+        if name == "read_text" and not args and set(kwargs) <= {"encoding"}:
+            return self._text(recv, frame)
+        if name == "open" and recv.kind == "path":
+            return self._open([recv, *args], kwargs)
+        got = datafiles.path_method(recv, name, args) if not kwargs else None
+        return got if got is not None else UNRESOLVED
+
+    def _open(self, args: list[Value], kwargs: dict[str, Value]) -> Value:
+        """`open(path)` for reading (text or binary): an open file; anything else is not modelled."""
+        if not args or not isinstance(args[0], PathV) or args[0].kind == "file":
+            return UNRESOLVED
+        mode = args[1] if len(args) > 1 else kwargs.get("mode", Const("r"))
+        if not (isinstance(mode, Const) and mode.value in _READ_MODES) or len(args) > 2 or not set(kwargs) <= {
+                "mode", "encoding", "errors", "newline"}:
+            return UNRESOLVED
+        return PathV(args[0].text, "file")
+
+    @staticmethod
+    def _safe_loader(args: list[Value], kwargs: dict[str, Value]) -> bool:
+        loader = args[1] if len(args) > 1 else kwargs.get("Loader")
+        return isinstance(loader, Ext) and loader.path in datafiles.SAFE_LOADERS and len(args) + len(kwargs) == 2
+
+    def _bytes(self, p: PathV, frame: Frame) -> bytes | None:
+        rel = datafiles.rel_of(p)
+        return self.source.data_file(rel, frame.rel) if rel is not None else None
+
+    def _text(self, p: PathV, frame: Frame) -> Value:
+        """The file's text as `read()` gives it (UTF-8); unknown when it cannot be read or decoded."""
+        data = self._bytes(p, frame)
+        if data is None:
+            return UNRESOLVED
+        try:
+            return Const(data.decode("utf-8"))
+        except UnicodeDecodeError:
+            return UNRESOLVED
+
+    def _load(self, fmt: str, source: Value | None, frame: Frame) -> Value:
+        """The parsed contents of an open file or a known string; unknown for anything else."""
+        if isinstance(source, PathV) and source.kind == "file":
+            if fmt == "yaml":  # (pyyaml reads the bytes, in the encoding their BOM names)
+                data = self._bytes(source, frame)
+                return datafiles.load(fmt, data) if data is not None else UNRESOLVED
+            source = self._text(source, frame)
+        if isinstance(source, Const) and isinstance(source.value, (str, bytes)):
+            return datafiles.load(fmt, source.value)
+        return UNRESOLVED
+
+
+def path_fstring(n: ast.JoinedStr, formatted: list[tuple[ast.FormattedValue, Value]]) -> PathV | None:
+    """An f-string that starts with a path and continues with known text is that path, extended."""
+    if not formatted or not n.values or n.values[0] is not formatted[0][0]:
+        return None
+    node, head = formatted[0]
+    if not isinstance(head, PathV) or head.kind == "file" or not _plain(node):
+        return None
+    values = {id(v): x for v, x in formatted}
+    text = [head.text]
+    for part in n.values[1:]:
+        got = values.get(id(part))
+        if isinstance(part, ast.Constant) and isinstance(part.value, str):
+            text.append(part.value)
+        elif isinstance(part, ast.FormattedValue) and _plain(part) and isinstance(got, Const) and isinstance(
+                got.value, str):
+            text.append(got.value)
+        else:
+            return None
+    return PathV("".join(text), "str")
+
+
+def _plain(part: ast.FormattedValue) -> bool:
+    """`{x}` or `{x!s}`: str() of the value, nothing else."""
+    return part.format_spec is None and part.conversion in (-1, ord("s"))
+
+
+def path_binop(op_div: bool, op_add: bool, a: Value, b: Value) -> Value | None:
+    """`path / "x.yaml"` (pathlib), `os.path.dirname(__file__) + "/x.yaml"` (strings); None otherwise."""
+    if not isinstance(a, PathV):
+        return None
+    if op_div and a.kind == "path":
+        return datafiles.joined(a, [b], "path") or UNRESOLVED
+    if op_add and a.kind == "str" and isinstance(b, Const) and isinstance(b.value, str):
+        return PathV(a.text + b.value, "str")
+    return UNRESOLVED
+
