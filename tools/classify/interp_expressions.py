@@ -18,6 +18,7 @@ from tools.classify.devices import (
     _compare,
     _device_of_existing,
     accel_device,
+    shown_constant,
     spelled,
     torch_constant_str,
     truth,
@@ -43,8 +44,8 @@ from tools.classify.provenance import (
     keys_are_existing_devices,
     local_dict_of_existing_devices,
 )
-from tools.classify.values import UNRESOLVED as UNK
 from tools.classify.values import (
+    NOT_LITERAL,
     ClassV,
     Const,
     DeviceV,
@@ -69,7 +70,10 @@ from tools.classify.values import (
     iterated,
     join,
     join_all,
+    literal_of,
+    too_long_to_print,
 )
+from tools.classify.values import UNRESOLVED as UNK
 
 TENSOR_CLASSES = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter",
                             "torch._tensor.Tensor"})
@@ -629,12 +633,16 @@ def _formatted(node: ast.FormattedValue, inner: Value) -> str | None:
 
 
 def _percent_format(template: str, args: Seq) -> Value:
-    """`"%s_%s" % (cls.__name__, i)` (an id built in a loop): plain conversions (no width or precision, so the
-    result stays small) of known constants; anything else is unknown."""
-    values = [a.value for a in args.items if isinstance(a, Const) and isinstance(a.value, (str, int, float, bool))
-              and not (isinstance(a.value, str) and len(a.value) > 200)
-              and not (type(a.value) is int and a.value.bit_length() > 64)]
-    if len(values) != len(args.items) or len(template) > 200 or not _PERCENT_PLAIN.fullmatch(template):
+    """`"%s_%s" % (cls.__name__, i)` (an id built in a loop), `"%s-%r" % (device, shape)`: plain conversions (no
+    width or precision, so the result stays small) of values Python prints exactly (`values.literal_of`: constants,
+    tuples, lists, dicts, devices, sizes, dtypes); anything else is unknown."""
+    if len(template) > 200 or not _PERCENT_PLAIN.fullmatch(template) or any(
+            isinstance(a, Const) and (isinstance(a.value, str) and len(a.value) > 200
+                                      or type(a.value) is int and a.value.bit_length() > 64) or too_long_to_print(a)
+            for a in args.items):
+        return UNK
+    values = [literal_of(a, shown_constant) for a in args.items]
+    if NOT_LITERAL in values:
         return UNK
     try:
         return Const(template % tuple(values))

@@ -520,7 +520,7 @@ def literal_of(v: Value, shown: object = None) -> object:
 def printed(v: Value, conversion: str = "s", spec: str = "", shown: object = None) -> str | None:
     """`str(v)` ("s"), `repr(v)` ("r"), `ascii(v)` ("a") or `format(v, spec)` ("") exactly as Python prints it;
     None when v (or a part of it) cannot be printed exactly, or the spec does not apply to it."""
-    if re.search(r"[0-9]{4,}", spec) or _too_long_to_print(v):
+    if re.search(r"[0-9]{4,}", spec) or too_long_to_print(v):
         return None  # a width or precision of 1000 or more, or a text past the bound (hostile code: gigabytes)
     obj = literal_of(v, shown)
     if obj is NOT_LITERAL:
@@ -540,7 +540,7 @@ def printed(v: Value, conversion: str = "s", spec: str = "", shown: object = Non
 MAX_PRINTED = 1 << 20  # characters of a printed value (limits.MAX_TEXT_LENGTH, the bound on a built string)
 
 
-def _too_long_to_print(v: Value) -> bool:
+def too_long_to_print(v: Value) -> bool:
     """Whether printing v would build more than MAX_PRINTED characters (estimated from its constants, with a
     few characters per item; a list of 20,000 references to one 1 MiB string would print 20 GiB). Stops as soon
     as the bound is passed."""

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tools.classify.devices import spelled
+from tools.classify.interp_expressions import _percent_format
 from tools.classify.runner import run
 from tools.classify.values import SIZE, UNRESOLVED, Const, DeviceV, DictV, Ext, Inst, Seq
 
@@ -25,7 +26,7 @@ def test_ids_match_pytest_collect_only(corpus: Path) -> None:
         [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "--rootdir", ".", ROUND10],
         cwd=corpus, capture_output=True, text=True, env=env, timeout=120, check=False).stdout
     collected = {line.strip() for line in out.splitlines() if "::" in line}
-    assert len(collected) == 32, out
+    assert len(collected) == 36, out
     result = run(corpus, paths=[ROUND10], cache_dir=None)
     tests = {f"{rel}::{k}": v for rel, r in result.files.items() for k, v in r.tests.items()}
     module_id = f"{ROUND10}/test_built_problems.py::test_problem_module_id"
@@ -76,3 +77,11 @@ def test_a_value_too_long_to_print_is_not_printed() -> None:
     big = Const("x" * (1 << 19))
     assert spelled(Seq((big,), "list")) == repr(["x" * (1 << 19)])
     assert spelled(Seq((big,) * 3, "list")) is None  # 1.5 MiB of text: past the bound, never built
+
+
+def test_percent_format_prints_what_python_prints() -> None:
+    assert _percent_format("%s-%r", Seq((DeviceV("cpu"), Seq((Const(4),), SIZE)), "tuple")) == Const(
+        "cpu-torch.Size([4])")
+    assert _percent_format("%s|%r", Seq((Const(None), Const("x")), "tuple")) == Const("None|'x'")
+    assert _percent_format("%s", Seq((Inst(cls=None),), "tuple")) is UNRESOLVED  # type: ignore[arg-type]
+    assert _percent_format("%d", Seq((DeviceV("cpu"),), "tuple")) is UNRESOLVED
