@@ -27,12 +27,14 @@ from tools.classify.values import (
     OneOf,
     ReqV,
     Seq,
+    Shown,
     SkipV,
     TensorV,
     TestFnV,
     Unresolved,
     Value,
     alternatives,
+    printed,
 )
 
 TORCH_DTYPE_NAMES = frozenset({
@@ -333,3 +335,16 @@ def torch_constant_str(v: Value) -> str | None:
     if name in TORCH_DTYPE_NAMES:
         return "torch." + TORCH_DTYPE_ALIASES.get(name, name)
     return v.path if name in TORCH_UNNAMED_CONSTANTS else None
+
+
+def shown_constant(v: Value) -> Shown | None:
+    """A torch dtype, layout or memory format as it prints (str and repr alike: `torch.float32`), for
+    `values.literal_of`; None for anything else."""
+    text = torch_constant_str(v)
+    return Shown(text, text) if text is not None else None
+
+
+def spelled(v: Value, conversion: str = "s", spec: str = "") -> str | None:
+    """`str(v)`, `repr(v)`, `ascii(v)` or `format(v, spec)` as Python prints it (`values.printed`), torch dtypes
+    included; None when it cannot be printed exactly."""
+    return printed(v, conversion, spec, shown_constant)

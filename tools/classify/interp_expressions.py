@@ -18,6 +18,8 @@ from tools.classify.devices import (
     _compare,
     _device_of_existing,
     accel_device,
+    shown_constant,
+    spelled,
     torch_constant_str,
     truth,
 )
@@ -69,6 +71,7 @@ from tools.classify.values import (
     join,
     join_all,
     literal_of,
+    too_long_to_print,
 )
 from tools.classify.values import UNRESOLVED as UNK
 
@@ -181,14 +184,14 @@ class ExpressionsMixin(InterpBase):
                 dt = torch_testing.dtype_name(inner)
                 if dt and v.format_spec is None and v.conversion in (-1, ord("s")):
                     parts.append(f"torch.{dt}")  # str(torch.float) == "torch.float32"
-                elif isinstance(inner, Const) and v.format_spec is None and v.conversion == -1:
+                elif isinstance(inner, Const) and v.format_spec is None and v.conversion in (-1, ord("s")):
                     parts.append(limits.text(inner.value))
-                elif isinstance(inner, (Seq, DictV)) and v.format_spec is None and v.conversion in (-1, ord("s")) \
-                        and literal_of(inner) is not NOT_LITERAL:
-                    parts.append(limits.text(literal_of(inner)))  # f"dim{[0, 1]}": "dim[0, 1]"
                 else:
-                    parts.append("?")
-                    exact = False
+                    # f"dim{[0, 1]}", f"dev={device}-in={shape}-out={torch.Size(...)}", f"{x!r}", f"{lr:.0e}": as
+                    # Python prints them; anything it cannot print exactly (an object, a module) stays unknown
+                    text = _formatted(v, inner)
+                    parts.append("?" if text is None else text)
+                    exact = exact and text is not None
         limits.check_text(sum(map(len, parts)), "an f-string")
         s = "".join(parts)
         if exact:
@@ -607,13 +610,39 @@ def _generate(frame: Frame, items: tuple[Value, ...] | None) -> None:
 _PERCENT_PLAIN = re.compile(r"(?:[^%]|%[sdrif%])*")
 
 
+def _formatted(node: ast.FormattedValue, inner: Value) -> str | None:
+    """One `{...}` field of an f-string with a constant format spec (or none), printed exactly; None when it
+    cannot be."""
+    spec = ""
+    if node.format_spec is not None:
+        if not isinstance(node.format_spec, ast.JoinedStr) or not all(
+                isinstance(x, ast.Constant) for x in node.format_spec.values):
+            return None
+        spec = "".join(str(x.value) for x in node.format_spec.values if isinstance(x, ast.Constant))
+    conversion = {-1: "", ord("s"): "s", ord("r"): "r", ord("a"): "a"}.get(node.conversion)
+    if conversion is None:
+        return None
+    if conversion:  # f"{x!r:>10}": the converted text, then formatted as a string
+        text = spelled(inner, conversion)
+        text = spelled(Const(text), "", spec) if text is not None and spec else text
+    else:
+        text = spelled(inner, "", spec)
+    if text is not None:
+        limits.check_text(len(text), "an f-string field")
+    return text
+
+
 def _percent_format(template: str, args: Seq) -> Value:
-    """`"%s_%s" % (cls.__name__, i)` (an id built in a loop): plain conversions (no width or precision, so the
-    result stays small) of known constants; anything else is unknown."""
-    values = [a.value for a in args.items if isinstance(a, Const) and isinstance(a.value, (str, int, float, bool))
-              and not (isinstance(a.value, str) and len(a.value) > 200)
-              and not (type(a.value) is int and a.value.bit_length() > 64)]
-    if len(values) != len(args.items) or len(template) > 200 or not _PERCENT_PLAIN.fullmatch(template):
+    """`"%s_%s" % (cls.__name__, i)` (an id built in a loop), `"%s-%r" % (device, shape)`: plain conversions (no
+    width or precision, so the result stays small) of values Python prints exactly (`values.literal_of`: constants,
+    tuples, lists, dicts, devices, sizes, dtypes); anything else is unknown."""
+    if len(template) > 200 or not _PERCENT_PLAIN.fullmatch(template) or any(
+            isinstance(a, Const) and (isinstance(a.value, str) and len(a.value) > 200
+                                      or type(a.value) is int and a.value.bit_length() > 64) or too_long_to_print(a)
+            for a in args.items):
+        return UNK
+    values = [literal_of(a, shown_constant) for a in args.items]
+    if NOT_LITERAL in values:
         return UNK
     try:
         return Const(template % tuple(values))

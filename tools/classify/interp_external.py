@@ -22,7 +22,8 @@ from tools.classify.devices import (
     gpu_count_of,
     is_tensor,
     isinstance_of,
-    torch_constant_str,
+    shown_constant,
+    spelled,
     truth,
     type_path,
 )
@@ -61,6 +62,7 @@ from tools.classify.values import (
     Unresolved,
     Value,
     alternatives,
+    bounded,
     iterated,
     join_all,
     literal_of,
@@ -128,6 +130,10 @@ class ExternalMixin(InterpBase):
             return args[1]  # `cast(Literal["cpu", "cuda"], device.type)`: the value itself
         if path == "itertools.product" and args and not kwargs:
             return _product(args)
+        if path in ("copy.copy", "copy.deepcopy") and len(args) == 1 and not kwargs:
+            # values are immutable: a copy (shallow or deep) is the same value; `d = copy.deepcopy(setting);
+            # d["device"] = dev` rebinds `d` alone (bind), so the original keeps its items
+            return args[0]
         if path == "collections.OrderedDict":
             return _dict_of(args, kwargs)
         if path == "re.compile" and args and isinstance(args[0], Const) and isinstance(args[0].value, str):
@@ -260,8 +266,8 @@ class ExternalMixin(InterpBase):
         `xs.append(x)`); None: not one of them."""
         if isinstance(recv, Const) and isinstance(recv.value, str) and name == "format":
             # "{} {}".format(cls.__name__, v[1:]): an `ids=` function's id, spelled exactly
-            pos = [literal_of(a) for a in args]
-            kw = {k: literal_of(a) for k, a in kwargs.items()}
+            pos = [literal_of(a, shown_constant) for a in args]
+            kw = {k: literal_of(a, shown_constant) for k, a in kwargs.items()}
             if NOT_LITERAL in pos or NOT_LITERAL in kw.values() or not _small_format(recv.value):
                 return UNK
             try:
@@ -379,11 +385,15 @@ class ExternalMixin(InterpBase):
                                                     for a in alternatives(args[0])):
             # `str(torch.device("cpu"))` is "cpu"; `str(x.device)` of an existing tensor names that device
             return join_all([Const(a.device) if isinstance(a, DeviceV) else a for a in alternatives(args[0])])
-        if name in ("str", "repr") and len(args) == 1 and isinstance(args[0], (Seq, DictV)):
-            lit = literal_of(args[0])
-            return Const(str(lit) if name == "str" else repr(lit)) if lit is not NOT_LITERAL else UNK
-        if name in ("str", "repr") and len(args) == 1 and torch_constant_str(args[0]) is not None:
-            return Const(torch_constant_str(args[0]))  # str(torch.float) == "torch.float32" (`ids=str` of dtypes)
+        if name in ("str", "repr", "ascii") and len(args) == 1 and not kwargs and not (
+                name == "str" and isinstance(args[0], Const)):
+            # str() of a tuple, dict, torch.Size or dtype (`ids=str`), repr() of a device or a string: as Python
+            # prints them; anything else (an object, a torch module) is unknown
+            text = spelled(args[0], name[0])
+            if text is None:
+                return UNK
+            limits.check_text(len(text), f"{name}() of a value")
+            return Const(text)
         if name in ("str", "int", "float", "bool") and len(args) == 1 and isinstance(args[0], Const):
             try:
                 return Const({"str": str, "int": int, "float": float, "bool": bool}[name](args[0].value))
@@ -396,6 +406,10 @@ class ExternalMixin(InterpBase):
                 return UNK  # (len() of a range past a machine word raises)
             return Seq(tuple(Const(i) for i in r), "range") if len(r) <= 64 and not (
                 len(args) == 3 and args[2] == Const(0)) else UNK
+        if name in ("zip", "enumerate"):
+            got = _zipped(name, args, kwargs)
+            if got is not None:
+                return got
         if name == "len" and args and isinstance(args[0], Seq):
             return Const(len(args[0].items))
         if name == "dict":
@@ -427,6 +441,25 @@ class ExternalMixin(InterpBase):
             frame.add(Finding(MOCK, (step(frame.rel, line, "setattr on torch.cuda fakes CUDA"),)))
         return UNK
 
+
+
+def _zipped(name: str, args: list[Value], kwargs: dict[str, Value]) -> Value | None:
+    """`zip(keys, combo)` and `enumerate(xs, start)` of known sequences (a dict counts as its keys): the tuples,
+    in order (`dict(zip(options.keys(), combo))` builds a config per combination); None when not known."""
+    seqs = [iterated(a) for a in (args[:1] if name == "enumerate" else args)]
+    items = [s.items for s in seqs if isinstance(s, Seq) and s.kind != "set"]
+    if not seqs or len(items) != len(seqs):
+        return None
+    if name == "zip":
+        strict = kwargs.get("strict", Const(False)) if set(kwargs) <= {"strict"} else None
+        if strict is None or strict != Const(False) and len({len(i) for i in items}) > 1:
+            return None  # (`strict=True` raises on sequences of different lengths)
+        return bounded(Seq(tuple(Seq(t, "tuple") for t in zip(*items, strict=False)), "list"))
+    start = args[1] if len(args) > 1 else kwargs.get("start", Const(0))
+    if len(args) > 2 or set(kwargs) - {"start"} or not (isinstance(start, Const) and type(start.value) is int):
+        return None
+    first = int(start.value)  # type: ignore[arg-type]
+    return bounded(Seq(tuple(Seq((Const(first + i), x), "tuple") for i, x in enumerate(items[0])), "list"))
 
 
 def _dict_of(args: list[Value], kwargs: dict[str, Value]) -> Value:

@@ -21,8 +21,8 @@ from tools.classify.interp_base import (
     Frame,
     InterpBase,
 )
-from tools.classify.values import UNRESOLVED as UNK
 from tools.classify.values import (
+    SIZE,
     ClassV,
     Const,
     DeviceV,
@@ -38,6 +38,7 @@ from tools.classify.values import (
     alternatives,
     join_all,
 )
+from tools.classify.values import UNRESOLVED as UNK
 
 DEVICE_NAME_HINTS = ("device", "dev", "device_map")
 
@@ -124,6 +125,13 @@ class TorchMixin(InterpBase):
     def call_torch(self, path: str, args: list[Value], kwargs: dict[str, Value], n: ast.AST, frame: Frame) -> Value:
         line = getattr(n, "lineno", 0)
         last = path.rsplit(".", 1)[-1]
+        if path == "torch.Size" and not kwargs and len(args) <= 1:
+            # `Size((4, 3))` in a settings table: a tuple of ints that prints as `torch.Size([4, 3])` in an id
+            items = args[0] if args else Seq(())
+            if isinstance(items, Seq) and items.kind in ("tuple", "list", SIZE) and all(
+                    isinstance(i, Const) and type(i.value) is int for i in items.items):
+                return Seq(items.items, SIZE)
+            return UNK
         if path == "torch.device":
             if args:
                 d = device_of(args[0])

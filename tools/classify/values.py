@@ -5,11 +5,13 @@ All values are frozen and hashable so that calls can be memoised on (function, a
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from tools.classify.frozen import frozen
 
 MAX_ALTERNATIVES = 8
+SIZE = "torch.Size"  # Seq.kind of a torch.Size: a tuple of ints that prints as `torch.Size([4, 3])`
 # Bounds on the size of one abstract value (nodes counted as a tree, shared parts once per use) and on its
 # nesting depth. Values are memo keys: hashing and comparing them must cost a bounded amount, however the
 # analysed code builds them (torchsde's Brownian trees nest objects in objects, sharing subtrees, so their
@@ -441,23 +443,119 @@ def alternatives(v: Value) -> tuple[Value, ...]:
 
 NOT_LITERAL = object()  # literal_of: the value is not a known Python literal
 
+# Device types whose torch.device prints as `cpu` / `device(type='cpu')` in every torch this project supports
+_PRINTED_DEVICE_TYPES = frozenset({"cpu", "cuda", "xpu", "mps", "meta", "hpu", "mtia"})
+_DEVICE_TEXT = re.compile(r"([a-z]+)(?::(0|[1-9][0-9]*))?")
 
-def literal_of(v: Value) -> object:
-    """The Python object a constant, or a tuple/list/dict of them, stands for (to spell `str()`, `repr()` and
-    `str.format` of it exactly, as pytest ids made by `ids=` functions do); NOT_LITERAL when unknown."""
+
+class Shown:
+    """Stands in for an object that is not a Python literal but prints exactly (a torch.device, a torch.Size, a
+    dtype) inside the Python objects `literal_of` builds: str() and an empty format spec give `text`, repr() (as
+    a container prints its items) gives `rtext`; any other format spec raises TypeError, as torch's objects do."""
+
+    __slots__ = ("rtext", "text")
+
+    def __init__(self, text: str, rtext: str) -> None:
+        self.text, self.rtext = text, rtext
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
+        return self.rtext
+
+    def __format__(self, spec: str) -> str:
+        if spec:
+            raise TypeError(f"unsupported format string {spec!r}")
+        return self.text
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Shown) and (self.text, self.rtext) == (other.text, other.rtext)
+
+    def __hash__(self) -> int:
+        return hash((self.text, self.rtext))
+
+
+def shown_device(device: str) -> Shown | None:
+    """How Python prints torch.device(device): `cuda:1` and `device(type='cuda', index=1)`; None for a text that
+    is not a plain device of a known type."""
+    m = _DEVICE_TEXT.fullmatch(device)
+    if m is None or m.group(1) not in _PRINTED_DEVICE_TYPES:
+        return None
+    kind, index = m.group(1), m.group(2)
+    return Shown(device, f"device(type='{kind}'" + (f", index={index})" if index is not None else ")"))
+
+
+def literal_of(v: Value, shown: object = None) -> object:
+    """The Python object a constant, or a tuple/list/dict of them, stands for (to spell `str()`, `repr()`,
+    `format()` and f-strings of it exactly, as pytest ids made by `ids=` functions or helpers' `make_id()` do);
+    torch devices, sizes and (through `shown`, a function of a value giving its Shown or None) other printable
+    objects stand in as Shown; NOT_LITERAL when some part cannot be printed exactly."""
     if isinstance(v, Const):
         return v.value
+    if isinstance(v, DeviceV):
+        return shown_device(v.device) or NOT_LITERAL
     if isinstance(v, Seq) and v.kind in ("tuple", "list"):
-        items = [literal_of(i) for i in v.items]
+        items = [literal_of(i, shown) for i in v.items]
         if any(i is NOT_LITERAL for i in items):
             return NOT_LITERAL
         return tuple(items) if v.kind == "tuple" else items
+    if isinstance(v, Seq) and v.kind == SIZE:
+        if not all(isinstance(i, Const) and type(i.value) is int for i in v.items):
+            return NOT_LITERAL
+        text = "torch.Size([" + ", ".join(str(i.value) for i in v.items) + "])"  # type: ignore[union-attr]
+        return Shown(text, text)
     if isinstance(v, DictV):
-        pairs = [(literal_of(k), literal_of(x)) for k, x in v.items]
+        pairs = [(literal_of(k, shown), literal_of(x, shown)) for k, x in v.items]
         if any(k is NOT_LITERAL or x is NOT_LITERAL for k, x in pairs):
             return NOT_LITERAL
         try:
             return dict(pairs)
         except TypeError:
             return NOT_LITERAL
-    return NOT_LITERAL
+    got = shown(v) if callable(shown) else None
+    return got if got is not None else NOT_LITERAL
+
+
+def printed(v: Value, conversion: str = "s", spec: str = "", shown: object = None) -> str | None:
+    """`str(v)` ("s"), `repr(v)` ("r"), `ascii(v)` ("a") or `format(v, spec)` ("") exactly as Python prints it;
+    None when v (or a part of it) cannot be printed exactly, or the spec does not apply to it."""
+    if re.search(r"[0-9]{4,}", spec) or too_long_to_print(v):
+        return None  # a width or precision of 1000 or more, or a text past the bound (hostile code: gigabytes)
+    obj = literal_of(v, shown)
+    if obj is NOT_LITERAL:
+        return None
+    try:
+        if conversion == "s":
+            return str(obj)
+        if conversion == "r":
+            return repr(obj)
+        if conversion == "a":
+            return ascii(obj)
+        return format(obj, spec)
+    except (TypeError, ValueError, OverflowError):
+        return None
+
+
+MAX_PRINTED = 1 << 20  # characters of a printed value (limits.MAX_TEXT_LENGTH, the bound on a built string)
+
+
+def too_long_to_print(v: Value) -> bool:
+    """Whether printing v would build more than MAX_PRINTED characters (estimated from its constants, with a
+    few characters per item; a list of 20,000 references to one 1 MiB string would print 20 GiB). Stops as soon
+    as the bound is passed."""
+    total = 0
+    todo: list[object] = [v]
+    while todo:
+        x = todo.pop()
+        if isinstance(x, Const):
+            c = x.value
+            total += len(c) if isinstance(c, (str, bytes)) else c.bit_length() // 3 + 2 if type(c) is int else 32
+        elif isinstance(x, (Seq, DictV)):
+            total += 4 + 4 * len(x.items)
+            todo.extend(x.items if isinstance(x, Seq) else (y for kv in x.items for y in kv))
+        else:
+            total += 64
+        if total > MAX_PRINTED:
+            return True
+    return False

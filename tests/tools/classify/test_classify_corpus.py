@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -11,13 +10,6 @@ import pytest
 from tools.classify.runner import run
 
 CORPUS = Path(__file__).resolve().parent / "fixtures"
-
-
-@pytest.fixture(scope="module")
-def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    dst = tmp_path_factory.mktemp("corpus") / "repo"
-    shutil.copytree(CORPUS / "repo", dst)
-    return dst
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import ast
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -19,16 +18,8 @@ from tools.classify.interp_statements import _grows_containers
 from tools.classify.runner import run
 from tools.classify.values import UNRESOLVED, Const, Seq
 
-CORPUS = Path(__file__).resolve().parent / "fixtures"
 ROUND8 = "tests/round8"
 EXPAND = f"{ROUND8}/test_expand_product.py"  # needs the `parameterized` package to be collected: names below
-
-
-@pytest.fixture(scope="module")
-def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    dst = tmp_path_factory.mktemp("corpus") / "repo"
-    shutil.copytree(CORPUS / "repo", dst)
-    return dst
 
 
 def test_ids_match_pytest_collect_only(corpus: Path) -> None:
