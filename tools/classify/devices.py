@@ -10,7 +10,7 @@ import operator
 from collections.abc import Callable
 from typing import Any
 
-from tools.classify import torch_api
+from tools.classify import torch_api, torch_testing
 from tools.classify.values import UNRESOLVED as UNK
 from tools.classify.values import (
     ClassV,
@@ -42,9 +42,9 @@ TORCH_DTYPE_NAMES = frozenset({
     "int64", "uint8", "bool", "long", "short", "complex64", "complex128", "cfloat", "cdouble", "float8_e4m3fn",
     "float8_e5m2", "uint16", "uint32", "uint64", "qint8", "quint8", "chalf",
 })
-# dtype aliases by their canonical name, as str() spells them: str(torch.float) == "torch.float32"
-TORCH_DTYPE_ALIASES = {"float": "float32", "half": "float16", "double": "float64", "long": "int64", "int": "int32",
-                       "short": "int16", "cfloat": "complex64", "cdouble": "complex128", "chalf": "complex32"}
+# dtype aliases by their canonical name, as str() spells them: str(torch.float) == "torch.float32" (the table
+# common_utils.dtype_name uses too)
+TORCH_DTYPE_ALIASES = torch_testing.DTYPE_ALIASES
 # Other torch constants that are instances without `__name__` (pytest ids them `argname<index>`; `str()` of one
 # is "torch.<name>"): layouts, memory formats, quantization schemes
 TORCH_UNNAMED_CONSTANTS = frozenset({

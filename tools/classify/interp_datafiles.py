@@ -123,13 +123,13 @@ def _plain(part: ast.FormattedValue) -> bool:
     return part.format_spec is None and part.conversion in (-1, ord("s"))
 
 
-def path_binop(op_div: bool, op_add: bool, a: Value, b: Value) -> Value | None:
+def path_binop(op: ast.operator, a: Value, b: Value) -> Value | None:
     """`path / "x.yaml"` (pathlib), `os.path.dirname(__file__) + "/x.yaml"` (strings); None otherwise."""
     if not isinstance(a, PathV):
         return None
-    if op_div and a.kind == "path":
+    if isinstance(op, ast.Div) and a.kind == "path":
         return datafiles.joined(a, [b], "path") or UNRESOLVED
-    if op_add and a.kind == "str" and isinstance(b, Const) and isinstance(b.value, str):
+    if isinstance(op, ast.Add) and a.kind == "str" and isinstance(b, Const) and isinstance(b.value, str):
         return PathV(a.text + b.value, "str")
     return UNRESOLVED
 

@@ -324,7 +324,7 @@ class ExpressionsMixin(InterpBase):
         return result
 
     def _binop(self, op: ast.operator, a: Value, b: Value) -> Value:
-        got = path_binop(isinstance(op, ast.Div), isinstance(op, ast.Add), a, b)
+        got = path_binop(op, a, b)
         if got is not None:
             return got
         if (isinstance(a, OneOf) or isinstance(b, OneOf)) and _const_alternatives(a) and _const_alternatives(b):
