@@ -182,6 +182,19 @@ PROJECTS: dict[str, Project] = {
     # skip without them: excluded).
     "torchsparsegradutils": Project(
         "torchsparsegradutils", "0.2.7", "torchsparsegradutils/tests", deps=("scipy", "packaging", "numpy")),
+    # Round 11 (docs/classifier-accuracy.md, "Round 11: new suites"): suites never used before.
+    # `if not torch.cuda.is_available(): pytest.skip(...)` in the body (test_gpu.py) and a module-level-free
+    # `torch.device("cuda" if torch.cuda.is_available() else "cpu")` in test_to.py. Its dependencies come
+    # from a requirements.txt that pins the dev tools (pytest==7.3.0, black, pylint ...): --no-deps.
+    "torch_pca": Project("torch_pca", "1.1.0", "tests", deps=("scikit-learn", "pytest-check", "pytest-mock")),
+    # A module-scoped `device` fixture whose params are ["cpu"] plus "cuda"/"mps"/"xpu" when present (conftest.py),
+    # `skipif(not torch.cuda.is_available())` on the optimized (AWQ, Marlin, TinyGEMM) kernels' tests, and a CUDA
+    # extension name appended to a parametrize list under `if torch.cuda.is_available()`. Without test/models and
+    # test/cli (transformers/diffusers models from the Hub: offline here).
+    "optimum-quanto": Project(
+        "optimum-quanto", "0.2.7", "test",
+        deps=("ninja", "numpy", "safetensors", "huggingface_hub"),
+        pytest_args=("--ignore=test/models", "--ignore=test/cli")),
 }
 
 COMMON_DEPS = ("pytest", "pytest-timeout", "pytest-xdist")
