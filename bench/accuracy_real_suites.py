@@ -195,6 +195,19 @@ PROJECTS: dict[str, Project] = {
         "optimum-quanto", "0.2.7", "test",
         deps=("ninja", "numpy", "safetensors", "huggingface_hub"),
         pytest_args=("--ignore=test/models", "--ignore=test/cli")),
+    # `@pytest.mark.parametrize("device", ["cpu", "cuda"])` with (test_compile.py) and without (test_schedulefree.py)
+    # a skip in the body, module-level `device = "cuda" if torch.cuda.is_available() else "cpu"`, fixtures whose
+    # params are `["cuda"] if CUDA_AVAILABLE else ["cpu"]` (or `else []`), and `skipif(not torch.cuda.is_available())`.
+    # A subset of tests/: the files with device code (test_compile.py last: torch.compile on CPU is slow) and two
+    # fast CPU ones; most other files train models for minutes each. mace-torch pins e3nn==0.4.4 (no torch pin);
+    # the package itself is installed with --no-deps like every project.
+    "mace-torch": Project(
+        "mace-torch", "0.3.16", "tests/test_schedulefree.py tests/test_cueq_oeq.py tests/test_polar_cueq.py "
+        "tests/test_maceles.py tests/test_benchmark.py tests/test_freeze.py tests/test_cg.py tests/test_tools.py "
+        "tests/test_compile.py",
+        deps=("e3nn==0.4.4", "numpy", "opt_einsum", "ase", "torch-ema", "prettytable", "matscipy", "h5py",
+              "torchmetrics", "python-hostlist", "configargparse", "GitPython", "pyYAML", "tqdm", "lmdb", "orjson",
+              "matplotlib", "pandas", "schedulefree", "pytest-benchmark")),
 }
 
 COMMON_DEPS = ("pytest", "pytest-timeout", "pytest-xdist")
