@@ -208,6 +208,13 @@ PROJECTS: dict[str, Project] = {
         deps=("e3nn==0.4.4", "numpy", "opt_einsum", "ase", "torch-ema", "prettytable", "matscipy", "h5py",
               "torchmetrics", "python-hostlist", "configargparse", "GitPython", "pyYAML", "tqdm", "lmdb", "orjson",
               "matplotlib", "pandas", "schedulefree", "pytest-benchmark")),
+    # Linear operators over torch/jax/numpy backends; a `parametrize` class of its own (cola/utils/utils_for_tests.py)
+    # whose ids are `str()` of `pytest.param(...)` objects, `.excluding[...]` indexing that marks cases `tricky` (the
+    # suite's addopts deselect them), `Op.device = "cuda"` attribute assignments on CPU tensors, and
+    # `xnp.device("cuda:0") if xnp.is_cuda_available() else device_cpu`. jax is not installed: its cases fail
+    # with ModuleNotFoundError (excluded).
+    "cola-ml": Project("cola-ml", "0.0.7", "tests",
+                       deps=("scipy", "tqdm>=4.38", "cola-plum-dispatch==0.1.4", "optree")),
 }
 
 COMMON_DEPS = ("pytest", "pytest-timeout", "pytest-xdist")
