@@ -215,6 +215,15 @@ PROJECTS: dict[str, Project] = {
     # with ModuleNotFoundError (excluded).
     "cola-ml": Project("cola-ml", "0.0.7", "tests",
                        deps=("scipy", "tqdm>=4.38", "cola-plum-dispatch==0.1.4", "optree")),
+    # `@requires_gpu` / `@requires_gpu(2)` (tests/testing_utils.py: a decorator usable bare or called, a skipif on
+    # `torch.accelerator.device_count()`), helpers that call `.cuda()` (`get_random_mat`), `.cuda()` and
+    # `device="cuda"` in test bodies; `torch.accelerator.current_accelerator()` as a parametrize value. Tests that load
+    # models from the Hub fail offline (excluded); test_examples/test_compression_examples.py imports `datasets` (not
+    # installed): its collection error would stop the run before any test.
+    "compressed-tensors": Project(
+        "compressed-tensors", "0.20.1", "tests",
+        deps=("transformers", "pydantic>=2.0", "loguru", "psutil", "accelerate"),
+        pytest_args=("--continue-on-collection-errors",)),
 }
 
 COMMON_DEPS = ("pytest", "pytest-timeout", "pytest-xdist")
