@@ -224,6 +224,10 @@ PROJECTS: dict[str, Project] = {
         "compressed-tensors", "0.20.1", "tests",
         deps=("transformers", "pydantic>=2.0", "loguru", "psutil", "accelerate"),
         pytest_args=("--continue-on-collection-errors",)),
+    # Tests inside the package (xitorch/_tests); `@device_dtype_float_test(...)`, a decorator factory that returns
+    # `pytest.mark.parametrize("dtype,device,...", product(dtypes, devices, ...))` with CUDA in `devices` only when
+    # it is there (xitorch/_tests/utils.py:9-41).
+    "xitorch": Project("xitorch", "0.5.1", "xitorch/_tests", deps=("numpy>=1.24.1", "scipy>=1.10.0")),
 }
 
 COMMON_DEPS = ("pytest", "pytest-timeout", "pytest-xdist")
