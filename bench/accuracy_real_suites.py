@@ -182,6 +182,52 @@ PROJECTS: dict[str, Project] = {
     # skip without them: excluded).
     "torchsparsegradutils": Project(
         "torchsparsegradutils", "0.2.7", "torchsparsegradutils/tests", deps=("scipy", "packaging", "numpy")),
+    # Round 11 (docs/classifier-accuracy.md, "Round 11: new suites"): suites never used before.
+    # `if not torch.cuda.is_available(): pytest.skip(...)` in the body (test_gpu.py) and a module-level-free
+    # `torch.device("cuda" if torch.cuda.is_available() else "cpu")` in test_to.py. Its dependencies come
+    # from a requirements.txt that pins the dev tools (pytest==7.3.0, black, pylint ...): --no-deps.
+    "torch_pca": Project("torch_pca", "1.1.0", "tests", deps=("scikit-learn", "pytest-check", "pytest-mock")),
+    # A module-scoped `device` fixture whose params are ["cpu"] plus "cuda"/"mps"/"xpu" when present (conftest.py),
+    # `skipif(not torch.cuda.is_available())` on the optimized (AWQ, Marlin, TinyGEMM) kernels' tests, and a CUDA
+    # extension name appended to a parametrize list under `if torch.cuda.is_available()`. Without test/models and
+    # test/cli (transformers/diffusers models from the Hub: offline here).
+    "optimum-quanto": Project(
+        "optimum-quanto", "0.2.7", "test",
+        deps=("ninja", "numpy", "safetensors", "huggingface_hub"),
+        pytest_args=("--ignore=test/models", "--ignore=test/cli")),
+    # `@pytest.mark.parametrize("device", ["cpu", "cuda"])` with (test_compile.py) and without (test_schedulefree.py)
+    # a skip in the body, module-level `device = "cuda" if torch.cuda.is_available() else "cpu"`, fixtures whose
+    # params are `["cuda"] if CUDA_AVAILABLE else ["cpu"]` (or `else []`), and `skipif(not torch.cuda.is_available())`.
+    # A subset of tests/: the files with device code (test_compile.py last: torch.compile on CPU is slow) and two
+    # fast CPU ones; most other files train models for minutes each. mace-torch pins e3nn==0.4.4 (no torch pin);
+    # the package itself is installed with --no-deps like every project.
+    "mace-torch": Project(
+        "mace-torch", "0.3.16", "tests/test_schedulefree.py tests/test_cueq_oeq.py tests/test_polar_cueq.py "
+        "tests/test_maceles.py tests/test_benchmark.py tests/test_freeze.py tests/test_cg.py tests/test_tools.py "
+        "tests/test_compile.py",
+        deps=("e3nn==0.4.4", "numpy", "opt_einsum", "ase", "torch-ema", "prettytable", "matscipy", "h5py",
+              "torchmetrics", "python-hostlist", "configargparse", "GitPython", "pyYAML", "tqdm", "lmdb", "orjson",
+              "matplotlib", "pandas", "schedulefree", "pytest-benchmark")),
+    # Linear operators over torch/jax/numpy backends; a `parametrize` class of its own (cola/utils/utils_for_tests.py)
+    # whose ids are `str()` of `pytest.param(...)` objects, `.excluding[...]` indexing that marks cases `tricky` (the
+    # suite's addopts deselect them), `Op.device = "cuda"` attribute assignments on CPU tensors, and
+    # `xnp.device("cuda:0") if xnp.is_cuda_available() else device_cpu`. jax is not installed: its cases fail
+    # with ModuleNotFoundError (excluded).
+    "cola-ml": Project("cola-ml", "0.0.7", "tests",
+                       deps=("scipy", "tqdm>=4.38", "cola-plum-dispatch==0.1.4", "optree")),
+    # `@requires_gpu` / `@requires_gpu(2)` (tests/testing_utils.py: a decorator usable bare or called, a skipif on
+    # `torch.accelerator.device_count()`), helpers that call `.cuda()` (`get_random_mat`), `.cuda()` and
+    # `device="cuda"` in test bodies; `torch.accelerator.current_accelerator()` as a parametrize value. Tests that load
+    # models from the Hub fail offline (excluded); test_examples/test_compression_examples.py imports `datasets` (not
+    # installed): its collection error would stop the run before any test.
+    "compressed-tensors": Project(
+        "compressed-tensors", "0.20.1", "tests",
+        deps=("transformers", "pydantic>=2.0", "loguru", "psutil", "accelerate"),
+        pytest_args=("--continue-on-collection-errors",)),
+    # Tests inside the package (xitorch/_tests); `@device_dtype_float_test(...)`, a decorator factory that returns
+    # `pytest.mark.parametrize("dtype,device,...", product(dtypes, devices, ...))` with CUDA in `devices` only when
+    # it is there (xitorch/_tests/utils.py:9-41).
+    "xitorch": Project("xitorch", "0.5.1", "xitorch/_tests", deps=("numpy>=1.24.1", "scipy>=1.10.0")),
 }
 
 COMMON_DEPS = ("pytest", "pytest-timeout", "pytest-xdist")
