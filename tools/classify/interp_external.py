@@ -277,6 +277,13 @@ class ExternalMixin(InterpBase):
                 return Const(recv.value.format(*pos, **kw))
             except (IndexError, KeyError, ValueError, TypeError, AttributeError):
                 return UNK
+        if isinstance(recv, Const) and isinstance(recv.value, str) and name == "join" and len(args) == 1 and \
+                not kwargs and isinstance(args[0], Seq) and all(
+                    isinstance(i, Const) and isinstance(i.value, str) for i in args[0].items):
+            # `",".join(["dtype", "device"] + list(extra.keys()))`: parametrize argnames built from known names
+            parts = [i.value for i in args[0].items if isinstance(i, Const) and isinstance(i.value, str)]
+            limits.check_text(sum(map(len, parts)) + len(recv.value) * len(parts), f"{recv.value!r}.join(...)")
+            return Const(recv.value.join(parts))
         if isinstance(recv, Const) and isinstance(recv.value, str) and name in STR_METHODS and not kwargs and all(
                 isinstance(a, Const) and isinstance(a.value, (str, int, tuple)) for a in args):
             # `device.startswith("cuda")`, `dev.split(":")[0]`: plain string methods on a known string
