@@ -37,11 +37,7 @@ from tools.classify.values import (
     printed,
 )
 
-TORCH_DTYPE_NAMES = frozenset({
-    "float", "float16", "float32", "float64", "bfloat16", "half", "double", "int", "int8", "int16", "int32",
-    "int64", "uint8", "bool", "long", "short", "complex64", "complex128", "cfloat", "cdouble", "float8_e4m3fn",
-    "float8_e5m2", "uint16", "uint32", "uint64", "qint8", "quint8", "chalf",
-})
+TORCH_DTYPE_NAMES = torch_testing.DTYPE_ATTRIBUTES  # every `torch.<name>` that is a dtype, aliases included
 # dtype aliases by their canonical name, as str() spells them: str(torch.float) == "torch.float32" (the table
 # common_utils.dtype_name uses too)
 TORCH_DTYPE_ALIASES = torch_testing.DTYPE_ALIASES
@@ -334,6 +330,8 @@ def torch_constant_str(v: Value) -> str | None:
     name = v.path[len("torch."):]
     if name in TORCH_DTYPE_NAMES:
         return "torch." + TORCH_DTYPE_ALIASES.get(name, name)
+    if name == "legacy_contiguous_format":
+        return "torch.contiguous_format"  # the same memory format under its old name
     return v.path if name in TORCH_UNNAMED_CONSTANTS else None
 
 

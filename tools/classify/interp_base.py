@@ -115,6 +115,9 @@ class Frame:
     captured: dict[str, Value] = field(default_factory=dict)
     generated: Generated | None = None  # a generator function's yields, in order (see Generated)
     branch: bool = False  # a path the analysis could not decide (an if, a loop body run once, a try)
+    # parameters bound to their default `{}`: an empty dict that nothing outside the call can have filled (an
+    # empty dict elsewhere may be a registry that functions fill, which the analysis does not follow)
+    empty_defaults: frozenset[str] = frozenset()
 
     def add(self, finding: Finding) -> None:
         if finding.kind in KEYED_KINDS:

@@ -13,6 +13,7 @@ from typing import Any
 from tools.classify import conventions
 from tools.classify.evidence import UNKNOWN, Finding, step
 from tools.classify.interp_base import (
+    EMPTY_DICT,
     MUTATORS,
     BudgetExceeded,
     CallResult,
@@ -118,6 +119,10 @@ class CallsMixin(InterpBase):
             return self.path_method_call(recv, name, args, kwargs, frame)
         # a method of an object the analysis does not model (their names are disjoint: the order is not a priority)
         got = self.framework_method(recv, name, args, kwargs, n, frame)
+        if got is None and name in ("keys", "values", "items") and recv == EMPTY_DICT and not args and \
+                isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name) and \
+                n.func.value.id in frame.empty_defaults and frame.env.get(n.func.value.id) == EMPTY_DICT:
+            return Seq((), "list")  # `def factory(extra={}): names + list(extra.keys())` called without `extra`
         if got is None:
             got = self.container_method(recv, name, args, kwargs)
         return got if got is not None else self.tensor_method(recv, name, args, kwargs, n, frame)
@@ -409,6 +414,8 @@ class CallsMixin(InterpBase):
                 frame.env[p] = kwargs[p]
             elif p in default_for:
                 frame.env[p] = self.ev(default_for[p], Frame(fv.rel, world, {}, mod_env, []))
+                if isinstance(default_for[p], ast.Dict) and not default_for[p].keys:
+                    frame.empty_defaults |= {p}
             else:
                 frame.env[p] = UNK
         if a.vararg:

@@ -38,6 +38,7 @@ from tools.classify.interp_base import (
     _last_name,
     _py,
 )
+from tools.classify.plugins import NAMESPACE_CONSTRUCTORS, NAMESPACE_POS, NAMESPACE_REL
 from tools.classify.values import (
     NORETURN,
     NOT_LITERAL,
@@ -136,6 +137,8 @@ class ExternalMixin(InterpBase):
             return args[0]
         if path == "collections.OrderedDict":
             return _dict_of(args, kwargs)
+        if path in NAMESPACE_CONSTRUCTORS and not args:
+            return _namespace(kwargs)
         if path == "re.compile" and args and isinstance(args[0], Const) and isinstance(args[0].value, str):
             return Ext(REGEX_PREFIX + args[0].value)  # a parametrize value: pytest ids it by its pattern
         got = self.data_call(path, args, kwargs, frame)
@@ -274,6 +277,13 @@ class ExternalMixin(InterpBase):
                 return Const(recv.value.format(*pos, **kw))
             except (IndexError, KeyError, ValueError, TypeError, AttributeError):
                 return UNK
+        if isinstance(recv, Const) and isinstance(recv.value, str) and name == "join" and len(args) == 1 and \
+                not kwargs and isinstance(args[0], Seq) and all(
+                    isinstance(i, Const) and isinstance(i.value, str) for i in args[0].items):
+            # `",".join(["dtype", "device"] + list(extra.keys()))`: parametrize argnames built from known names
+            parts = [i.value for i in args[0].items if isinstance(i, Const) and isinstance(i.value, str)]
+            limits.check_text(sum(map(len, parts)) + len(recv.value) * len(parts), f"{recv.value!r}.join(...)")
+            return Const(recv.value.join(parts))
         if isinstance(recv, Const) and isinstance(recv.value, str) and name in STR_METHODS and not kwargs and all(
                 isinstance(a, Const) and isinstance(a.value, (str, int, tuple)) for a in args):
             # `device.startswith("cuda")`, `dev.split(":")[0]`: plain string methods on a known string
@@ -460,6 +470,14 @@ def _zipped(name: str, args: list[Value], kwargs: dict[str, Value]) -> Value | N
         return None
     first = int(start.value)  # type: ignore[arg-type]
     return bounded(Seq(tuple(Seq((Const(first + i), x), "tuple") for i, x in enumerate(items[0])), "list"))
+
+
+def _namespace(kwargs: dict[str, Value]) -> Value:
+    """`argparse.Namespace(device="cpu", lr=0.1)`: an object with those attributes (`args.device` is "cpu");
+    unknown when a `**x` of unknown keys may set any attribute (a keyword that is no identifier, as in _dict_of)."""
+    if any(not k.isidentifier() for k in kwargs):
+        return UNK
+    return Inst(ClassV(NAMESPACE_REL, NAMESPACE_POS, "Namespace"), tuple(sorted(kwargs.items(), key=lambda kv: kv[0])))
 
 
 def _dict_of(args: list[Value], kwargs: dict[str, Value]) -> Value:

@@ -105,8 +105,16 @@ EXTERNAL_TESTS_STUB = b"def inherited_test(self):\n    pass\n"
 IMPORTED_TEST_REL = "<external-base>/imported.py"
 IMPORTED_TEST_STUB = b"def imported_test():\n    pass\n"
 
+# `argparse.Namespace(device="cpu")`, `types.SimpleNamespace(...)`: an object whose attributes are the
+# constructor's keywords (interp_external.call_ext builds it); the class body defines nothing, so any other
+# attribute is unknown, as on any object the analysis cannot see.
+NAMESPACE_REL = "<external-base>/namespace.py"
+NAMESPACE_POS = (1, 0)
+NAMESPACE_STUB = b"class Namespace:\n    pass\n"
+NAMESPACE_CONSTRUCTORS = frozenset({"argparse.Namespace", "types.SimpleNamespace"})
+
 VIRTUAL_SOURCES = {PYTEST_TORCH_REL: PYTEST_TORCH_STUB, EXTERNAL_TESTS_REL: EXTERNAL_TESTS_STUB,
-                   IMPORTED_TEST_REL: IMPORTED_TEST_STUB}
+                   IMPORTED_TEST_REL: IMPORTED_TEST_STUB, NAMESPACE_REL: NAMESPACE_STUB}
 
 
 def dtype_param_name(path_or_name: str) -> str:

@@ -28,13 +28,20 @@ OPAQUE_DECORATORS = frozenset({"ops", "modules", "reparametrize", "decorateIf"})
 
 # str(torch.<alias>) for the aliases torch defines; other dtype attributes print as their own name.
 DTYPE_ALIASES = {"float": "float32", "double": "float64", "half": "float16", "long": "int64", "int": "int32",
-                 "short": "int16", "cfloat": "complex64", "cdouble": "complex128", "chalf": "complex32"}
+                 "short": "int16", "cfloat": "complex64", "cdouble": "complex128", "chalf": "complex32",
+                 "bit": "uint1"}
+# The canonical names of torch 2.13's dtypes (str(dtype) is "torch.<name>"); tests/tools/classify/
+# test_classify_torch_tables.py compares this and DTYPE_ALIASES with the installed torch.
 DTYPE_NAMES = frozenset({
     "float32", "float64", "float16", "bfloat16", "int64", "int32", "int16", "int8", "uint8", "uint16", "uint32",
     "uint64", "bool", "complex32", "complex64", "complex128", "qint8", "quint8", "qint32", "quint4x2",
     "quint2x4", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu",
-    "float4_e2m1fn_x2", "bits8", "bits16",
+    "float4_e2m1fn_x2", "bits8", "bits16", "bits1x8", "bits2x4", "bits4x2",
+    "int1", "int2", "int3", "int4", "int5", "int6", "int7", "uint1", "uint2", "uint3", "uint4", "uint5", "uint6",
+    "uint7",
 })
+# Every attribute `torch.<name>` that is a dtype: the canonical names and the aliases.
+DTYPE_ATTRIBUTES = DTYPE_NAMES | frozenset(DTYPE_ALIASES)
 
 _F = ("float32", "float64")
 _I = ("uint8", "int8", "int16", "int32", "int64")

@@ -1,0 +1,87 @@
+"""Round 11 idioms from new real suites: argparse/SimpleNamespace objects carrying a device (mace-torch), and
+parametrize argument names joined by a decorator factory (xitorch). Corpus files
+tests/tools/classify/fixtures/repo/tests/round11/ carry the labels (expected.json); here the ids are checked
+against `pytest --collect-only -q` and the rules at their edges."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tools.classify.runner import run
+
+ROUND11 = "tests/round11"
+
+
+def _collected(root: Path, path: str) -> set[str]:
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    out = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
+                          "--rootdir", ".", path], cwd=root, capture_output=True, text=True, env=env, timeout=120,
+                         check=False).stdout
+    return {line.strip() for line in out.splitlines() if "::" in line}
+
+
+def _keys(root: Path, path: str) -> dict[str, str]:
+    result = run(root, paths=[path], cache_dir=None)
+    return {f"{rel}::{k}": v.label for rel, r in result.files.items() for k, v in r.tests.items()}
+
+
+def test_round11_ids_match_pytest_collect_only(corpus: Path) -> None:
+    collected = _collected(corpus, ROUND11)
+    assert len(collected) == 10, collected
+    assert set(_keys(corpus, ROUND11)) == collected
+
+
+def _write(tmp_path: Path, text: str) -> Path:
+    (tmp_path / "test_x.py").write_text(text)
+    return tmp_path
+
+
+def test_join_of_unknown_names_keeps_a_function_key(tmp_path: Path) -> None:
+    root = _write(tmp_path, '''import platform
+
+import pytest
+
+
+@pytest.mark.parametrize(",".join(["a", platform.node()]), [(1, 2)])
+def test_x(a, b):
+    pass
+''')
+    assert _keys(root, "test_x.py") == {"test_x.py::test_x": "cpu"}
+
+
+def test_empty_dict_default_is_empty_but_a_registry_is_not(tmp_path: Path) -> None:
+    """A parameter's `{}` default has no keys; a module-level `{}` that a decorator fills stays unknown (the
+    analysis does not follow stores into it), so its cases keep a function key instead of a wrong empty list."""
+    root = _write(tmp_path, '''import pytest
+
+REGISTRY = {}
+
+
+def register(fn):
+    REGISTRY[fn.__name__] = fn
+    return fn
+
+
+@register
+def double(x):
+    return 2 * x
+
+
+def cases(extra={}):
+    return ["base"] + list(extra.keys())
+
+
+@pytest.mark.parametrize("name", cases())
+def test_default(name):
+    pass
+
+
+@pytest.mark.parametrize("name", list(REGISTRY.keys()))
+def test_registry(name):
+    pass
+''')
+    assert _collected(root, "test_x.py") == {"test_x.py::test_default[base]", "test_x.py::test_registry[double]"}
+    assert _keys(root, "test_x.py") == {"test_x.py::test_default[base]": "cpu", "test_x.py::test_registry": "cpu"}
