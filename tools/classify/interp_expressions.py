@@ -56,6 +56,7 @@ from tools.classify.values import (
     Inst,
     KnownTruth,
     ModV,
+    NNModV,
     OneOf,
     PathV,
     RequestV,
@@ -477,7 +478,8 @@ class ExpressionsMixin(InterpBase):
 
     def ev_Attribute(self, n: ast.Attribute, frame: Frame) -> Value:
         obj = self.ev(n.value, frame)
-        if n.attr == "device" and isinstance(obj, Unresolved) and _device_of_existing(n):
+        if n.attr == "device" and (isinstance(obj, Unresolved) or isinstance(obj, NNModV) and obj.device is None) \
+                and _device_of_existing(n):
             return EXISTING_DEVICE
         if n.attr == "device" and isinstance(obj, Inst) and obj.attr("device") is None and self._is_tensor(obj, frame):
             # `self.device` of a tensor subclass (`_make_wrapper_subclass(cls, ..., device=elem.device)`): the
@@ -556,6 +558,8 @@ class ExpressionsMixin(InterpBase):
                     return self.call_function_from(bound, [], {}, getattr(node, "lineno", 0), frame)
                 return bound
             return v
+        if isinstance(obj, NNModV) and obj.device is not None:
+            obj = TensorV(obj.device)  # a module moved to a device: read as a tensor there, as before
         if isinstance(obj, (TensorV, DeviceV)):
             if name == "device":
                 return DeviceV(obj.device)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import ast
 
-from tools.classify import torch_api, torch_testing
+from tools.classify import nn_modules, torch_api, torch_testing
 from tools.classify.devices import (
     EXISTING_DEVICE,
     _accel_name,
@@ -29,6 +29,7 @@ from tools.classify.values import (
     Ext,
     GenClassV,
     MarkV,
+    NNModV,
     OneOf,
     ParamV,
     Seq,
@@ -55,7 +56,7 @@ class TorchMixin(InterpBase):
             dev = f"cuda:{args[0].value}" if args and isinstance(args[0], Const) and isinstance(
                 args[0].value, int) else "cuda"
             frame.add(Finding(GPU, (step(frame.rel, line, ".cuda() needs a CUDA device"),), gpu_count_of(dev)))
-            return TensorV(dev)
+            return _on(recv, dev)
         if name in ("to", "to_empty", "register_buffer"):
             cands = list(args[:1]) + [kwargs[k] for k in ("device",) if k in kwargs]
             for c in cands:
@@ -63,7 +64,7 @@ class TorchMixin(InterpBase):
                 if d:
                     frame.add(Finding(GPU, (step(frame.rel, line, f".{name}({d!r}) needs a {_accel_name(d)} "
                                                                  "device"),), gpu_count_of(d)))
-                    return TensorV(d)
+                    return _on(recv, d) if name != "register_buffer" else TensorV(d)
             exprs = list(n.args[:1]) + [k.value for k in n.keywords if k.arg == "device"]
             for e, c in zip(exprs, cands, strict=False):
                 if isinstance(c, Unresolved) and _smells_like_device(e) and not _device_of_existing(e):
@@ -73,15 +74,15 @@ class TorchMixin(InterpBase):
             for c in cands:
                 d = device_of(c) if not isinstance(c, OneOf) else None
                 if d:
-                    return TensorV(d)
-            return recv if isinstance(recv, TensorV) else UNK
+                    return _on(recv, d) if name != "register_buffer" else TensorV(d)
+            return recv if isinstance(recv, (TensorV, NNModV)) and name != "register_buffer" else UNK
         if name in ("pin_memory", "record_stream"):
             if not (kwargs.get("device") and device_of(kwargs["device"]) == "cpu"):
                 frame.add(Finding(GPU, (step(frame.rel, line, f".{name}() needs an accelerator"),)))
             return recv if isinstance(recv, TensorV) else UNK
         if name == "cpu":
-            return TensorV("cpu")
-        if isinstance(recv, TensorV) and name in torch_api.SAME_DEVICE_METHODS and "device" not in kwargs:
+            return _on(recv, "cpu")
+        if isinstance(recv, (TensorV, NNModV)) and name in torch_api.SAME_DEVICE_METHODS and "device" not in kwargs:
             return recv
         return UNK
 
@@ -125,6 +126,15 @@ class TorchMixin(InterpBase):
     def call_torch(self, path: str, args: list[Value], kwargs: dict[str, Value], n: ast.AST, frame: Frame) -> Value:
         line = getattr(n, "lineno", 0)
         last = path.rsplit(".", 1)[-1]
+        if path.startswith("torch.nn.") and "device" not in kwargs and not (
+                isinstance(n, ast.Call) and any(isinstance(a, ast.Starred) for a in n.args)
+                and any(isinstance(a, Unresolved) for a in args)):
+            # `torch.nn.Conv2d(3, 8, 2)`: a module that prints as torch prints it (an unknown `*args` may stand
+            # for any number of arguments, an unknown `**kwargs` is a keyword no table entry has, and `device=`
+            # is a device use, below)
+            module = nn_modules.constructed(path, args, kwargs)
+            if module is not None:
+                return module
         if path == "torch.Size" and not kwargs and len(args) <= 1:
             # `Size((4, 3))` in a settings table: a tuple of ints that prints as `torch.Size([4, 3])` in an id
             items = args[0] if args else Seq(())
@@ -232,3 +242,8 @@ def _why_unknown(e: ast.expr, frame: Frame) -> str:
     if isinstance(e, ast.Attribute):
         return f" ({ast.unparse(e.value)[:40]} comes from outside the repository)"
     return ""
+
+
+def _on(recv: Value, device: str) -> Value:
+    """What moving recv to device gives: a tensor there, or the same torch.nn module (it prints the same)."""
+    return nn_modules.moved(recv, device) if isinstance(recv, NNModV) else TensorV(device)

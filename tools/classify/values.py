@@ -142,6 +142,19 @@ class TensorV:
 
 
 @frozen
+class NNModV:
+    """A torch.nn module built from arguments the analysis knows (nn_modules.TABLE): the class's name and its
+    arguments bound to the constructor's parameters, defaults filled in, in signature order (a container's
+    children are one argument, `modules`). It prints as torch prints it (nn_modules.module_repr); `device` is
+    where `.to()`/`.cuda()`/`.cpu()` moved it (None: built where the defaults put it, or moved to a device the
+    analysis does not know), read by device analysis as a TensorV's."""
+
+    name: str
+    args: tuple[tuple[str, Value], ...]
+    device: str | None = None
+
+
+@frozen
 class MarkV:
     """pytest.mark.<name>(...) with evaluated arguments."""
 
@@ -243,7 +256,7 @@ class RequestV:
 
 Value = (
     Unresolved | NoReturn | Const | Seq | DictV | OneOf | Ext | ModV | FuncV | ClassV | Inst | SuperV | DeviceV
-    | TensorV | MarkV | SkipV | ReqV | MockV | ParamV | TestFnV | RequestV | GenClassV | EnumV | PathV
+    | TensorV | NNModV | MarkV | SkipV | ReqV | MockV | ParamV | TestFnV | RequestV | GenClassV | EnumV | PathV
 )
 
 
@@ -271,6 +284,8 @@ def _children(v: object) -> tuple[object, ...]:
         return (v.value,)
     if isinstance(v, RequestV):
         return (v.param,)
+    if isinstance(v, NNModV):
+        return tuple(x for _, x in v.args)
     return ()
 
 
@@ -355,7 +370,7 @@ def cached_repr(cls: type) -> type:
     return _stored(cls, "__repr__", "_repr")
 
 
-for _cls in (Seq, DictV, OneOf, FuncV, Inst, SuperV, MarkV, ParamV, TestFnV, EnumV, RequestV):
+for _cls in (Seq, DictV, OneOf, FuncV, Inst, SuperV, MarkV, ParamV, TestFnV, EnumV, RequestV, NNModV):
     cached_hash(_cls)
     cached_repr(_cls)
 
