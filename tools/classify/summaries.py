@@ -46,6 +46,7 @@ from tools.classify.values import (
     NNModV,
     OneOf,
     Seq,
+    TensorV,
     Value,
     bounded,
     join_all,
@@ -73,6 +74,8 @@ def widen(v: Value) -> Value:
         return FuncV(v.rel, v.pos, v.name, bound=widen(v.bound), captured=v.captured, cls=v.cls)
     if isinstance(v, NNModV):
         return NNModV(v.name, tuple((k, widen(x)) for k, x in v.args), v.device)
+    if isinstance(v, TensorV) and v.shape is not None:
+        return TensorV(v.device)
     return v
 
 

@@ -136,9 +136,11 @@ class DeviceV:
 
 @frozen
 class TensorV:
-    """A tensor or module whose device is known."""
+    """A tensor or module whose device is known; `shape`, when known, is the shape of a tensor a factory made
+    from constant sizes (`torch.rand(3, 10)`, kept through `.to()`, read by `.shape`/`.size()`: ids print it)."""
 
     device: str
+    shape: tuple[int, ...] | None = None
 
 
 @frozen
@@ -391,6 +393,10 @@ def join(a: Value, b: Value) -> Value:
             alts.add(v)
     if any(isinstance(v, Unresolved) for v in alts):
         return UNRESOLVED
+    if sum(isinstance(v, TensorV) for v in alts) > 1:
+        alts = _merge_shapes(alts)
+        if len(alts) == 1:
+            return alts.pop()
     if len(alts) > MAX_ALTERNATIVES:
         alts = _merge_instances(alts)
         if len(alts) > MAX_ALTERNATIVES:
@@ -398,6 +404,18 @@ def join(a: Value, b: Value) -> Value:
         if len(alts) == 1:
             return alts.pop()
     return OneOf(frozenset(alts))
+
+
+def _merge_shapes(alts: set[Value]) -> set[Value]:
+    """Tensors on one device whose shapes differ are one tensor there, of an unknown shape (a join of devices is
+    what it was before shapes were known)."""
+    devices: dict[str, list[TensorV]] = {}
+    for v in alts:
+        if isinstance(v, TensorV):
+            devices.setdefault(v.device, []).append(v)
+    out = {v for v in alts if not isinstance(v, TensorV)}
+    out.update(ts[0] if len(ts) == 1 else TensorV(d) for d, ts in devices.items())
+    return out
 
 
 def _merge_instances(alts: set[Value]) -> set[Value]:
