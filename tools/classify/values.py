@@ -587,6 +587,9 @@ def too_long_to_print(v: Value) -> bool:
         elif isinstance(x, (Seq, DictV)):
             total += 4 + 4 * len(x.items)
             todo.extend(x.items if isinstance(x, Seq) else (y for kv in x.items for y in kv))
+        elif isinstance(x, NNModV):  # a torch.nn module prints its arguments (a container its children, a line each)
+            total += 64 + 16 * len(x.args)
+            todo.extend(a for _, a in x.args)
         else:
             total += 64
         if total > MAX_PRINTED:

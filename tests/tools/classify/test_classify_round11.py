@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from tools.classify.devices import spelled
 from tools.classify.interp_torch import data_shape, factory_shape
+from tools.classify.nn_modules import constructed
 from tools.classify.runner import run
 from tools.classify.values import SIZE, UNRESOLVED, Const, OneOf, Seq, TensorV, join
 
@@ -71,3 +73,13 @@ def test_joined_tensors_keep_their_device_not_their_shape() -> None:
     assert join(TensorV("cpu", (3,)), TensorV("cpu", (3,))) == TensorV("cpu", (3,))
     both = join(TensorV("cpu", (3,)), TensorV("cuda", (3,)))
     assert isinstance(both, OneOf) and len(both.alts) == 2
+
+
+def test_a_module_too_large_to_print_is_not_printed() -> None:
+    """A Sequential of 20,000 layers (hostile code) would print over a megabyte: its text is unknown, like any value
+    past values.MAX_PRINTED."""
+    linear = constructed("torch.nn.Linear", [Const(2), Const(3)], {})
+    assert linear is not None
+    big = constructed("torch.nn.Sequential", [linear] * 20_000, {})
+    assert big is not None and spelled(big) is None
+    assert spelled(constructed("torch.nn.Sequential", [linear] * 3, {})).count("Linear(") == 3  # type: ignore[union-attr]
