@@ -264,8 +264,9 @@ def _table() -> dict[str, Spec]:
         t[name] = Spec(_p(("inplace", False)), _inplace)
     for name in ("Hardsigmoid", "Hardswish"):
         t[name] = Spec(_p(("inplace", False)), _none)
-    for name in ("Identity", "Sigmoid", "Tanh", "LogSigmoid", "Softsign", "Tanhshrink"):
-        t[name] = Spec(VAR, _none)
+    t["Identity"] = Spec(VAR, _none)  # (takes and ignores any arguments)
+    for name in ("Sigmoid", "Tanh", "LogSigmoid", "Softsign", "Tanhshrink"):
+        t[name] = Spec((), _none)  # (declared `*args, **kwargs`, but Module.__init__ refuses any)
     for name in ("Softmax", "LogSoftmax", "Softmin"):
         t[name] = Spec(_p(("dim", None)), lambda a: f"dim={a('dim')}")
     for name in ("Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout"):

@@ -80,7 +80,7 @@ REFUSED = [
     "Conv2d(4, 4, 2, padding='same', stride=2)", "Conv2d(4, 4, 2, padding='full')", "Conv2d(4, 4, 2, padding_mode='x')",
     "Conv2d(4, 4, 2, groups=0)", "Dropout(1.5)", "Dropout(-0.1)",
     "Embedding(5, 2, padding_idx=5)", "Hardtanh(1, -1)", "GroupNorm(2, 3)", "RNN(3, 4, nonlinearity='gelu')",
-    "GRU(3, 4, dropout=2)", "Sequential(Linear(2, 2), 3)",
+    "GRU(3, 4, dropout=2)", "Sequential(Linear(2, 2), 3)", "Sigmoid(3)", "Tanh(a=1)",
     "Embedding(5, 2, _weight=UNKNOWN)", "Linear(UNKNOWN, 3)", "Sequential(Linear(2, 2), UNKNOWN)",
     "ModuleList(UNKNOWN)", "Sequential({'a': Linear(2, 2)})", "Upsample(2)",
 ]
@@ -143,8 +143,14 @@ def test_parameters_are_torchs(name: str) -> None:
     spec = TABLE[name]
     params = [p for p in inspect.signature(getattr(nn, name).__init__).parameters.values()
               if p.name not in ("self", "device", "dtype")]
-    if spec.params == VAR:
-        assert [p.kind for p in params] == [inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD]
+    if [p.kind for p in params] == [inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD]:
+        # `*args, **kwargs`: Identity ignores them, the others pass them to Module.__init__, which refuses any
+        if spec.params == VAR:
+            assert repr(getattr(nn, name)(1, x=2)) == f"{name}()"
+        else:
+            assert spec.params == () and not spec.kwonly
+            with pytest.raises(TypeError):
+                getattr(nn, name)(1)
         return
 
     def default(p: inspect.Parameter) -> object:
