@@ -31,6 +31,8 @@ Args = Callable[[str], object]  # a bound argument by name, as the Python object
 
 @dataclass(frozen=True)
 class Spec:
+    """One torch.nn class: how its constructor binds arguments, and how its `extra_repr()` reads them."""
+
     params: tuple[tuple[str, object], ...] | str  # (name, default or REQUIRED), or VAR
     extra: Callable[[Args], str]  # extra_repr() from the bound arguments
     kwonly: tuple[tuple[str, object], ...] = ()
