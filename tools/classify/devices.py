@@ -10,7 +10,7 @@ import operator
 from collections.abc import Callable
 from typing import Any
 
-from tools.classify import torch_api, torch_testing
+from tools.classify import nn_modules, torch_api, torch_testing
 from tools.classify.values import UNRESOLVED as UNK
 from tools.classify.values import (
     ClassV,
@@ -24,6 +24,7 @@ from tools.classify.values import (
     KnownTruth,
     MarkV,
     ModV,
+    NNModV,
     OneOf,
     ReqV,
     Seq,
@@ -72,6 +73,8 @@ def device_of(v: Value) -> str | None:
         return None
     if isinstance(v, (DeviceV, TensorV)):
         return v.device
+    if isinstance(v, NNModV):
+        return v.device  # a module moved with `.to(device)`, as a tensor
     if isinstance(v, EnumV) and v.mixin:
         return device_of(v.value)
     return None
@@ -111,6 +114,8 @@ def truth(v: Value) -> bool | None:
         return True
     if isinstance(v, EnumV):
         return truth(v.value) if v.mixin else True
+    if isinstance(v, NNModV):
+        return True if v.name not in nn_modules.CONTAINERS else None  # (a container has a length)
     return None
 
 
@@ -151,7 +156,7 @@ _NONE = Const(None)
 def _never_none(v: Value) -> bool:
     """A value that is certainly not None: a device, a tensor, an in-repo object, class or function, a
     container (an existing tensor's `.device` too)."""
-    return isinstance(v, (DeviceV, TensorV, Inst, Seq, DictV, FuncV, ClassV, ModV)) or v == EXISTING_DEVICE
+    return isinstance(v, (DeviceV, TensorV, NNModV, Inst, Seq, DictV, FuncV, ClassV, ModV)) or v == EXISTING_DEVICE
 
 
 def _compare(op: ast.cmpop, a: Value, b: Value) -> Value:
@@ -228,10 +233,12 @@ def type_path(v: Value) -> str | None:
 
 def is_tensor(v: Value) -> bool | None:
     """`torch.is_tensor(v)`: True for a value on a known device that is not a torch.device (a module moved
-    with `.to()` is one too; passing a module to is_tensor is not what code does), False for a value of a
-    known other type, None when the analysis cannot tell."""
+    with `.to()` is one too, unless it is a torch.nn module the analysis knows), False for a value of a known
+    other type, None when the analysis cannot tell."""
     if isinstance(v, TensorV):
         return True
+    if isinstance(v, NNModV):
+        return False
     return None if type_path(v) is None else False
 
 
@@ -336,9 +343,10 @@ def torch_constant_str(v: Value) -> str | None:
 
 
 def shown_constant(v: Value) -> Shown | None:
-    """A torch dtype, layout or memory format as it prints (str and repr alike: `torch.float32`), for
+    """A torch dtype, layout or memory format (`torch.float32`) or a torch.nn module built from known arguments
+    (`Linear(in_features=2, out_features=3, bias=True)`) as it prints (str and repr alike), for
     `values.literal_of`; None for anything else."""
-    text = torch_constant_str(v)
+    text = nn_modules.module_repr(v, shown_constant) if isinstance(v, NNModV) else torch_constant_str(v)
     return Shown(text, text) if text is not None else None
 
 

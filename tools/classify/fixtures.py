@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from tools.classify.collect import ParamCase, TestItem, def_scope, parametrize_cases
 from tools.classify.dataflow import UNIT_BUDGET, Frame, Interp, is_fixture_def
-from tools.classify.devices import torch_constant_str
+from tools.classify.devices import spelled
 from tools.classify.evidence import Finding, step
 from tools.classify.frozen import frozen
 from tools.classify.marks import mark_findings
@@ -39,11 +39,16 @@ def idfn(interp: Interp, ids: Value | None, world: int) -> Callable[[Value], Val
     if isinstance(ids, FuncV):
         return lambda v: interp.call_function(ids, [v], {}, world, 1).value
     if isinstance(ids, Ext) and ids.path in ("builtins.str", "builtins.repr"):
-        convert = str if ids.path == "builtins.str" else repr
-        return lambda v: Const(convert(v.value)) if isinstance(v, Const) else (
-            Const(v.text) if isinstance(v, EnumV) and convert is str else
-            Const(torch_constant_str(v)) if torch_constant_str(v) is not None else UNK)
+        conversion = "s" if ids.path == "builtins.str" else "r"
+        return lambda v: Const(v.text) if isinstance(v, EnumV) and conversion == "s" else _printed(v, conversion)
     return None
+
+
+def _printed(v: Value, conversion: str) -> Value:
+    """str() or repr() of a parameter value as Python prints it (constants, containers of them, devices, sizes,
+    dtypes, torch.nn modules: devices.spelled), else unknown."""
+    text = spelled(v, conversion)
+    return Const(text) if text is not None else UNK
 
 
 class Fixtures:

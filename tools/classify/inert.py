@@ -31,6 +31,7 @@ from tools.classify.values import (
     DictV,
     Ext,
     FuncV,
+    NNModV,
     OneOf,
     Seq,
     TensorV,
@@ -153,6 +154,8 @@ class InertProver:
                        for k, i in v.items)
         if isinstance(v, OneOf):
             return all(self.value_plain(i, world, depth + 1) for i in v.alts)
+        if isinstance(v, NNModV):  # a torch.nn module: plain like a CPU tensor, when its arguments are
+            return v.device in (None, "cpu") and all(self.value_plain(x, world, depth + 1) for _, x in v.args)
         if isinstance(v, (FuncV, ClassV)):
             return self.callable_inert(v, world)
         return False

@@ -46,6 +46,7 @@ from tools.classify.provenance import (
 )
 from tools.classify.values import (
     NOT_LITERAL,
+    SIZE,
     ClassV,
     Const,
     DeviceV,
@@ -56,6 +57,7 @@ from tools.classify.values import (
     Inst,
     KnownTruth,
     ModV,
+    NNModV,
     OneOf,
     PathV,
     RequestV,
@@ -78,6 +80,8 @@ from tools.classify.values import UNRESOLVED as UNK
 TENSOR_CLASSES = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter",
                             "torch._tensor.Tensor"})
 MAX_LISTED_ELEMENTS = 256  # iterations of a comprehension evaluated one by one (parameter tables)
+# characters of a string `+` builds (ids that print a torch.nn Sequential are several hundred); longer is unknown
+MAX_CONCAT = 4096
 MAX_STRING_CHOICES = 16  # alternatives an f-string or `+` of one-of-several constants is spelled out for
 _BIN: dict[type, Callable[[Any, Any], Any]] = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
@@ -338,7 +342,7 @@ class ExpressionsMixin(InterpBase):
                     r = fn(a.value, b.value)
                 except Exception:  # noqa: BLE001 - any arithmetic error just means "unknown"
                     return UNK
-                if isinstance(r, (str, int, float, bool, bytes)) and (not isinstance(r, str) or len(r) < 200):
+                if isinstance(r, (str, int, float, bool, bytes)) and (not isinstance(r, str) or len(r) <= MAX_CONCAT):
                     return Const(r)
         if isinstance(a, Seq) and isinstance(b, Seq) and isinstance(op, ast.Add):
             return bounded(Seq(a.items + b.items, a.kind))
@@ -477,7 +481,8 @@ class ExpressionsMixin(InterpBase):
 
     def ev_Attribute(self, n: ast.Attribute, frame: Frame) -> Value:
         obj = self.ev(n.value, frame)
-        if n.attr == "device" and isinstance(obj, Unresolved) and _device_of_existing(n):
+        if n.attr == "device" and (isinstance(obj, Unresolved) or isinstance(obj, NNModV) and obj.device is None) \
+                and _device_of_existing(n):
             return EXISTING_DEVICE
         if n.attr == "device" and isinstance(obj, Inst) and obj.attr("device") is None and self._is_tensor(obj, frame):
             # `self.device` of a tensor subclass (`_make_wrapper_subclass(cls, ..., device=elem.device)`): the
@@ -556,6 +561,8 @@ class ExpressionsMixin(InterpBase):
                     return self.call_function_from(bound, [], {}, getattr(node, "lineno", 0), frame)
                 return bound
             return v
+        if isinstance(obj, NNModV) and obj.device is not None:
+            obj = TensorV(obj.device)  # a module moved to a device: read as a tensor there, as before
         if isinstance(obj, (TensorV, DeviceV)):
             if name == "device":
                 return DeviceV(obj.device)
@@ -563,6 +570,8 @@ class ExpressionsMixin(InterpBase):
                 return Const(obj.device.split(":", 1)[0])
             if name == "is_cuda":
                 return Const(obj.device.startswith("cuda"))
+            if name == "shape" and isinstance(obj, TensorV) and obj.shape is not None:
+                return Seq(tuple(Const(i) for i in obj.shape), SIZE)
             if name == "index" and isinstance(obj, DeviceV):
                 return Const(torch_api.device_index(obj.device))
             return UNK

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import ast
 
-from tools.classify import torch_api, torch_testing
+from tools.classify import nn_modules, torch_api, torch_testing
 from tools.classify.devices import (
     EXISTING_DEVICE,
     _accel_name,
@@ -29,6 +29,7 @@ from tools.classify.values import (
     Ext,
     GenClassV,
     MarkV,
+    NNModV,
     OneOf,
     ParamV,
     Seq,
@@ -55,7 +56,7 @@ class TorchMixin(InterpBase):
             dev = f"cuda:{args[0].value}" if args and isinstance(args[0], Const) and isinstance(
                 args[0].value, int) else "cuda"
             frame.add(Finding(GPU, (step(frame.rel, line, ".cuda() needs a CUDA device"),), gpu_count_of(dev)))
-            return TensorV(dev)
+            return _on(recv, dev)
         if name in ("to", "to_empty", "register_buffer"):
             cands = list(args[:1]) + [kwargs[k] for k in ("device",) if k in kwargs]
             for c in cands:
@@ -63,7 +64,7 @@ class TorchMixin(InterpBase):
                 if d:
                     frame.add(Finding(GPU, (step(frame.rel, line, f".{name}({d!r}) needs a {_accel_name(d)} "
                                                                  "device"),), gpu_count_of(d)))
-                    return TensorV(d)
+                    return _on(recv, d) if name != "register_buffer" else TensorV(d)
             exprs = list(n.args[:1]) + [k.value for k in n.keywords if k.arg == "device"]
             for e, c in zip(exprs, cands, strict=False):
                 if isinstance(c, Unresolved) and _smells_like_device(e) and not _device_of_existing(e):
@@ -73,16 +74,18 @@ class TorchMixin(InterpBase):
             for c in cands:
                 d = device_of(c) if not isinstance(c, OneOf) else None
                 if d:
-                    return TensorV(d)
-            return recv if isinstance(recv, TensorV) else UNK
+                    return _on(recv, d) if name != "register_buffer" else TensorV(d)
+            return recv if isinstance(recv, (TensorV, NNModV)) and name != "register_buffer" else UNK
         if name in ("pin_memory", "record_stream"):
             if not (kwargs.get("device") and device_of(kwargs["device"]) == "cpu"):
                 frame.add(Finding(GPU, (step(frame.rel, line, f".{name}() needs an accelerator"),)))
             return recv if isinstance(recv, TensorV) else UNK
         if name == "cpu":
-            return TensorV("cpu")
-        if isinstance(recv, TensorV) and name in torch_api.SAME_DEVICE_METHODS and "device" not in kwargs:
-            return recv
+            return _on(recv, "cpu")
+        if isinstance(recv, (TensorV, NNModV)) and name in torch_api.SAME_DEVICE_METHODS and "device" not in kwargs:
+            return recv if name in SAME_SHAPE_METHODS or not isinstance(recv, TensorV) else TensorV(recv.device)
+        if name == "size" and not args and not kwargs and isinstance(recv, TensorV) and recv.shape is not None:
+            return Seq(tuple(Const(i) for i in recv.shape), SIZE)
         return UNK
 
     def call_torch_testing(self, path: str, last: str, args: list[Value], kwargs: dict[str, Value], n: ast.AST,
@@ -125,6 +128,15 @@ class TorchMixin(InterpBase):
     def call_torch(self, path: str, args: list[Value], kwargs: dict[str, Value], n: ast.AST, frame: Frame) -> Value:
         line = getattr(n, "lineno", 0)
         last = path.rsplit(".", 1)[-1]
+        if path.startswith("torch.nn.") and "device" not in kwargs and not (
+                isinstance(n, ast.Call) and any(isinstance(a, ast.Starred) for a in n.args)
+                and any(isinstance(a, Unresolved) for a in args)):
+            # `torch.nn.Conv2d(3, 8, 2)`: a module that prints as torch prints it (an unknown `*args` may stand
+            # for any number of arguments, an unknown `**kwargs` is a keyword no table entry has, and `device=`
+            # is a device use, below)
+            module = nn_modules.constructed(path, args, kwargs)
+            if module is not None:
+                return module
         if path == "torch.Size" and not kwargs and len(args) <= 1:
             # `Size((4, 3))` in a settings table: a tuple of ints that prints as `torch.Size([4, 3])` in an id
             items = args[0] if args else Seq(())
@@ -204,12 +216,22 @@ class TorchMixin(InterpBase):
                                                                   "device the analysis cannot resolve"
                                                                   + _why_unknown(e, frame)),)))
                 return UNK
+        if path == "torch.Tensor" and not kwargs:
+            # the legacy constructor of a CPU tensor: `torch.Tensor([[1, 2], [3, 4]])`, `torch.Tensor(3, 4)`; only
+            # of known data or sizes (anything else stays unknown, as before shapes were known)
+            shape = data_shape(args[0]) if len(args) == 1 and isinstance(args[0], Seq) else factory_shape(
+                "empty", args, kwargs)
+            if shape is not None:
+                return TensorV("cpu", shape)
         if last in torch_api.TENSOR_FACTORIES:
+            shape = factory_shape(last, args, kwargs) if path == f"torch.{last}" else None
+            if last in ("tensor", "as_tensor") and args and isinstance(args[0], Seq):
+                shape = data_shape(args[0])
             if "device" in kwargs:
                 dv = device_of(kwargs["device"])
                 if dv:
-                    return TensorV(dv)
-            return TensorV("cpu")
+                    return TensorV(dv, shape)
+            return TensorV("cpu", shape)
         if path.startswith(("torch.xpu.", "torch.mps.")) and api is None:
             frame.add(Finding(GPU, (step(frame.rel, line, f"{path}() needs that accelerator"),)))
         return UNK
@@ -232,3 +254,49 @@ def _why_unknown(e: ast.expr, frame: Frame) -> str:
     if isinstance(e, ast.Attribute):
         return f" ({ast.unparse(e.value)[:40]} comes from outside the repository)"
     return ""
+
+
+def _on(recv: Value, device: str) -> Value:
+    """What moving recv to device gives: a tensor there (of the same shape), or the same torch.nn module (it
+    prints the same)."""
+    if isinstance(recv, NNModV):
+        return nn_modules.moved(recv, device)
+    return TensorV(device, recv.shape if isinstance(recv, TensorV) else None)
+
+
+# methods of torch.api.SAME_DEVICE_METHODS whose result also has the receiver's shape (the others keep the device)
+SAME_SHAPE_METHODS = frozenset({"bool", "clone", "contiguous", "detach", "double", "float", "half", "int", "long",
+                                "requires_grad_"})
+# factories whose size is their positional arguments or one sequence of them (`rand(3, 4)`, `zeros((3, 4))`), or
+# the `size=` keyword
+_SIZED_FACTORIES = frozenset({"rand", "randn", "zeros", "ones", "empty"})
+
+
+def factory_shape(name: str, args: list[Value], kwargs: dict[str, Value]) -> tuple[int, ...] | None:
+    """The shape of `torch.<name>(...)` when its size is given by constant ints (`rand(3, 4)`, `rand((3, 4))`,
+    `rand(size=(3, 4))`, `randint(0, 5, (3,))`, `full((2, 2), 1.0)`); None otherwise."""
+    size: Value | list[Value] | None = kwargs.get("size")
+    if size is None and name in _SIZED_FACTORIES and args:
+        size = args[0] if len(args) == 1 and isinstance(args[0], Seq) else list(args)
+    elif size is None and name == "randint" and len(args) in (2, 3):
+        size = args[-1]
+    elif size is None and name == "full" and args:
+        size = args[0]
+    items = size.items if isinstance(size, Seq) and size.kind in ("tuple", "list", SIZE) else size
+    if not isinstance(items, (list, tuple)) or not all(
+            isinstance(i, Const) and type(i.value) is int and 0 <= i.value for i in items):
+        return None
+    return tuple(int(i.value) for i in items)  # type: ignore[union-attr]
+
+
+def data_shape(v: Value, depth: int = 0) -> tuple[int, ...] | None:
+    """The shape of a tensor made from nested lists or tuples of numbers (`torch.tensor([[1, 2], [3, 4]])` is
+    (2, 2)); None when ragged, not numbers, or deeper than a tensor's 64 dimensions."""
+    if isinstance(v, Const) and type(v.value) in (int, float, bool):
+        return ()
+    if not (isinstance(v, Seq) and v.kind in ("list", "tuple")) or depth > 64:
+        return None
+    inner = [data_shape(i, depth + 1) for i in v.items]
+    if any(i is None for i in inner) or len(set(inner)) > 1:
+        return None
+    return (len(v.items), *(inner[0] or ())) if inner else (0,)

@@ -37,7 +37,21 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from tools.classify.values import UNRESOLVED, Const, DictV, FuncV, Inst, OneOf, Seq, Value, bounded, join_all, size_of
+from tools.classify.values import (
+    UNRESOLVED,
+    Const,
+    DictV,
+    FuncV,
+    Inst,
+    NNModV,
+    OneOf,
+    Seq,
+    TensorV,
+    Value,
+    bounded,
+    join_all,
+    size_of,
+)
 
 SUMMARY_BUDGET = 10_000_000  # own steps of one summary (see CASE_BUDGET: the same scale as a test body)
 
@@ -58,6 +72,10 @@ def widen(v: Value) -> Value:
         return Inst(v.cls, tuple((k, widen(x)) for k, x in v.attrs))
     if isinstance(v, FuncV) and v.bound is not None:
         return FuncV(v.rel, v.pos, v.name, bound=widen(v.bound), captured=v.captured, cls=v.cls)
+    if isinstance(v, NNModV):
+        return NNModV(v.name, tuple((k, widen(x)) for k, x in v.args), v.device)
+    if isinstance(v, TensorV) and v.shape is not None:
+        return TensorV(v.device)
     return v
 
 

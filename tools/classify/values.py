@@ -136,9 +136,24 @@ class DeviceV:
 
 @frozen
 class TensorV:
-    """A tensor or module whose device is known."""
+    """A tensor or module whose device is known; `shape`, when known, is the shape of a tensor a factory made
+    from constant sizes (`torch.rand(3, 10)`, kept through `.to()`, read by `.shape`/`.size()`: ids print it)."""
 
     device: str
+    shape: tuple[int, ...] | None = None
+
+
+@frozen
+class NNModV:
+    """A torch.nn module built from arguments the analysis knows (nn_modules.TABLE): the class's name and its
+    arguments bound to the constructor's parameters, defaults filled in, in signature order (a container's
+    children are one argument, `modules`). It prints as torch prints it (nn_modules.module_repr); `device` is
+    where `.to()`/`.cuda()`/`.cpu()` moved it (None: built where the defaults put it, or moved to a device the
+    analysis does not know), read by device analysis as a TensorV's."""
+
+    name: str
+    args: tuple[tuple[str, Value], ...]
+    device: str | None = None
 
 
 @frozen
@@ -243,7 +258,7 @@ class RequestV:
 
 Value = (
     Unresolved | NoReturn | Const | Seq | DictV | OneOf | Ext | ModV | FuncV | ClassV | Inst | SuperV | DeviceV
-    | TensorV | MarkV | SkipV | ReqV | MockV | ParamV | TestFnV | RequestV | GenClassV | EnumV | PathV
+    | TensorV | NNModV | MarkV | SkipV | ReqV | MockV | ParamV | TestFnV | RequestV | GenClassV | EnumV | PathV
 )
 
 
@@ -271,6 +286,8 @@ def _children(v: object) -> tuple[object, ...]:
         return (v.value,)
     if isinstance(v, RequestV):
         return (v.param,)
+    if isinstance(v, NNModV):
+        return tuple(x for _, x in v.args)
     return ()
 
 
@@ -355,7 +372,7 @@ def cached_repr(cls: type) -> type:
     return _stored(cls, "__repr__", "_repr")
 
 
-for _cls in (Seq, DictV, OneOf, FuncV, Inst, SuperV, MarkV, ParamV, TestFnV, EnumV, RequestV):
+for _cls in (Seq, DictV, OneOf, FuncV, Inst, SuperV, MarkV, ParamV, TestFnV, EnumV, RequestV, NNModV):
     cached_hash(_cls)
     cached_repr(_cls)
 
@@ -376,6 +393,10 @@ def join(a: Value, b: Value) -> Value:
             alts.add(v)
     if any(isinstance(v, Unresolved) for v in alts):
         return UNRESOLVED
+    if sum(isinstance(v, TensorV) for v in alts) > 1:
+        alts = _merge_shapes(alts)
+        if len(alts) == 1:
+            return alts.pop()
     if len(alts) > MAX_ALTERNATIVES:
         alts = _merge_instances(alts)
         if len(alts) > MAX_ALTERNATIVES:
@@ -383,6 +404,18 @@ def join(a: Value, b: Value) -> Value:
         if len(alts) == 1:
             return alts.pop()
     return OneOf(frozenset(alts))
+
+
+def _merge_shapes(alts: set[Value]) -> set[Value]:
+    """Tensors on one device whose shapes differ are one tensor there, of an unknown shape (a join of devices is
+    what it was before shapes were known)."""
+    devices: dict[str, list[TensorV]] = {}
+    for v in alts:
+        if isinstance(v, TensorV):
+            devices.setdefault(v.device, []).append(v)
+    out = {v for v in alts if not isinstance(v, TensorV)}
+    out.update(ts[0] if len(ts) == 1 else TensorV(d) for d, ts in devices.items())
+    return out
 
 
 def _merge_instances(alts: set[Value]) -> set[Value]:
@@ -554,6 +587,9 @@ def too_long_to_print(v: Value) -> bool:
         elif isinstance(x, (Seq, DictV)):
             total += 4 + 4 * len(x.items)
             todo.extend(x.items if isinstance(x, Seq) else (y for kv in x.items for y in kv))
+        elif isinstance(x, NNModV):  # a torch.nn module prints its arguments (a container its children, a line each)
+            total += 64 + 16 * len(x.args)
+            todo.extend(a for _, a in x.args)
         else:
             total += 64
         if total > MAX_PRINTED:

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
+import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -17,3 +21,16 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     dst = tmp_path_factory.mktemp("corpus") / "repo"
     shutil.copytree(CORPUS / "repo", dst)
     return dst
+
+
+@pytest.fixture(scope="module")
+def collect_only(corpus: Path) -> Callable[..., tuple[set[str], str]]:
+    """`pytest --collect-only -q <paths>` in the corpus copy: (the node ids it prints, its whole output)."""
+    def collect(*paths: str) -> tuple[set[str], str]:
+        env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+        out = subprocess.run(
+            [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "--rootdir", ".",
+             *paths], cwd=corpus, capture_output=True, text=True, env=env, timeout=120, check=False).stdout
+        return {line.strip() for line in out.splitlines() if "::" in line}, out
+    return collect
+

@@ -5,9 +5,6 @@ cannot print (a torch module's repr). Unit tests of the printing rules beside it
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -20,12 +17,8 @@ from tools.classify.values import SIZE, UNRESOLVED, Const, DeviceV, DictV, Ext, 
 ROUND10 = "tests/round10_builders"
 
 
-def test_ids_match_pytest_collect_only(corpus: Path) -> None:
-    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
-    out = subprocess.run(
-        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "--rootdir", ".", ROUND10],
-        cwd=corpus, capture_output=True, text=True, env=env, timeout=120, check=False).stdout
-    collected = {line.strip() for line in out.splitlines() if "::" in line}
+def test_ids_match_pytest_collect_only(corpus: Path, collect_only) -> None:
+    collected, out = collect_only(ROUND10)
     assert len(collected) == 36, out
     result = run(corpus, paths=[ROUND10], cache_dir=None)
     tests = {f"{rel}::{k}": v for rel, r in result.files.items() for k, v in r.tests.items()}
