@@ -347,10 +347,12 @@ class RepoIndex:
             if name in seen:
                 continue
             # root-relative, src-layout and base-dir-relative names; a `tests/` that is itself a package is
-            # never on sys.path, so `tests/ignite/distributed/` does not shadow the library's `ignite.distributed`
-            if start == 0 or start == nbase or "/".join(parts[:start]) in self.import_dirs or (
-                    parts[start - 1] in ("src", "lib", "python", "tests", "test")
-                    and "/".join(parts[:start]) not in self._init_dirs):
+            # never on sys.path, so `tests/ignite/distributed/` does not shadow the library's `ignite.distributed`.
+            # A src layout's packages are installed under their own names even when the sdist ships a
+            # `src/__init__.py` (compressed-tensors: `package_dir={"": "src"}`)
+            after = parts[start - 1] if start else ""
+            if start == 0 or start == nbase or "/".join(parts[:start]) in self.import_dirs or after == "src" or (
+                    after in ("lib", "python", "tests", "test") and "/".join(parts[:start]) not in self._init_dirs):
                 seen.add(name)
                 yield name
 

@@ -85,3 +85,37 @@ def test_registry(name):
 ''')
     assert _collected(root, "test_x.py") == {"test_x.py::test_default[base]", "test_x.py::test_registry[double]"}
     assert _keys(root, "test_x.py") == {"test_x.py::test_default[base]": "cpu", "test_x.py::test_registry": "cpu"}
+
+
+def test_src_layout_with_a_src_init_resolves_the_installed_package(tmp_path: Path) -> None:
+    """compressed-tensors ships `src/__init__.py` beside `package_dir={"": "src"}`: `import cpkg` is the package
+    under src/ all the same, so its `.cuda()` is seen and its str-Enum ids are its values."""
+    (tmp_path / "src" / "cpkg").mkdir(parents=True)
+    (tmp_path / "src" / "__init__.py").write_text("")
+    (tmp_path / "src" / "cpkg" / "__init__.py").write_text("")
+    (tmp_path / "src" / "cpkg" / "base.py").write_text('''from enum import Enum
+
+
+class CompressionFormat(str, Enum):
+    int_quantized = "int-quantized"
+
+
+def to_gpu(t):
+    return t.cuda()
+''')
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_srcinit.py").write_text('''import pytest
+import torch
+from cpkg.base import CompressionFormat, to_gpu
+
+
+@pytest.mark.parametrize("f", [CompressionFormat.int_quantized])
+def test_enum_id(f):
+    assert torch.zeros(1).sum() == 0
+
+
+def test_library_cuda():
+    to_gpu(torch.zeros(1))
+''')
+    assert _keys(tmp_path, "tests") == {"tests/test_srcinit.py::test_enum_id[int-quantized]": "cpu",
+                                         "tests/test_srcinit.py::test_library_cuda": "gpu"}
