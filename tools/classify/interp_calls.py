@@ -94,6 +94,12 @@ class CallsMixin(InterpBase):
                     # `self.attr`) is rebound to the grown/shrunk container
                     self.bind(f.value, got[0], frame)
                     return got[1]
+                if _known_containers(recv):
+                    # a change the analysis cannot follow exactly: the contents are no longer known (a stale copy
+                    # would give ids for cases that are not collected, or miss some)
+                    got_v = self.method_call(recv, f.attr, args, kwargs, n, frame)
+                    self.bind(f.value, UNK, frame)
+                    return got_v
             if isinstance(recv, DictV) and f.attr in DICT_MUTATORS and _mutable_target(f.value):
                 # `d.setdefault(k, v)`, `d.update(...)`, `d.pop(k)`: the dict's contents are no longer known (a
                 # stale copy would let `d.values()` or `d.get(k)` miss what was stored)
@@ -470,20 +476,29 @@ _GENERATOR = "_classify_is_generator"  # not an ast field: ast.unparse/dump and 
 
 
 def _mutate_seq(seq: Seq, name: str, args: list[Value]) -> tuple[Seq, Value] | None:
+    """(list or set after, call result) of one mutation; None where the result is not known exactly (it would
+    pass MAX_CONTAINER items, or an element may or may not be removed)."""
+    got = _mutate_items(seq, name, args)
+    if got is not None and len(got[0].items) > MAX_CONTAINER:
+        return None  # a truncated list would give exact-looking ids with cases missing
+    return got
+
+
+def _mutate_items(seq: Seq, name: str, args: list[Value]) -> tuple[Seq, Value] | None:
     items = list(seq.items)
     is_set = seq.kind == "set"
     if name in ("append", "add") and len(args) == 1:
         if not (is_set and args[0] in items):
             items.append(args[0])
-        return Seq(tuple(items[:MAX_CONTAINER]), seq.kind), Const(None)
+        return Seq(tuple(items), seq.kind), Const(None)
     if name in ("extend", "update") and len(args) == 1 and isinstance(args[0], Seq):
         for a in args[0].items:
             if not (is_set and a in items):
                 items.append(a)
-        return Seq(tuple(items[:MAX_CONTAINER]), seq.kind), Const(None)
+        return Seq(tuple(items), seq.kind), Const(None)
     if name == "insert" and len(args) == 2 and isinstance(args[0], Const) and type(args[0].value) is int:
         items.insert(args[0].value, args[1])
-        return Seq(tuple(items[:MAX_CONTAINER]), seq.kind), Const(None)
+        return Seq(tuple(items), seq.kind), Const(None)
     if name in ("remove", "discard") and len(args) == 1:
         if args[0] in items:
             items.remove(args[0])
@@ -503,6 +518,11 @@ def _mutate_seq(seq: Seq, name: str, args: list[Value]) -> tuple[Seq, Value] | N
     if name == "clear" and not args:
         return Seq((), seq.kind), Const(None)
     return None
+
+
+def _known_containers(v: Value) -> bool:
+    """A known list or set, or a choice of them (what _mutated models)."""
+    return all(isinstance(a, Seq) and a.kind in ("list", "set") for a in alternatives(v))
 
 
 def _mutated(recv: Value, name: str, args: list[Value]) -> tuple[Value, Value] | None:

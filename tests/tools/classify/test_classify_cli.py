@@ -6,7 +6,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -93,14 +92,11 @@ def test_paths_subset(tmp_path: Path) -> None:
 def test_cache_warm_run_reuses_results(tmp_path: Path) -> None:
     files = {f"tests/test_{i}.py": GPU_TEST + f"\ndef test_{i}(x={i}):\n    torch.ones(x)\n" for i in range(60)}
     root = _tree(tmp_path, files)
-    t0 = time.perf_counter()
     cold = run(root, None, tmp_path / "cache")
-    t1 = time.perf_counter()
     warm = run(root, None, tmp_path / "cache")
-    t2 = time.perf_counter()
+    # reuse is proven by the hit count (speed is bench/bench_classify.py's figure, never a timed unit test)
     assert warm.cache_hits == 60 and cold.cache_hits == 0
     assert {k: v.tests for k, v in cold.files.items()} == {k: v.tests for k, v in warm.files.items()}
-    assert (t2 - t1) < (t1 - t0)
     (root / "tests/test_3.py").write_text(GPU_TEST)
     again = run(root, None, tmp_path / "cache")
     assert again.cache_hits == 59

@@ -119,3 +119,38 @@ def test_library_cuda():
 ''')
     assert _keys(tmp_path, "tests") == {"tests/test_srcinit.py::test_enum_id[int-quantized]": "cpu",
                                          "tests/test_srcinit.py::test_library_cuda": "gpu"}
+
+
+def test_containers_past_the_bound_or_grown_by_unknown_items_are_unknown(tmp_path: Path) -> None:
+    """A list the analysis cannot follow exactly (past MAX_CONTAINER items, extended by an unknown iterable) is
+    unknown, so its parametrization keeps a function key; a truncated or stale list would give exact-looking ids
+    with cases missing (tests never classified)."""
+    root = _write(tmp_path, '''import platform
+
+import pytest
+
+BIG = [f"c{i}" for i in range(60)]
+BIG.extend(["x1", "x2", "x3", "x4", "x5", "x6", "x7"])
+GROWN = ["a"]
+GROWN.extend(platform.uname())
+SMALL = ["a"]
+SMALL.extend(["b", "c"])
+
+
+@pytest.mark.parametrize("name", BIG)
+def test_big(name):
+    pass
+
+
+@pytest.mark.parametrize("name", GROWN)
+def test_grown(name):
+    pass
+
+
+@pytest.mark.parametrize("name", SMALL)
+def test_small(name):
+    pass
+''')
+    assert len(_collected(root, "test_x.py")) == 67 + 7 + 3
+    assert _keys(root, "test_x.py") == {"test_x.py::test_big": "cpu", "test_x.py::test_grown": "cpu",
+                                         **{f"test_x.py::test_small[{n}]": "cpu" for n in "abc"}}
