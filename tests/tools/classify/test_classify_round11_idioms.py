@@ -30,7 +30,7 @@ def _keys(root: Path, path: str) -> dict[str, str]:
 
 def test_round11_ids_match_pytest_collect_only(corpus: Path) -> None:
     collected = _collected(corpus, ROUND11)
-    assert len(collected) == 10, collected
+    assert len(collected) == 19, collected
     assert set(_keys(corpus, ROUND11)) == collected
 
 
@@ -119,3 +119,32 @@ def test_library_cuda():
 ''')
     assert _keys(tmp_path, "tests") == {"tests/test_srcinit.py::test_enum_id[int-quantized]": "cpu",
                                          "tests/test_srcinit.py::test_library_cuda": "gpu"}
+
+
+def test_wrapper_parametrize_pytest_rejects_keeps_a_function_key(tmp_path: Path) -> None:
+    """`functools.wraps` without a `__signature__`: pytest reads the test's signature, which lacks the wrapper's
+    `device`, and fails collecting ("function uses no argument 'device'"): no id may be spelled for it. The same
+    wrapper without wraps is collected with its ids, and its `device` value reaches the wrapper's body."""
+    root = _write(tmp_path, '''import functools
+
+import pytest
+import torch
+
+
+def wrapped(test):
+    @functools.wraps(test)
+    def wrapper(*args, device, **kwargs):
+        torch.ones(1, device=device)
+        return test(*args, **kwargs)
+    return pytest.mark.parametrize("device", ["cpu", "cuda"])(wrapper)
+
+
+@wrapped
+def test_rejected():
+    pass
+''')
+    assert _collected(root, "test_x.py") == set()
+    assert _keys(root, "test_x.py") == {"test_x.py::test_rejected": "unknown"}  # device has no known value
+    (root / "test_x.py").write_text((root / "test_x.py").read_text().replace("    @functools.wraps(test)\n", ""))
+    assert _collected(root, "test_x.py") == {"test_x.py::test_rejected[cpu]", "test_x.py::test_rejected[cuda]"}
+    assert _keys(root, "test_x.py") == {"test_x.py::test_rejected[cpu]": "cpu", "test_x.py::test_rejected[cuda]": "gpu"}
