@@ -148,3 +148,36 @@ def test_rejected():
     (root / "test_x.py").write_text((root / "test_x.py").read_text().replace("    @functools.wraps(test)\n", ""))
     assert _collected(root, "test_x.py") == {"test_x.py::test_rejected[cpu]", "test_x.py::test_rejected[cuda]"}
     assert _keys(root, "test_x.py") == {"test_x.py::test_rejected[cpu]": "cpu", "test_x.py::test_rejected[cuda]": "gpu"}
+
+
+def test_current_accelerator_is_none_on_a_cpu_machine(tmp_path: Path) -> None:
+    """`torch.accelerator.current_accelerator()` is None without an accelerator: pytest ids it `None`, and
+    `current_accelerator() or torch.device("cpu")` is the CPU (compressed-tensors' test_forward.py, test_load.py).
+    A machine with CUDA collects other ids: they are emitted for that world only, labelled gpu."""
+    root = _write(tmp_path, '''import pytest
+import torch
+
+acc = torch.accelerator.current_accelerator() or torch.device("cpu")
+
+
+@pytest.mark.parametrize("device", [torch.device("cpu"), torch.accelerator.current_accelerator()])
+def test_ids(device):
+    torch.ones(1, device=device)
+
+
+@pytest.mark.parametrize("name", [acc.type, "meta"])
+def test_type(name):
+    torch.ones(1, device=name)
+
+
+def test_attr_of_none():
+    torch.ones(1, device=torch.accelerator.current_accelerator().type)
+''')
+    assert _collected(root, "test_x.py") == {"test_x.py::test_ids[device0]", "test_x.py::test_ids[None]",
+                                             "test_x.py::test_type[cpu]", "test_x.py::test_type[meta]",
+                                             "test_x.py::test_attr_of_none"}
+    assert _keys(root, "test_x.py") == {
+        "test_x.py::test_ids[device0]": "cpu", "test_x.py::test_ids[None]": "cpu",
+        "test_x.py::test_ids[device1]": "gpu",  # collected where CUDA exists
+        "test_x.py::test_type[cpu]": "cpu", "test_x.py::test_type[meta]": "cpu", "test_x.py::test_type[cuda]": "gpu",
+        "test_x.py::test_attr_of_none": "unknown"}  # AttributeError on a CPU machine: not a CPU verdict
