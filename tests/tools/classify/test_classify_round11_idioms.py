@@ -181,3 +181,28 @@ def test_attr_of_none():
         "test_x.py::test_ids[device1]": "gpu",  # collected where CUDA exists
         "test_x.py::test_type[cpu]": "cpu", "test_x.py::test_type[meta]": "cpu", "test_x.py::test_type[cuda]": "gpu",
         "test_x.py::test_attr_of_none": "unknown"}  # AttributeError on a CPU machine: not a CPU verdict
+
+
+def test_jit_script_function_is_ided_script_function(tmp_path: Path) -> None:
+    """A `@torch.jit.script` function's `__name__` is its class's: pytest ids it `ScriptFunction` (xitorch's
+    test_pure_function.py); a plain function keeps its name."""
+    root = _write(tmp_path, '''import pytest
+import torch
+
+
+def plain(x):
+    return x + 1
+
+
+@torch.jit.script
+def scripted(x):
+    return x + 1
+
+
+@pytest.mark.parametrize("fcn", [plain, scripted])
+def test_fcn(fcn):
+    fcn(torch.ones(1))
+''')
+    assert _collected(root, "test_x.py") == {"test_x.py::test_fcn[plain]", "test_x.py::test_fcn[ScriptFunction]"}
+    assert _keys(root, "test_x.py") == {"test_x.py::test_fcn[plain]": "cpu",
+                                        "test_x.py::test_fcn[ScriptFunction]": "cpu"}
