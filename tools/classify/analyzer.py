@@ -370,7 +370,12 @@ class Analyzer:
         if not self.body_inert(item, call_kwargs, self_v, world):
             findings.extend(self.interp.call_function(fv, [], call_kwargs, world, 1).findings)
         for w in wrappers:
-            wr = self.interp.call_function(w, [UNK] if self_v is None else [self_v], {}, world, 1)
+            # a parametrization the decorator put on its wrapper (wrapper_marks.py) reaches the wrapper's own
+            # parameters: each case's values, as pytest passes them
+            own = self.fixtures.param_names(w)
+            wkw = {k: v for k, v in direct.items() if k in own}
+            wargs: list[Value] = [self_v] if self_v is not None else [] if wkw else [UNK]
+            wr = self.interp.call_function(w, wargs, wkw, world, 1)
             findings.extend(f.prefixed(step(w.rel, w.pos[0], "decorator wrapper")) for f in wr.findings)
         return findings
 

@@ -48,6 +48,7 @@ from tools.classify.values import (
     Value,
     cached_hash,
 )
+from tools.classify.wrapper_marks import param_argnames
 
 # external modules whose public attributes are classes (pytest ids them by __name__ even when all capitals)
 TORCH_CLASS_MODULES = ("torch.nn.modules.", "torch.optim.") + tuple(
@@ -196,15 +197,6 @@ NUMBER_ID = rf"\(?[-+]?{_REAL}(?:[-+]{_REAL}j)?j?\)?(?:_[0-9]+)?"
 # The id part of a parametrize dimension whose values or ids cannot be evaluated: a test with one is keyed by
 # its function alone (the key covers every parametrization), never by a guessed id
 UNKNOWN_ID = "\0"
-
-
-def param_argnames(argnames: Value) -> list[str] | None:
-    """The argument names of a parametrize mark: "a, b", ("a", "b") or ["a", "b"]; None when not constant."""
-    if isinstance(argnames, Const) and isinstance(argnames.value, str):
-        return [a.strip() for a in argnames.value.split(",") if a.strip()]
-    if isinstance(argnames, Seq) and all(isinstance(i, Const) and isinstance(i.value, str) for i in argnames.items):
-        return [str(i.value) for i in argnames.items if isinstance(i, Const)]
-    return None
 
 
 def _or_unknown(got: str | None) -> str:

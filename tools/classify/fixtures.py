@@ -19,6 +19,7 @@ from tools.classify.plugins import PYTEST_TORCH_PARAM_ORDER, PYTEST_TORCH_REL
 from tools.classify.sources import Sources
 from tools.classify.values import UNRESOLVED as UNK
 from tools.classify.values import ClassV, Const, EnumV, Ext, FuncV, Inst, RequestV, Value
+from tools.classify.wrapper_marks import requested_names
 
 SCOPES = {"session": 0, "package": 1, "module": 2, "class": 3, "function": 4}
 
@@ -187,10 +188,7 @@ class Fixtures:
         if with_defaults:
             names = [p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs)]
         else:
-            positional = [*a.posonlyargs, *a.args]
-            first_default = len(positional) - len(a.defaults)
-            names = [p.arg for i, p in enumerate(positional) if i < first_default and p not in a.posonlyargs]
-            names += [p.arg for p, d in zip(a.kwonlyargs, a.kw_defaults, strict=False) if d is None]
+            names = requested_names(node)
             if fv.cls is not None and a.posonlyargs and a.posonlyargs[0].arg in ("self", "cls"):
                 return names
         return names[1:] if fv.cls is not None and names and names[0] in ("self", "cls") else names

@@ -51,6 +51,7 @@ from tools.classify.values import (
     is_objects,
     join_all,
 )
+from tools.classify.wrapper_marks import FUNCTION_NODES, checked_parametrize, visible_names
 
 MAX_DEPTH = 24
 UNKNOWN_KWARGS = "**"  # a keyword no call can spell: the call passed `**x` with an unknown x
@@ -193,7 +194,27 @@ class CallsMixin(InterpBase):
     def _apply_mark(self, mark: Value, target: Value) -> Value:
         if isinstance(target, TestFnV):
             return TestFnV(target.key, (*target.marks, mark))
+        if isinstance(target, FuncV):
+            return self._mark_wrapper(mark, target)
         return target
+
+    def _mark_wrapper(self, mark: Value, wrapper: FuncV) -> Value:
+        """A mark put on a wrapper closure of the test (wrapper_marks.py): pytest collects the wrapper, so the
+        mark goes to the test the wrapper captured; a parametrization only for names the wrapper requests."""
+        at = next((i for i, (_, v) in enumerate(wrapper.captured) if isinstance(v, TestFnV)), None)
+        if at is None:
+            return wrapper
+        name, test = wrapper.captured[at]
+        assert isinstance(test, TestFnV)
+        if isinstance(mark, MarkV) and mark.name == "parametrize":
+            wm, tm = self.source.module(wrapper.rel), self.source.module(test.key[0])
+            wnode, tnode = wm.defs.get(wrapper.pos), tm.defs.get(test.key[1:])
+            if wm.tree is None or not isinstance(wnode, FUNCTION_NODES) or not isinstance(tnode, FUNCTION_NODES):
+                return wrapper
+            mark = checked_parametrize(mark, visible_names(wm.tree, wnode, tnode))
+        captured = (*wrapper.captured[:at], (name, TestFnV(test.key, (*test.marks, mark))),
+                    *wrapper.captured[at + 1:])
+        return FuncV(wrapper.rel, wrapper.pos, wrapper.name, wrapper.bound, captured, wrapper.cls)
 
     def _absorb(self, res: CallResult, frame: Frame, line: int, what: str) -> None:
         via = step(frame.rel, line, f"calls {what}()" + (" [recursive: widened context]" if res.widened else ""))

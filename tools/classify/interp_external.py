@@ -150,6 +150,10 @@ class ExternalMixin(InterpBase):
         q = self.decided_by_world(torch_api.query_value, path, world)
         if q is not NotImplemented:
             return Const(q)
+        if path == "torch.accelerator.current_accelerator" and not args and not kwargs:
+            # None on a machine without an accelerator (pytest ids it `None`); a CUDA device where CUDA exists
+            has = self.decided_by_world(torch_api.query_value, "torch.accelerator.is_available", world)
+            return DeviceV("cuda") if has else Const(None)
         if path == "torch.is_tensor" and len(args) == 1 and not kwargs:
             got = is_tensor(args[0])
             return UNK if got is None else Const(got)

@@ -135,6 +135,9 @@ class StatementsMixin(InterpBase):
             if frame.module_env is None and s.decorator_list:
                 self._decorator_env(s, frame)
             fv = self.make_function(s, frame)
+            if frame.module_env is None and any(_is_jit_script(d) for d in s.decorator_list):
+                # a ScriptFunction's __name__ is its class's: pytest ids it `ScriptFunction` (xitorch)
+                fv = FuncV(fv.rel, fv.pos, SCRIPT_FUNCTION, fv.bound, fv.captured, fv.cls)
             value: Value = fv
             if frame.module_env is not None and not is_fixture_def(s):
                 # a nested def (wrapper closures): in-repo decorators are followed
@@ -799,3 +802,13 @@ def last_bindings(body: list[ast.stmt]) -> dict[str, int]:
         for field in ("body", "orelse", "finalbody", "handlers"):
             todo.extend(x for x in getattr(s, field, ()) if isinstance(x, (ast.stmt, ast.excepthandler)))
     return out
+
+
+SCRIPT_FUNCTION = "ScriptFunction"
+
+
+def _is_jit_script(d: ast.expr) -> bool:
+    """A bare `@torch.jit.script` / `@jit.script` decorator."""
+    return isinstance(d, ast.Attribute) and d.attr == "script" and (
+        (isinstance(d.value, ast.Attribute) and d.value.attr == "jit") or (isinstance(d.value, ast.Name)
+                                                                           and d.value.id == "jit"))

@@ -30,7 +30,7 @@ def _keys(root: Path, path: str) -> dict[str, str]:
 
 def test_round11_ids_match_pytest_collect_only(corpus: Path) -> None:
     collected = _collected(corpus, ROUND11)
-    assert len(collected) == 10, collected
+    assert len(collected) == 19, collected
     assert set(_keys(corpus, ROUND11)) == collected
 
 
@@ -154,3 +154,90 @@ def test_small(name):
     assert len(_collected(root, "test_x.py")) == 67 + 7 + 3
     assert _keys(root, "test_x.py") == {"test_x.py::test_big": "cpu", "test_x.py::test_grown": "cpu",
                                          **{f"test_x.py::test_small[{n}]": "cpu" for n in "abc"}}
+
+
+def test_wrapper_parametrize_pytest_rejects_keeps_a_function_key(tmp_path: Path) -> None:
+    """`functools.wraps` without a `__signature__`: pytest reads the test's signature, which lacks the wrapper's
+    `device`, and fails collecting ("function uses no argument 'device'"): no id may be spelled for it. The same
+    wrapper without wraps is collected with its ids, and its `device` value reaches the wrapper's body."""
+    root = _write(tmp_path, '''import functools
+
+import pytest
+import torch
+
+
+def wrapped(test):
+    @functools.wraps(test)
+    def wrapper(*args, device, **kwargs):
+        torch.ones(1, device=device)
+        return test(*args, **kwargs)
+    return pytest.mark.parametrize("device", ["cpu", "cuda"])(wrapper)
+
+
+@wrapped
+def test_rejected():
+    pass
+''')
+    assert _collected(root, "test_x.py") == set()
+    assert _keys(root, "test_x.py") == {"test_x.py::test_rejected": "unknown"}  # device has no known value
+    (root / "test_x.py").write_text((root / "test_x.py").read_text().replace("    @functools.wraps(test)\n", ""))
+    assert _collected(root, "test_x.py") == {"test_x.py::test_rejected[cpu]", "test_x.py::test_rejected[cuda]"}
+    assert _keys(root, "test_x.py") == {"test_x.py::test_rejected[cpu]": "cpu", "test_x.py::test_rejected[cuda]": "gpu"}
+
+
+def test_current_accelerator_is_none_on_a_cpu_machine(tmp_path: Path) -> None:
+    """`torch.accelerator.current_accelerator()` is None without an accelerator: pytest ids it `None`, and
+    `current_accelerator() or torch.device("cpu")` is the CPU (compressed-tensors' test_forward.py, test_load.py).
+    A machine with CUDA collects other ids: they are emitted for that world only, labelled gpu."""
+    root = _write(tmp_path, '''import pytest
+import torch
+
+acc = torch.accelerator.current_accelerator() or torch.device("cpu")
+
+
+@pytest.mark.parametrize("device", [torch.device("cpu"), torch.accelerator.current_accelerator()])
+def test_ids(device):
+    torch.ones(1, device=device)
+
+
+@pytest.mark.parametrize("name", [acc.type, "meta"])
+def test_type(name):
+    torch.ones(1, device=name)
+
+
+def test_attr_of_none():
+    torch.ones(1, device=torch.accelerator.current_accelerator().type)
+''')
+    assert _collected(root, "test_x.py") == {"test_x.py::test_ids[device0]", "test_x.py::test_ids[None]",
+                                             "test_x.py::test_type[cpu]", "test_x.py::test_type[meta]",
+                                             "test_x.py::test_attr_of_none"}
+    assert _keys(root, "test_x.py") == {
+        "test_x.py::test_ids[device0]": "cpu", "test_x.py::test_ids[None]": "cpu",
+        "test_x.py::test_ids[device1]": "gpu",  # collected where CUDA exists
+        "test_x.py::test_type[cpu]": "cpu", "test_x.py::test_type[meta]": "cpu", "test_x.py::test_type[cuda]": "gpu",
+        "test_x.py::test_attr_of_none": "unknown"}  # AttributeError on a CPU machine: not a CPU verdict
+
+
+def test_jit_script_function_is_ided_script_function(tmp_path: Path) -> None:
+    """A `@torch.jit.script` function's `__name__` is its class's: pytest ids it `ScriptFunction` (xitorch's
+    test_pure_function.py); a plain function keeps its name."""
+    root = _write(tmp_path, '''import pytest
+import torch
+
+
+def plain(x):
+    return x + 1
+
+
+@torch.jit.script
+def scripted(x):
+    return x + 1
+
+
+@pytest.mark.parametrize("fcn", [plain, scripted])
+def test_fcn(fcn):
+    fcn(torch.ones(1))
+''')
+    assert _collected(root, "test_x.py") == {"test_x.py::test_fcn[plain]", "test_x.py::test_fcn[ScriptFunction]"}
+    assert _keys(root, "test_x.py") == {"test_x.py::test_fcn[plain]": "cpu",
+                                        "test_x.py::test_fcn[ScriptFunction]": "cpu"}
