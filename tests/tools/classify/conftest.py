@@ -31,6 +31,12 @@ def collect_only(corpus: Path) -> Callable[..., tuple[set[str], str]]:
         out = subprocess.run(
             [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "--rootdir", ".",
              *paths], cwd=corpus, capture_output=True, text=True, env=env, timeout=120, check=False).stdout
-        return {line.strip() for line in out.splitlines() if "::" in line}, out
+        return node_ids(out), out
     return collect
+
+
+def node_ids(out: str) -> set[str]:
+    """The node ids `pytest --collect-only -q` prints: a path, then `::`. Error lines (`ERROR x.py - ...`, `In
+    x.py::test: ...`, spelled out in full when CI is set) have a space before their first `::`."""
+    return {line.strip() for line in out.splitlines() if "::" in line and " " not in line.split("::", 1)[0]}
 

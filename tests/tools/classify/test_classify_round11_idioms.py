@@ -20,7 +20,9 @@ def _collected(root: Path, path: str) -> set[str]:
     out = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
                           "--rootdir", ".", path], cwd=root, capture_output=True, text=True, env=env, timeout=120,
                          check=False).stdout
-    return {line.strip() for line in out.splitlines() if "::" in line}
+    # node ids only: error lines (`ERROR x.py - ...`, `In x.py::test: ...`, in full when CI is set) have a space
+    # before their first `::`
+    return {line.strip() for line in out.splitlines() if "::" in line and " " not in line.split("::", 1)[0]}
 
 
 def _keys(root: Path, path: str) -> dict[str, str]:
