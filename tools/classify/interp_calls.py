@@ -128,7 +128,7 @@ class CallsMixin(InterpBase):
         got = self.framework_method(recv, name, args, kwargs, n, frame)
         if got is None and name in ("keys", "values", "items") and recv == EMPTY_DICT and not args and \
                 isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name) and \
-                n.func.value.id in frame.empty_defaults and frame.env.get(n.func.value.id) == EMPTY_DICT:
+                n.func.value.id in frame.empty_defaults:
             return Seq((), "list")  # `def factory(extra={}): names + list(extra.keys())` called without `extra`
         if got is None:
             got = self.container_method(recv, name, args, kwargs)

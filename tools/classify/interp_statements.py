@@ -86,7 +86,8 @@ class StatementsMixin(InterpBase):
 
     def _branch(self, frame: Frame) -> Frame:
         return Frame(frame.rel, frame.world, dict(frame.env), frame.module_env, frame.findings, frame.depth,
-                     frame.returns, frame.self_name, frame.cls, frame.captured, frame.generated, True)
+                     frame.returns, frame.self_name, frame.cls, frame.captured, frame.generated, True,
+                     frame.empty_defaults)
 
     def _merge(self, frame: Frame, branches: list[tuple[Frame, bool]]) -> bool:
         live = [b for b, ended in branches if not ended]
@@ -102,6 +103,7 @@ class StatementsMixin(InterpBase):
             merged[k] = join_all(vals)
         frame.env.clear()
         frame.env.update(merged)
+        frame.empty_defaults = frozenset.intersection(*(b.empty_defaults for b in live))  # not rebound on any path
         return False
 
     def exec_stmt(self, s: ast.stmt, frame: Frame) -> bool:
@@ -496,6 +498,8 @@ class StatementsMixin(InterpBase):
     def bind(self, target: ast.expr, v: Value, frame: Frame) -> None:
         if isinstance(target, ast.Name):
             frame.env[target.id] = v
+            if target.id in frame.empty_defaults:
+                frame.empty_defaults -= {target.id}  # no longer the parameter's own `{}` default
         elif isinstance(target, (ast.Tuple, ast.List)):
             items = v.items if isinstance(v, Seq) and len(v.items) == len(target.elts) else None
             for i, t in enumerate(target.elts):

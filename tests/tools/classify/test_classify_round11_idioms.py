@@ -243,3 +243,34 @@ def test_fcn(fcn):
     assert _collected(root, "test_x.py") == {"test_x.py::test_fcn[plain]", "test_x.py::test_fcn[ScriptFunction]"}
     assert _keys(root, "test_x.py") == {"test_x.py::test_fcn[plain]": "cpu",
                                         "test_x.py::test_fcn[ScriptFunction]": "cpu"}
+
+
+def test_a_default_rebound_to_a_registry_is_not_taken_for_empty(tmp_path: Path) -> None:
+    """Only the parameter's own `{}` default is known empty: rebinding the name, on any path, ends that."""
+    root = _write(tmp_path, '''import pytest
+
+REGISTRY = {}
+
+
+def register(fn):
+    REGISTRY[fn.__name__] = fn
+    return fn
+
+
+@register
+def double(x):
+    return 2 * x
+
+
+def cases(extra={}, use_registry=True):
+    if use_registry:
+        extra = REGISTRY
+    return ["base"] + list(extra.keys())
+
+
+@pytest.mark.parametrize("name", cases())
+def test_rebound(name):
+    pass
+''')
+    assert _collected(root, "test_x.py") == {"test_x.py::test_rebound[base]", "test_x.py::test_rebound[double]"}
+    assert _keys(root, "test_x.py") == {"test_x.py::test_rebound": "cpu"}
