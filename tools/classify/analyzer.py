@@ -473,7 +473,8 @@ class Analyzer:
         direct, choice, case_marks = case(0)
         if first_world:
             case_marks = [*case_marks, ReqV(first_world, 0, step(rel, item.line, f"parametrization {suffix} exists "
-                                                                 "only where CUDA is available"))]
+                                                                 "only on a machine with a GPU (an accelerator query "
+                                                                 "is false on a CPU-only one)"))]
         findings = self.analyse_case(rel, item, direct, choice, case_marks, 0) + extra
         skips = {f.key for f in findings if f.kind == SKIP}
         gpu_skips: dict[str, int] = {}

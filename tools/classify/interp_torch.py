@@ -21,6 +21,7 @@ from tools.classify.interp_base import (
     Frame,
     InterpBase,
 )
+from tools.classify.module_device import device_is_module_own, is_module_base
 from tools.classify.values import (
     SIZE,
     ClassV,
@@ -28,6 +29,7 @@ from tools.classify.values import (
     DeviceV,
     Ext,
     GenClassV,
+    Inst,
     MarkV,
     NNModV,
     OneOf,
@@ -67,10 +69,12 @@ class TorchMixin(InterpBase):
                     return _on(recv, d) if name != "register_buffer" else TensorV(d)
             exprs = list(n.args[:1]) + [k.value for k in n.keywords if k.arg == "device"]
             for e, c in zip(exprs, cands, strict=False):
-                if isinstance(c, Unresolved) and _smells_like_device(e) and not _device_of_existing(e):
+                if isinstance(c, Unresolved) and _smells_like_device(e) and not self._device_existing(e, frame):
                     frame.add(Finding(UNKNOWN, (step(frame.rel, line, f".{name}({ast.unparse(e)}) with a device "
                                                                      "the analysis cannot resolve"
                                                                      + _why_unknown(e, frame)),)))
+            if name == "to" and self._module_object(recv, frame.world):
+                return recv  # `Model().to(torch.float32)`, `.to("cpu")`: nn.Module.to returns the module itself
             for c in cands:
                 d = device_of(c) if not isinstance(c, OneOf) else None
                 if d:
@@ -80,6 +84,8 @@ class TorchMixin(InterpBase):
             if not (kwargs.get("device") and device_of(kwargs["device"]) == "cpu"):
                 frame.add(Finding(GPU, (step(frame.rel, line, f".{name}() needs an accelerator"),)))
             return recv if isinstance(recv, TensorV) else UNK
+        if name in MODULE_SELF_METHODS and self._module_object(recv, frame.world):
+            return recv  # `model.cpu()`, `model.eval()`, `model.float()`: an in-repo module returns itself
         if name == "cpu":
             return _on(recv, "cpu")
         if isinstance(recv, (TensorV, NNModV)) and name in torch_api.SAME_DEVICE_METHODS and "device" not in kwargs:
@@ -87,6 +93,27 @@ class TorchMixin(InterpBase):
         if name == "size" and not args and not kwargs and isinstance(recv, TensorV) and recv.shape is not None:
             return Seq(tuple(Const(i) for i in recv.shape), SIZE)
         return UNK
+
+    def _module_object(self, recv: Value, world: int) -> bool:
+        """Whether every object `recv` may be is an instance of an in-repo torch module class (module_device.py):
+        the torch.nn.Module methods it does not override return the object itself."""
+        alts = alternatives(recv)
+        return bool(alts) and all(isinstance(a, Inst) and any(is_module_base(c) for c in self.mro(a.cls, world))
+                                  for a in alts)
+
+    def _device_existing(self, e: ast.expr, frame: Frame) -> bool:
+        """`x.device` of an existing tensor (devices._device_of_existing), or `self.device` of a torch module
+        that the repository never sets (module_device.py): following it moves nothing to a new device."""
+        if _device_of_existing(e):
+            return True
+        if not (isinstance(e, ast.Attribute) and e.attr == "device" and isinstance(e.value, ast.Name)
+                and e.value.id == frame.self_name and e.value.id in frame.env):
+            return False
+        return device_is_module_own(
+            frame.env[e.value.id], frame.world, self.mro, self.class_node,
+            lambda cls, name, world: self.class_lookup(cls, name, world) is not None
+            or self.store_key(cls, name, world) is not None,
+            lambda obj: self.getattr_v(obj, "device", frame, e) == EXISTING_DEVICE)
 
     def call_torch_testing(self, path: str, last: str, args: list[Value], kwargs: dict[str, Value], n: ast.AST,
                            frame: Frame) -> Value | None:
@@ -211,7 +238,7 @@ class TorchMixin(InterpBase):
             return TensorV(d)
         if "device" in kwargs and isinstance(kwargs["device"], Unresolved) and isinstance(n, ast.Call):
             e = next((k.value for k in n.keywords if k.arg == "device"), None)
-            if isinstance(e, (ast.Name, ast.Attribute)) and not _device_of_existing(e):
+            if isinstance(e, (ast.Name, ast.Attribute)) and not self._device_existing(e, frame):
                 frame.add(Finding(UNKNOWN, (step(frame.rel, line, f"{path}(device={ast.unparse(e)}) with a "
                                                                   "device the analysis cannot resolve"
                                                                   + _why_unknown(e, frame)),)))
@@ -263,6 +290,11 @@ def _on(recv: Value, device: str) -> Value:
         return nn_modules.moved(recv, device)
     return TensorV(device, recv.shape if isinstance(recv, TensorV) else None)
 
+
+# torch.nn.Module methods that return the module itself and move it to no accelerator (`.to()` is decided by its
+# arguments, above): an in-repo module class keeps its object through them
+MODULE_SELF_METHODS = frozenset({"cpu", "train", "eval", "float", "double", "half", "bfloat16", "requires_grad_",
+                                 "share_memory", "apply", "type"})
 
 # methods of torch.api.SAME_DEVICE_METHODS whose result also has the receiver's shape (the others keep the device)
 SAME_SHAPE_METHODS = frozenset({"bool", "clone", "contiguous", "detach", "double", "float", "half", "int", "long",

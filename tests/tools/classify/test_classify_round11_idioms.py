@@ -274,3 +274,25 @@ def test_rebound(name):
 ''')
     assert _collected(root, "test_x.py") == {"test_x.py::test_rebound[base]", "test_x.py::test_rebound[double]"}
     assert _keys(root, "test_x.py") == {"test_x.py::test_rebound": "cpu"}
+
+
+def test_case_that_exists_only_with_an_accelerator_names_no_particular_one(tmp_path: Path) -> None:
+    """optimum-quanto: `names.append("quanto_mps")` under `torch.backends.mps.is_available()`. The case exists
+    only on a machine with an accelerator (gpu, for the GPU runners); its reason must not claim CUDA."""
+    root = _write(tmp_path, '''import pytest
+import torch
+
+NAMES = ["cpp"]
+if torch.backends.mps.is_available():
+    NAMES.append("mps")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_x(name):
+    pass
+''')
+    result = run(root, paths=["test_x.py"], cache_dir=None)
+    tests = result.files["test_x.py"].tests
+    assert {k: v.label for k, v in tests.items()} == {"test_x[cpp]": "cpu", "test_x[mps]": "gpu"}
+    reasons = " ".join(tests["test_x[mps]"].reasons)
+    assert "exists only on a machine with a GPU" in reasons and "CUDA" not in reasons
