@@ -13,7 +13,7 @@ import math
 import re
 import string
 
-from tools.classify import conventions, limits, torch_api
+from tools.classify import conventions, limits, nn_modules, torch_api
 from tools.classify.devices import (
     EXISTING_DEVICE,
     TYPE_PREFIX,
@@ -53,6 +53,7 @@ from tools.classify.values import (
     MarkV,
     MockV,
     ModV,
+    NNModV,
     OneOf,
     ParamV,
     ReqV,
@@ -390,8 +391,15 @@ class ExternalMixin(InterpBase):
         if name == "type" and len(args) == 1:
             t = type_path(args[0])
             return Ext(TYPE_PREFIX + t) if t else UNK
+        if name == "hasattr" and len(args) == 2 and isinstance(args[0], NNModV) and isinstance(args[1], Const) \
+                and isinstance(args[1].value, str) and not kwargs:
+            got = nn_modules.parameter(args[0], args[1].value)  # `hasattr(module, "weight")`
+            if got is not None:
+                return Const(got is not nn_modules.ABSENT)
         if name == "isinstance" and len(args) == 2:
             got = self._isinstance_in_repo(args[0], args[1], frame.world)
+            if got is None:
+                got = nn_modules.isinstance_module(args[0], args[1])
             return got if got is not None else isinstance_of(args[0], args[1])
         if name == "str" and len(args) == 1 and isinstance(args[0], EnumV):
             return Const(args[0].text)
