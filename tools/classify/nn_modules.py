@@ -381,6 +381,17 @@ MUTATORS = frozenset({"add_module", "register_module", "append", "extend", "inse
 SAME_MODULE_METHODS = frozenset({"train", "eval", "requires_grad_", "zero_grad", "share_memory"})
 
 
+# The public attributes of a torch.nn.Module (torch 2.13; checked by tests/tools/classify/test_nn_modules_table.py)
+MODULE_PUBLIC_ATTRS = frozenset({
+    "T_destination", "add_module", "apply", "bfloat16", "buffers", "call_super_init", "children", "compile", "cpu",
+    "cuda", "double", "dump_patches", "eval", "extra_repr", "float", "forward", "get_buffer", "get_extra_state",
+    "get_parameter", "get_submodule", "half", "ipu", "load_state_dict", "modules", "mtia", "named_buffers",
+    "named_children", "named_modules", "named_parameters", "parameters", "register_backward_hook", "register_buffer",
+    "register_forward_hook", "register_forward_pre_hook", "register_full_backward_hook",
+    "register_full_backward_pre_hook", "register_load_state_dict_post_hook", "register_load_state_dict_pre_hook",
+    "register_module", "register_parameter", "register_state_dict_post_hook", "register_state_dict_pre_hook",
+    "requires_grad_", "set_extra_state", "set_submodule", "share_memory", "state_dict", "to", "to_empty", "train",
+    "training", "type", "xpu", "zero_grad"})
 ABSENT = object()  # `hasattr(m, name)` is False
 _WEIGHTED = frozenset({"Linear", "Bilinear", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
                        "ConvTranspose3d"})  # a weight, and a bias unless `bias=False`
