@@ -378,7 +378,7 @@ def isinstance_module(v: Value, classes: Value) -> Value | None:
 MUTATORS = frozenset({"add_module", "register_module", "append", "extend", "insert", "update", "pop", "clear",
                       "__setitem__", "__delitem__", "__setattr__", "__delattr__", "apply", "load_state_dict"})
 # Module methods that return the module itself, printing the same (training mode is not printed)
-SAME_MODULE_METHODS = frozenset({"train", "eval", "requires_grad_", "zero_grad", "share_memory"})
+SAME_MODULE_METHODS = frozenset({"train", "eval", "requires_grad_", "share_memory"})
 
 
 # The public attributes of a torch.nn.Module (torch 2.13; checked by tests/tools/classify/test_nn_modules_table.py)

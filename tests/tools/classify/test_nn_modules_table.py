@@ -17,6 +17,7 @@ from tools.classify.nn_modules import (
     CONTAINERS,
     MODULE_PUBLIC_ATTRS,
     REQUIRED,
+    SAME_MODULE_METHODS,
     TABLE,
     VAR,
     constructed,
@@ -229,3 +230,9 @@ def test_isinstance_of_torch_classes(src: str, cls: str) -> None:
 
 def test_module_public_attributes_are_torchs() -> None:
     assert {n for n in dir(nn.Module()) if not n.startswith("_")} == MODULE_PUBLIC_ATTRS
+
+
+def test_methods_kept_as_the_same_module_return_it() -> None:
+    """Round 12: `m.train(False)`, `m.eval()`... are the module itself (it prints the same)."""
+    module = nn.Linear(2, 2)
+    assert all(getattr(module, name)() is module for name in SAME_MODULE_METHODS)
