@@ -25,6 +25,7 @@ from tools.classify.values import (
     MarkV,
     ModV,
     NNModV,
+    NotNone,
     OneOf,
     ReqV,
     Seq,
@@ -75,6 +76,8 @@ def device_of(v: Value) -> str | None:
         return v.device
     if isinstance(v, NNModV):
         return v.device  # a module moved with `.to(device)`, as a tensor
+    if isinstance(v, Inst) and v.nn is not None:
+        return v.device  # (an in-repo torch.nn.Module subclass that prints, moved the same way)
     if isinstance(v, EnumV) and v.mixin:
         return device_of(v.value)
     return None
@@ -156,7 +159,8 @@ _NONE = Const(None)
 def _never_none(v: Value) -> bool:
     """A value that is certainly not None: a device, a tensor, an in-repo object, class or function, a
     container (an existing tensor's `.device` too)."""
-    return isinstance(v, (DeviceV, TensorV, NNModV, Inst, Seq, DictV, FuncV, ClassV, ModV)) or v == EXISTING_DEVICE
+    return isinstance(v, (DeviceV, TensorV, NNModV, Inst, Seq, DictV, FuncV, ClassV, ModV, NotNone)) or \
+        v == EXISTING_DEVICE
 
 
 def _compare(op: ast.cmpop, a: Value, b: Value) -> Value:
@@ -346,7 +350,8 @@ def shown_constant(v: Value) -> Shown | None:
     """A torch dtype, layout or memory format (`torch.float32`) or a torch.nn module built from known arguments
     (`Linear(in_features=2, out_features=3, bias=True)`) as it prints (str and repr alike), for
     `values.literal_of`; None for anything else."""
-    text = nn_modules.module_repr(v, shown_constant) if isinstance(v, NNModV) else torch_constant_str(v)
+    text = nn_modules.module_repr(v, shown_constant) if isinstance(v, NNModV) or isinstance(v, Inst) and \
+        v.nn is not None else torch_constant_str(v)
     return Shown(text, text) if text is not None else None
 
 

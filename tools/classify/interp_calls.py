@@ -55,7 +55,7 @@ from tools.classify.wrapper_marks import FUNCTION_NODES, checked_parametrize, vi
 
 MAX_DEPTH = 24
 UNKNOWN_KWARGS = "**"  # a keyword no call can spell: the call passed `**x` with an unknown x
-MAX_CONTAINER = 64
+MAX_CONTAINER = 256
 
 
 class CallsMixin(InterpBase):
@@ -163,7 +163,8 @@ class CallsMixin(InterpBase):
         if isinstance(callee, FuncV):
             return self.call_function_from(callee, args, kwargs, line, frame, n)
         if isinstance(callee, ClassV):
-            inst: Value = Inst(callee)
+            module = self.prints_as_module(callee, frame.world)
+            inst: Value = Inst(callee, nn=() if module else None)
             init = self.class_lookup(callee, "__init__", frame.world)
             if isinstance(init, FuncV):
                 res = self.invoke(FuncV(init.rel, init.pos, init.name, bound=inst, captured=init.captured,
@@ -171,6 +172,10 @@ class CallsMixin(InterpBase):
                 self._absorb(res, frame, line, f"{callee.name}.__init__")
                 if res.self_after is not None:
                     inst = res.self_after
+                if module and isinstance(inst, Inst) and (res.self_after is None or any(
+                        f.kind == UNKNOWN for f in res.findings)):
+                    # the constructor was not followed to its end: attributes (children) may be missing
+                    inst = Inst(inst.cls, inst.attrs)
             else:
                 self._ext_args_check(f"{callee.name}()", args, kwargs, n, frame)
             return inst

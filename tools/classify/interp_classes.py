@@ -13,6 +13,13 @@ from tools.classify.values import UNRESOLVED, ClassV, Const, EnumV, Ext, FuncV, 
 
 PROPERTY_DECORATORS = frozenset({"property", "cached_property", "abstractproperty", "lazy_property",
                                  "lazyproperty", "cache_readonly"})
+# torch.nn.Module as a base (its public path and its defining module's), and object
+MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module", "builtins.object"})
+# names that change how a module prints, or register children other than by `self.<name> = <module>`
+MODULE_PRINT_OVERRIDES = frozenset({"__repr__", "__str__", "__format__", "extra_repr", "_get_name", "__setattr__",
+                                    "__getattr__", "__getattribute__", "__delattr__", "__init_subclass__"})
+MODULE_REGISTRARS = frozenset({"add_module", "register_module", "_modules", "__dict__", "setattr", "__setattr__",
+                               "delattr", "__delattr__", "vars"})
 ENUM_BASES = {"Enum": "", "IntEnum": "int", "StrEnum": "str", "Flag": "", "IntFlag": "int", "ReprEnum": "value"}
 
 
@@ -249,4 +256,54 @@ class ClassesMixin(InterpBase):
                         names.add(n.value.attr)
         got = frozenset(names)
         self.shared_attrs[cls] = got
+        return got
+
+    def prints_as_module(self, cls: ClassV, world: int) -> bool:
+        """Whether instances of `cls` print as torch's `Module.__repr__` prints them, from their attributes alone:
+        its MRO is in-repo classes over `torch.nn.Module` only (every base resolved, no metaclass), none of them
+        defines a method that changes the print (`extra_repr`, `__repr__`...) and no method registers children
+        otherwise than by setting attributes (`add_module`, `setattr`, `self._modules`). Then the instance
+        prints `Name()`, or `Name(` + its child modules in the order they were set + `)`."""
+        key = (cls, world)
+        got = self.module_classes.get(key)
+        if got is not None:
+            self.world_memo_hit(self.module_classes_world, key)
+            return got
+        before = self.world_reads
+        got = self._prints_as_module(cls, world)
+        self.module_classes[key] = got
+        self.module_classes_world[key] = self.world_reads != before
+        return got
+
+    def _prints_as_module(self, cls: ClassV, world: int) -> bool:
+        mro = self.mro(cls, world)
+        if not any(isinstance(c, Ext) and c.path != "builtins.object" for c in mro):
+            return False
+        for c in mro:
+            if isinstance(c, Ext):
+                if c.path not in MODULE_BASES:
+                    return False
+                continue
+            if not isinstance(c, ClassV):
+                return False
+            node = self.class_node(c)
+            if node is None or node.keywords or len(self.bases(c, world)) != len(node.bases):
+                return False
+            if any(name in self.class_body(c, world) for name in MODULE_PRINT_OVERRIDES):
+                return False
+            if self._registers_modules(c):
+                return False
+        return True
+
+    def _registers_modules(self, cls: ClassV) -> bool:
+        """Whether a method of `cls` names add_module, register_module, setattr, `_modules`, `__dict__`...
+        (syntactic: a child registered so is not an attribute the analysis sees set)."""
+        got = self.module_registrars.get(cls)
+        if got is None:
+            node = self.class_node(cls)
+            got = node is None or any(
+                isinstance(n, ast.Name) and n.id in MODULE_REGISTRARS
+                or isinstance(n, ast.Attribute) and n.attr in MODULE_REGISTRARS
+                for n in ast.walk(node))
+            self.module_registrars[cls] = got
         return got

@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from tools.classify import limits, torch_api, torch_testing
+from tools.classify import limits, nn_modules, torch_api, torch_testing
 from tools.classify.datafiles import path_attribute
 from tools.classify.devices import (
     EXISTING_DEVICE,
@@ -561,6 +561,10 @@ class ExpressionsMixin(InterpBase):
                     return self.call_function_from(bound, [], {}, getattr(node, "lineno", 0), frame)
                 return bound
             return v
+        if isinstance(obj, NNModV) and name in ("weight", "bias"):
+            got = nn_modules.parameter(obj, name)  # `m.bias is not None` of `nn.Linear(2, 2, bias=False)`
+            if got is not None and got is not nn_modules.ABSENT:
+                return got  # type: ignore[return-value]
         if isinstance(obj, NNModV) and obj.device is not None:
             obj = TensorV(obj.device)  # a module moved to a device: read as a tensor there, as before
         if isinstance(obj, (TensorV, DeviceV)):

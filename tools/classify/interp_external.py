@@ -13,7 +13,7 @@ import math
 import re
 import string
 
-from tools.classify import conventions, limits, torch_api
+from tools.classify import conventions, limits, nn_modules, torch_api
 from tools.classify.devices import (
     EXISTING_DEVICE,
     TYPE_PREFIX,
@@ -53,6 +53,7 @@ from tools.classify.values import (
     MarkV,
     MockV,
     ModV,
+    NNModV,
     OneOf,
     ParamV,
     ReqV,
@@ -346,10 +347,34 @@ class ExternalMixin(InterpBase):
         decided by each object's MRO (linear_operator's `isinstance(linear_ops[0], DiagLinearOperator)`)."""
         wanted = classes.items if isinstance(classes, Seq) else (classes,)
         objs = alternatives(v)
-        if not wanted or not all(isinstance(c, ClassV) for c in wanted) or not all(isinstance(o, Inst) for o in objs):
+        if not wanted or not all(isinstance(o, Inst) for o in objs):
             return None
-        hits = {any(c in self.mro(o.cls, world) for c in wanted) for o in objs if isinstance(o, Inst)}
+        modules = all(isinstance(o, Inst) and o.nn is not None for o in objs)
+        if not all(isinstance(c, ClassV) or modules and isinstance(c, Ext) and (
+                c.path == "builtins.object" or c.path.startswith("torch.")) for c in wanted):
+            return None
+        # a printable in-repo module (Inst.nn) has only torch.nn.Module and object outside the repository in its
+        # MRO: `isinstance(Pad(...), _Loss)` is False, `isinstance(Pad(...), nn.Module)` True
+        hits = {any(c in self.mro(o.cls, world) if isinstance(c, ClassV) else c.path == "builtins.object"
+                    or c.path.rsplit(".", 1)[-1] == "Module" for c in wanted) for o in objs if isinstance(o, Inst)}
         return Const(hits.pop()) if len(hits) == 1 else UNK
+
+    def _hasattr_module(self, v: Inst, name: str, world: int) -> Value | None:
+        """`hasattr(m, name)` of a printable in-repo module (Inst.nn): an attribute it holds or an in-repo class
+        defines, or a public attribute of torch.nn.Module, is there; another public name is not, unless a method
+        registers buffers or parameters (`register_buffer("bias", ...)`); None for private names."""
+        if v.attr(name) is not None or self.class_lookup(v.cls, name, world) is not None \
+                or name in nn_modules.MODULE_PUBLIC_ATTRS:
+            return Const(True)
+        if name.startswith("_") or any(self._registers_tensors(c) for c in self.mro(v.cls, world)
+                                       if isinstance(c, ClassV)):
+            return None
+        return Const(False)
+
+    def _registers_tensors(self, cls: ClassV) -> bool:
+        node = self.class_node(cls)
+        return node is None or any(isinstance(n, ast.Attribute) and n.attr in ("register_buffer", "register_parameter")
+                                   for n in ast.walk(node))
 
     def call_builtin(self, name: str, args: list[Value], kwargs: dict[str, Value], n: ast.AST,
                      frame: Frame) -> Value:
@@ -390,8 +415,20 @@ class ExternalMixin(InterpBase):
         if name == "type" and len(args) == 1:
             t = type_path(args[0])
             return Ext(TYPE_PREFIX + t) if t else UNK
+        if name == "hasattr" and len(args) == 2 and isinstance(args[0], NNModV) and isinstance(args[1], Const) \
+                and isinstance(args[1].value, str) and not kwargs:
+            got = nn_modules.parameter(args[0], args[1].value)  # `hasattr(module, "weight")`
+            if got is not None:
+                return Const(got is not nn_modules.ABSENT)
+        if name == "hasattr" and len(args) == 2 and isinstance(args[0], Inst) and args[0].nn is not None and \
+                isinstance(args[1], Const) and isinstance(args[1].value, str) and not kwargs:
+            known = self._hasattr_module(args[0], args[1].value, frame.world)
+            if known is not None:
+                return known
         if name == "isinstance" and len(args) == 2:
             got = self._isinstance_in_repo(args[0], args[1], frame.world)
+            if got is None:
+                got = nn_modules.isinstance_module(args[0], args[1])
             return got if got is not None else isinstance_of(args[0], args[1])
         if name == "str" and len(args) == 1 and isinstance(args[0], EnumV):
             return Const(args[0].text)

@@ -9,7 +9,7 @@ import ast
 import re
 from collections.abc import Callable
 
-from tools.classify import limits
+from tools.classify import limits, nn_modules
 from tools.classify.devices import EXISTING_DEVICE, accel_device, gpu_count_of, truth
 from tools.classify.evidence import GPU, IMPORTS, SKIP, UNKNOWN, Finding, step
 from tools.classify.guards import (
@@ -53,6 +53,7 @@ from tools.classify.values import (
     Inst,
     MarkV,
     ModV,
+    NNModV,
     NoReturn,
     OneOf,
     ParamV,
@@ -66,9 +67,10 @@ from tools.classify.values import (
     is_objects,
     iterated,
     join_all,
+    module_kind,
 )
 
-MAX_UNROLL = 64  # iterations of a container-filling loop run one by one (linear: each runs the body once)
+MAX_UNROLL = 256  # iterations of a container-filling loop run one by one (linear: each runs the body once)
 
 
 class StatementsMixin(InterpBase):
@@ -286,6 +288,10 @@ class StatementsMixin(InterpBase):
                 elif isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and isinstance(
                         frame.env.get(t.value.id), (DictV, Seq)):
                     frame.env[t.value.id] = UNK  # `del d[k]`: as for `d[k] = v` (bind)
+                elif isinstance(t, (ast.Attribute, ast.Subscript)) and isinstance(t.value, ast.Name) and \
+                        nn_modules.is_module(frame.env.get(t.value.id)):
+                    # `del model.fc`, `del seq[0]`: a child removed, the module no longer prints as known
+                    frame.env[t.value.id] = nn_modules.unprintable(frame.env[t.value.id])
             return False
         return False
 
@@ -514,6 +520,9 @@ class StatementsMixin(InterpBase):
                 frame.env[owner] = new = bounded(cur.with_attr(target.attr, bounded(v)))
                 if namespace_key(cur):
                     self._sync_stores(new, frame)
+            elif isinstance(cur, NNModV) and module_kind(v) is not False:
+                # `layer.extra = nn.ReLU()` registers a child torch prints: the module's text is no longer known
+                frame.env[owner] = nn_modules.unprintable(cur)
             elif cur is not None and is_objects(cur) and _hashable(v):
                 # `self` after a branch that set its attributes differently on each path (stable-baselines3's
                 # `if isinstance(space, Dict): self.buffer_class = A else: ... = B`): one object per path, each
@@ -530,6 +539,9 @@ class StatementsMixin(InterpBase):
             key = self.ev(target.slice, frame)
             frame.env[target.value.id] = bounded(DictV(dict_items([*d.items, (key, bounded(v))]))) \
                 if isinstance(key, Const) and _hashable(v) else UNK
+        elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and nn_modules.is_module(
+                frame.env.get(target.value.id)):
+            frame.env[target.value.id] = nn_modules.unprintable(frame.env[target.value.id])  # `seq[0] = layer`
         elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and isinstance(
                 frame.env.get(target.value.id), Seq):
             frame.env[target.value.id] = UNK  # `xs[i] = v`: its contents are no longer known

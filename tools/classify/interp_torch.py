@@ -54,6 +54,15 @@ class TorchMixin(InterpBase):
         """Methods of tensors and modules (and of any other value the analysis does not model, read as one):
         the ones that move data to a device or need one."""
         line = n.lineno
+        if nn_modules.is_module(recv):
+            if name in nn_modules.SAME_MODULE_METHODS:
+                return recv
+            if name in nn_modules.MUTATORS:
+                # `seq.append(layer)`, `m.add_module("x", layer)`: the variable's module no longer prints as known
+                holder = n.func.value if isinstance(n.func, ast.Attribute) else None
+                if isinstance(holder, ast.Name) and frame.env.get(holder.id) == recv:
+                    frame.env[holder.id] = nn_modules.unprintable(recv)
+                return UNK
         if name == "cuda":
             dev = f"cuda:{args[0].value}" if args and isinstance(args[0], Const) and isinstance(
                 args[0].value, int) else "cuda"
@@ -79,7 +88,8 @@ class TorchMixin(InterpBase):
                 d = device_of(c) if not isinstance(c, OneOf) else None
                 if d:
                     return _on(recv, d) if name != "register_buffer" else TensorV(d)
-            return recv if isinstance(recv, (TensorV, NNModV)) and name != "register_buffer" else UNK
+            return recv if (isinstance(recv, (TensorV, NNModV)) or _printable_module(recv)) and \
+                name != "register_buffer" else UNK
         if name in ("pin_memory", "record_stream"):
             if not (kwargs.get("device") and device_of(kwargs["device"]) == "cpu"):
                 frame.add(Finding(GPU, (step(frame.rel, line, f".{name}() needs an accelerator"),)))
@@ -88,7 +98,8 @@ class TorchMixin(InterpBase):
             return recv  # `model.cpu()`, `model.eval()`, `model.float()`: an in-repo module returns itself
         if name == "cpu":
             return _on(recv, "cpu")
-        if isinstance(recv, (TensorV, NNModV)) and name in torch_api.SAME_DEVICE_METHODS and "device" not in kwargs:
+        if (isinstance(recv, (TensorV, NNModV)) or _printable_module(recv)) and name in torch_api.SAME_DEVICE_METHODS \
+                and "device" not in kwargs:
             return recv if name in SAME_SHAPE_METHODS or not isinstance(recv, TensorV) else TensorV(recv.device)
         if name == "size" and not args and not kwargs and isinstance(recv, TensorV) and recv.shape is not None:
             return Seq(tuple(Const(i) for i in recv.shape), SIZE)
@@ -288,13 +299,15 @@ def _on(recv: Value, device: str) -> Value:
     prints the same)."""
     if isinstance(recv, NNModV):
         return nn_modules.moved(recv, device)
+    if isinstance(recv, Inst) and recv.nn is not None:
+        return recv.moved(device)
     return TensorV(device, recv.shape if isinstance(recv, TensorV) else None)
 
 
 # torch.nn.Module methods that return the module itself and move it to no accelerator (`.to()` is decided by its
-# arguments, above): an in-repo module class keeps its object through them
-MODULE_SELF_METHODS = frozenset({"cpu", "train", "eval", "float", "double", "half", "bfloat16", "requires_grad_",
-                                 "share_memory", "apply", "type"})
+# arguments, above): an in-repo module class keeps its object through them (`apply` runs any function on every
+# submodule: not followed)
+MODULE_SELF_METHODS = nn_modules.SAME_MODULE_METHODS | {"cpu", "float", "double", "half", "bfloat16", "type"}
 
 # methods of torch.api.SAME_DEVICE_METHODS whose result also has the receiver's shape (the others keep the device)
 SAME_SHAPE_METHODS = frozenset({"bool", "clone", "contiguous", "detach", "double", "float", "half", "int", "long",
@@ -332,3 +345,9 @@ def data_shape(v: Value, depth: int = 0) -> tuple[int, ...] | None:
     if any(i is None for i in inner) or len(set(inner)) > 1:
         return None
     return (len(v.items), *(inner[0] or ())) if inner else (0,)
+
+
+def _printable_module(v: Value) -> bool:
+    """An in-repo torch.nn.Module subclass whose print is known (values.Inst.nn): `.to()`, `.double()`... of it is
+    the same module, as of a torch.nn one."""
+    return isinstance(v, Inst) and v.nn is not None

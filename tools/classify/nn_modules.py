@@ -15,7 +15,23 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from itertools import repeat
 
-from tools.classify.values import NOT_LITERAL, Const, DictV, NNModV, Seq, Value, literal_of
+from tools.classify.values import (
+    NOT_LITERAL,
+    NOT_NONE,
+    UNRESOLVED,
+    ClassV,
+    Const,
+    DictV,
+    Ext,
+    Inst,
+    NNModV,
+    Seq,
+    TensorV,
+    Value,
+    alternatives,
+    literal_of,
+    module_kind,
+)
 
 REQUIRED = object()  # a parameter without a default
 VAR = "*"  # the parameter list of a class that accepts any arguments and prints none (`Identity(*args)`)
@@ -306,6 +322,132 @@ def _table() -> dict[str, Spec]:
 TABLE = _table()
 
 
+# The torch.nn classes between each class of the table and `Module` in its MRO (torch 2.13; checked against the
+# installed torch by tests/tools/classify/test_nn_modules_table.py): `isinstance(m, _Loss)` of a module it builds.
+_BASE_GROUPS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
+    (("RNNBase",), ("RNN", "LSTM", "GRU")),
+    (("Hardtanh",), ("ReLU6",)),
+    (("_DropoutNd",), ("Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout")),
+    (("_ConvNd",), ("Conv1d", "Conv2d", "Conv3d")),
+    (("_ConvTransposeNd", "_ConvNd"), ("ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d")),
+    (("_BatchNorm", "_NormBase"), ("BatchNorm1d", "BatchNorm2d", "BatchNorm3d")),
+    (("_InstanceNorm", "_NormBase"), ("InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d")),
+    (("_MaxPoolNd",), ("MaxPool1d", "MaxPool2d", "MaxPool3d")),
+    (("_AvgPoolNd",), ("AvgPool1d", "AvgPool2d", "AvgPool3d")),
+    (("_AdaptiveAvgPoolNd",), ("AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d")),
+    (("_AdaptiveMaxPoolNd",), ("AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d")),
+    (("_ConstantPadNd",), ("ConstantPad1d", "ConstantPad2d", "ConstantPad3d")),
+    (("ConstantPad1d", "_ConstantPadNd"), ("ZeroPad1d",)),
+    (("ConstantPad2d", "_ConstantPadNd"), ("ZeroPad2d",)),
+    (("ConstantPad3d", "_ConstantPadNd"), ("ZeroPad3d",)),
+    (("_ReflectionPadNd",), ("ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d")),
+    (("_ReplicationPadNd",), ("ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d")),
+    (("_Loss",), ("MSELoss", "L1Loss", "BCEWithLogitsLoss", "SmoothL1Loss", "HuberLoss", "KLDivLoss")),
+    (("_WeightedLoss", "_Loss"), ("CrossEntropyLoss", "NLLLoss", "BCELoss")),
+)
+BASES: dict[str, tuple[str, ...]] = {name: bases for bases, names in _BASE_GROUPS for name in names}
+
+
+def isinstance_module(v: Value, classes: Value) -> Value | None:
+    """`isinstance(m, C)` (C a class or a tuple of classes) for a torch.nn module the table builds, or a choice
+    of them: its class is exactly known, so a torch class (`torch.nn.modules.loss._Loss`, `torch.fx.GraphModule`,
+    by its name) is one of its bases or not, an in-repo class never is, `object` always is; None (not decided
+    here) for anything else."""
+    mods = alternatives(v)
+    wanted = classes.items if isinstance(classes, Seq) and classes.kind == "tuple" else (classes,)
+    if not mods or not all(isinstance(m, NNModV) for m in mods) or not wanted:
+        return None
+    hits: set[bool] = set()
+    for m in mods:
+        assert isinstance(m, NNModV)
+        names = {m.name, *BASES.get(m.name, ()), "Module"}
+        hit = False
+        for c in wanted:
+            if isinstance(c, Ext) and c.path == "builtins.object":
+                hit = True
+            elif isinstance(c, Ext) and c.path.startswith("torch.") and "<" not in c.path:
+                hit = hit or c.path.rsplit(".", 1)[-1] in names
+            elif not isinstance(c, ClassV):
+                return None
+        hits.add(hit)
+    return Const(hits.pop()) if len(hits) == 1 else None
+
+
+# Module methods that add, replace or remove children (a container's too), or may (`apply` runs any function on
+# every submodule): the module they are called on no longer prints as the analysis knows it
+MUTATORS = frozenset({"add_module", "register_module", "append", "extend", "insert", "update", "pop", "clear",
+                      "__setitem__", "__delitem__", "__setattr__", "__delattr__", "apply", "load_state_dict"})
+# Module methods that return the module itself, printing the same (training mode is not printed)
+SAME_MODULE_METHODS = frozenset({"train", "eval", "requires_grad_", "share_memory"})
+
+
+# The public attributes of a torch.nn.Module (torch 2.13; checked by tests/tools/classify/test_nn_modules_table.py)
+MODULE_PUBLIC_ATTRS = frozenset({
+    "T_destination", "add_module", "apply", "bfloat16", "buffers", "call_super_init", "children", "compile", "cpu",
+    "cuda", "double", "dump_patches", "eval", "extra_repr", "float", "forward", "get_buffer", "get_extra_state",
+    "get_parameter", "get_submodule", "half", "ipu", "load_state_dict", "modules", "mtia", "named_buffers",
+    "named_children", "named_modules", "named_parameters", "parameters", "register_backward_hook", "register_buffer",
+    "register_forward_hook", "register_forward_pre_hook", "register_full_backward_hook",
+    "register_full_backward_pre_hook", "register_load_state_dict_post_hook", "register_load_state_dict_pre_hook",
+    "register_module", "register_parameter", "register_state_dict_post_hook", "register_state_dict_pre_hook",
+    "requires_grad_", "set_extra_state", "set_submodule", "share_memory", "state_dict", "to", "to_empty", "train",
+    "training", "type", "xpu", "zero_grad"})
+ABSENT = object()  # `hasattr(m, name)` is False
+_WEIGHTED = frozenset({"Linear", "Bilinear", "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
+                       "ConvTranspose3d"})  # a weight, and a bias unless `bias=False`
+_AFFINE = {**{f"{k}{n}d": "affine" for k in ("BatchNorm", "InstanceNorm") for n in (1, 2, 3)},
+           "GroupNorm": "affine", "LayerNorm": "elementwise_affine"}  # weight and bias only when affine
+_WEIGHT_BUFFER = frozenset({"CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss"})  # `weight=` kept as is
+
+
+def parameter(v: NNModV, name: str) -> object:
+    """`m.weight` / `m.bias` of a torch.nn module the table builds, as torch 2.13 sets them in `__init__`: a
+    parameter (values.NOT_NONE: its values are unknown, it is not None), None, the argument itself (a loss's
+    `weight` buffer, an RNN's `bias` flag), ABSENT (no such attribute: `hasattr` is False), or None (not known
+    here). tests/tools/classify/test_nn_modules_table.py checks every case against torch."""
+    if name not in ("weight", "bias") or v.name not in TABLE and v.name not in CONTAINERS:
+        return None
+    args = dict(v.args)
+
+    def flag(arg: str) -> bool | None:
+        got = args.get(arg)
+        return bool(got.value) if isinstance(got, Const) else None
+
+    def param(*flags: str) -> Value | None:
+        known = [flag(f) for f in flags]
+        if any(k is False for k in known):
+            return Const(None)
+        return NOT_NONE if all(k is True for k in known) else None
+
+    if v.name in _WEIGHTED:
+        return NOT_NONE if name == "weight" else param("bias")
+    if v.name in _AFFINE:
+        return param(_AFFINE[v.name]) if name == "weight" else param(_AFFINE[v.name], "bias")
+    if v.name in ("Embedding", "PReLU"):
+        return NOT_NONE if name == "weight" else ABSENT
+    if v.name in _WEIGHT_BUFFER:
+        return args.get("weight") if name == "weight" else ABSENT
+    if v.name in ("RNN", "LSTM", "GRU"):
+        return args.get("bias") if name == "bias" else ABSENT
+    return ABSENT
+
+
+def is_module(v: Value) -> bool:
+    """A module whose print the analysis knows: a torch.nn one it built, or a printable in-repo subclass."""
+    return isinstance(v, NNModV) or isinstance(v, Inst) and v.nn is not None
+
+
+def unprintable(v: Value) -> Value:
+    """The module `v` after something the analysis does not follow changed its children: an in-repo object keeps
+    its attributes (no longer printed); a torch.nn module is a tensor-like value on its device, as before modules
+    were modelled (its text is unknown)."""
+    if isinstance(v, Inst):
+        return Inst(v.cls, v.attrs)
+    if isinstance(v, NNModV):
+        return TensorV(v.device) if v.device is not None else UNRESOLVED
+    return v
+
+
 def constructed(path: str, args: list[Value], kwargs: dict[str, Value]) -> NNModV | None:
     """The module `path(*args, **kwargs)` builds (path a torch.nn class: `torch.nn.Conv2d`,
     `torch.nn.modules.conv.Conv2d`), its arguments bound to the parameters, defaults filled in; None for a class
@@ -354,7 +496,7 @@ def _container(name: str, args: list[Value], kwargs: dict[str, Value]) -> NNModV
     return NNModV(name, (("modules", got),))
 
 
-def module_repr(v: NNModV, shown: Callable[[Value], object]) -> str | None:
+def module_repr(v: NNModV | Inst, shown: Callable[[Value], object]) -> str | None:
     """repr() (and str()) of the module as torch prints it; None when some argument it reads is not exactly
     known. `shown` prints torch constants inside arguments (values.literal_of)."""
     try:
@@ -363,7 +505,23 @@ def module_repr(v: NNModV, shown: Callable[[Value], object]) -> str | None:
         return None
 
 
-def _repr(v: NNModV, shown: Callable[[Value], object]) -> str:
+def _inst_repr(v: Inst, shown: Callable[[Value], object]) -> str:
+    """An in-repo torch.nn.Module subclass (values.Inst.nn): `Name()`, or its child modules, a line each, in the
+    order they were set; NotKnown unless every attribute is known to be a module or not (Inst.nn)."""
+    if v.nn is None or {k for k, _ in v.attrs} != set(v.nn):
+        raise NotKnown
+    attrs = dict(v.attrs)
+    kinds = {k: module_kind(x) for k, x in attrs.items()}
+    if None in kinds.values():
+        raise NotKnown
+    return _main_repr(v.cls.name, "", [(k, _repr(attrs[k], shown)) for k in v.nn if kinds[k]])
+
+
+def _repr(v: Value, shown: Callable[[Value], object]) -> str:
+    if isinstance(v, Inst):
+        return _inst_repr(v, shown)
+    if not isinstance(v, NNModV):
+        raise NotKnown
     if v.name in CONTAINERS:
         children = _children(v)
         if v.name == "ModuleList" and children:
@@ -380,7 +538,7 @@ def _repr(v: NNModV, shown: Callable[[Value], object]) -> str:
     return _main_repr(v.name, spec.extra(arg), [])
 
 
-def _children(v: NNModV) -> list[tuple[str, NNModV]]:
+def _children(v: NNModV) -> list[tuple[str, Value]]:
     """(name, module) of a container's children; NotKnown unless every child is a module the table prints."""
     got = v.args[0][1]
     if isinstance(got, DictV):
@@ -390,7 +548,7 @@ def _children(v: NNModV) -> list[tuple[str, NNModV]]:
         pairs = [(str(i), c) for i, c in enumerate(got.items)]
     else:
         raise NotKnown
-    if any(k is None or not isinstance(c, NNModV) for k, c in pairs):
+    if any(k is None or module_kind(c) is not True for k, c in pairs):
         raise NotKnown
     return pairs  # type: ignore[return-value]
 

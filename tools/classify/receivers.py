@@ -108,6 +108,8 @@ def receiver_delta(recv: Value, after: Value | None, held: list[Value]) -> Delta
         return () if after == recv else None
     if not isinstance(recv, Inst) or not isinstance(after, Inst) or after.cls != recv.cls:
         return None
+    if recv.nn is not None:
+        return None  # a printable torch module: the order its attributes were set in is part of it
     before = dict(recv.attrs)
     now = dict(after.attrs)
     if any(k not in now for k in before):

@@ -38,6 +38,15 @@ class KnownTruth(Unresolved):
 
 
 @frozen
+class NotNone(Unresolved):
+    """A value the analysis cannot know that is certainly not None (a torch.nn module's parameter: `m.weight is
+    not None` holds whatever its values are). Unresolved everywhere else."""
+
+
+NOT_NONE = NotNone()
+
+
+@frozen
 class NoReturn:
     """Result of pytest.skip()/fail(): control does not continue."""
 
@@ -105,10 +114,17 @@ class ClassV:
 
 @frozen
 class Inst:
-    """An instance of an in-repo class with the attributes its constructor set."""
+    """An instance of an in-repo class with the attributes its constructor set. `nn`, for an instance of an
+    in-repo `torch.nn.Module` subclass that prints as `Module.__repr__` prints it (interp_classes.prints_as_module),
+    is its attribute names in the order they were first set (torch registers child modules in that order); None
+    for any other object, or once an attribute was set to a value the analysis cannot tell a module or not, or
+    changed between module and non-module (the order torch keeps would differ). `device`: where `.to()`/`.cuda()`/
+    `.cpu()` moved such a module (read by device analysis as a tensor's, as values.NNModV's)."""
 
     cls: ClassV
     attrs: tuple[tuple[str, Value], ...] = ()
+    nn: tuple[str, ...] | None = None
+    device: str | None = None
 
     def attr(self, name: str) -> Value | None:
         for k, v in self.attrs:
@@ -118,7 +134,32 @@ class Inst:
 
     def with_attr(self, name: str, value: Value) -> Inst:
         attrs = tuple((k, v) for k, v in self.attrs if k != name) + ((name, value),)
-        return Inst(self.cls, tuple(sorted(attrs, key=lambda kv: kv[0])))
+        nn = self.nn
+        if nn is not None:
+            kind = module_kind(value)
+            old = self.attr(name)
+            nn = None if kind is None or old is not None and module_kind(old) != kind else \
+                nn if name in nn else (*nn, name)
+        return Inst(self.cls, tuple(sorted(attrs, key=lambda kv: kv[0])), nn, self.device if nn is not None else None)
+
+    def moved(self, device: str | None) -> Inst:
+        """A printable module after `.to(device)` (None: a device the analysis does not know): it prints the same."""
+        return Inst(self.cls, self.attrs, self.nn, device)
+
+
+def module_kind(v: Value) -> bool | None:
+    """Whether `v`, set as an attribute of a torch.nn.Module, is registered as a child module (True: a torch.nn
+    module the analysis builds, or a printable in-repo one), is plainly not one (False: constants, containers,
+    devices, tensors, functions, classes; a list of modules is not registered), or may be either (None: an
+    unknown value, an object of an in-repo class, an external object)."""
+    if isinstance(v, NNModV) or isinstance(v, Inst) and v.nn is not None:
+        return True
+    if isinstance(v, (Const, Seq, DictV, DeviceV, TensorV, FuncV, ClassV, EnumV, PathV)):
+        return False
+    if isinstance(v, OneOf):
+        kinds = {module_kind(a) for a in v.alts}
+        return kinds.pop() if len(kinds) == 1 and False in kinds else None
+    return None
 
 
 @frozen

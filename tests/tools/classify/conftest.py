@@ -8,8 +8,11 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+from tools.classify.runner import run
 
 CORPUS = Path(__file__).resolve().parent / "fixtures"
 
@@ -40,3 +43,16 @@ def node_ids(out: str) -> set[str]:
     x.py::test: ...`, spelled out in full when CI is set) have a space before their first `::`."""
     return {line.strip() for line in out.splitlines() if "::" in line and " " not in line.split("::", 1)[0]}
 
+
+
+@pytest.fixture(scope="module")
+def ids_compared(corpus: Path) -> Callable[[str, set[str]], tuple[dict[str, Any], set[str], set[str]]]:
+    """Classify a path of the corpus copy against the ids pytest collected there: (every key's verdict, the test
+    functions whose collected ids have no key, the keys pytest did not collect). A test whose ids the analysis
+    cannot print is in both sets, as its function-level key; every other id must be equal."""
+    def compare(path: str, collected: set[str]) -> tuple[dict[str, Any], set[str], set[str]]:
+        result = run(corpus, paths=[path], cache_dir=None)
+        tests = {f"{rel}::{k}": v for rel, r in result.files.items() for k, v in r.tests.items()}
+        missing = {c.split("[", 1)[0] for c in collected if c not in tests}
+        return tests, missing, {k for k in tests if k not in collected}
+    return compare

@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tools.classify.interp_calls import MAX_CONTAINER
 from tools.classify.runner import run
 
 ROUND11 = "tests/round11"
@@ -127,11 +128,11 @@ def test_containers_past_the_bound_or_grown_by_unknown_items_are_unknown(tmp_pat
     """A list the analysis cannot follow exactly (past MAX_CONTAINER items, extended by an unknown iterable) is
     unknown, so its parametrization keeps a function key; a truncated or stale list would give exact-looking ids
     with cases missing (tests never classified)."""
-    root = _write(tmp_path, '''import platform
+    root = _write(tmp_path, f'''import platform
 
 import pytest
 
-BIG = [f"c{i}" for i in range(60)]
+BIG = [f"c{{i}}" for i in range({MAX_CONTAINER - 4})]
 BIG.extend(["x1", "x2", "x3", "x4", "x5", "x6", "x7"])
 GROWN = ["a"]
 GROWN.extend(platform.uname())
@@ -153,7 +154,7 @@ def test_grown(name):
 def test_small(name):
     pass
 ''')
-    assert len(_collected(root, "test_x.py")) == 67 + 7 + 3
+    assert len(_collected(root, "test_x.py")) == MAX_CONTAINER + 3 + 7 + 3
     assert _keys(root, "test_x.py") == {"test_x.py::test_big": "cpu", "test_x.py::test_grown": "cpu",
                                          **{f"test_x.py::test_small[{n}]": "cpu" for n in "abc"}}
 

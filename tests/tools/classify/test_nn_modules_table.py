@@ -11,8 +11,21 @@ import warnings
 import pytest
 
 from tools.classify.devices import shown_constant, spelled
-from tools.classify.nn_modules import REQUIRED, TABLE, VAR, constructed, module_repr
-from tools.classify.values import UNRESOLVED, Const, DictV, Seq, Value
+from tools.classify.nn_modules import (
+    ABSENT,
+    BASES,
+    CONTAINERS,
+    MODULE_PUBLIC_ATTRS,
+    REQUIRED,
+    SAME_MODULE_METHODS,
+    TABLE,
+    VAR,
+    constructed,
+    isinstance_module,
+    module_repr,
+    parameter,
+)
+from tools.classify.values import NOT_NONE, UNRESOLVED, Const, DictV, Ext, NNModV, Seq, Value
 
 torch = pytest.importorskip("torch")
 nn = torch.nn
@@ -168,3 +181,58 @@ def test_printed_in_ids_as_str_repr_format_and_fstrings() -> None:
     assert spelled(conv) == text and spelled(conv, "r") == text and spelled(conv, "", "") == text
     assert spelled(Seq((conv, Const(1)), "tuple"), "s") == repr((nn.Conv1d(3, 9, 2), 1))
     assert spelled(conv, "", ">5") is None
+
+
+def _torch_module(src: str) -> object:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return eval(src, {name: getattr(nn, name) for name in dir(nn)})
+
+
+@pytest.mark.parametrize("src", CASES)
+def test_weight_and_bias_are_torchs(src: str) -> None:
+    """Round 12: `hasattr(m, "weight")`, `m.weight is None` (and `bias`) of every module the table builds, as torch
+    sets them (a parameter, None, the argument itself, or no such attribute)."""
+    got = _construct(ast.parse(src, mode="eval").body)  # type: ignore[arg-type]
+    assert isinstance(got, NNModV)
+    module = _torch_module(src)
+    for name in ("weight", "bias"):
+        table = parameter(got, name)
+        assert table is not None, (src, name)
+        assert (table is not ABSENT) == hasattr(module, name), (src, name)
+        if table is ABSENT:
+            continue
+        real = getattr(module, name)
+        if table is NOT_NONE:
+            assert isinstance(real, torch.Tensor), (src, name)
+        else:
+            assert isinstance(table, Const) and table.value == real, (src, name)
+
+
+def test_bases_are_torchs() -> None:
+    """Round 12: the torch.nn classes between each table class and Module (isinstance(m, _Loss), `_ConvNd`...)."""
+    for name in [*TABLE, *CONTAINERS]:
+        mro = [c.__name__ for c in getattr(nn, name).__mro__[1:] if c.__name__ not in ("Module", "object")]
+        assert BASES.get(name, ()) == tuple(mro), name
+
+
+@pytest.mark.parametrize(("src", "cls"), [
+    ("MSELoss()", "modules.loss._Loss"), ("CrossEntropyLoss()", "modules.loss._WeightedLoss"),
+    ("Linear(2, 3)", "modules.loss._Loss"), ("ZeroPad2d(1)", "ConstantPad2d"), ("Conv2d(2, 3, 1)", "Module"),
+    ("Sequential()", "Sequential"), ("ReLU()", "Linear"), ("ConvTranspose1d(2, 3, 1)", "modules.conv._ConvNd"),
+])
+def test_isinstance_of_torch_classes(src: str, cls: str) -> None:
+    got = _construct(ast.parse(src, mode="eval").body)  # type: ignore[arg-type]
+    real = isinstance(_torch_module(src), eval(f"nn.{cls}"))
+    assert isinstance_module(got, Ext(f"torch.nn.{cls}")) == Const(real)  # type: ignore[arg-type]
+    assert isinstance_module(got, Seq((Ext("torch.fx.GraphModule"), Ext(f"torch.nn.{cls}")), "tuple")) == Const(real)  # type: ignore[arg-type]
+
+
+def test_module_public_attributes_are_torchs() -> None:
+    assert {n for n in dir(nn.Module()) if not n.startswith("_")} == MODULE_PUBLIC_ATTRS
+
+
+def test_methods_kept_as_the_same_module_return_it() -> None:
+    """Round 12: `m.train(False)`, `m.eval()`... are the module itself (it prints the same)."""
+    module = nn.Linear(2, 2)
+    assert all(getattr(module, name)() is module for name in SAME_MODULE_METHODS)
