@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from tools.classify.modules import ImportSpec
+from tools.classify.versions import installed
 from tools.contract.classification import sweep_stale_temporaries
 
 CACHE_NAME = "classify-cache-v3.marshal"  # marshal: plain data, loads ~10x faster than JSON
@@ -149,6 +150,7 @@ def tool_version() -> str:
     for p in sorted(Path(__file__).parent.glob("*.py")):
         h.update(p.name.encode())
         h.update(p.read_bytes())
+    h.update(b"torch=" + (installed("torch") or "").encode())  # version checks are evaluated (versions.py)
     return h.hexdigest()
 
 

@@ -25,7 +25,7 @@ import builtins
 from collections.abc import Callable
 from typing import Any
 
-from tools.classify import conventions, torch_api
+from tools.classify import conventions, torch_api, versions
 from tools.classify.datafiles import module_path
 from tools.classify.devices import TORCH_DTYPE_NAMES
 from tools.classify.evidence import UNKNOWN, Finding, step
@@ -140,6 +140,8 @@ class Interp(StatementsMixin, ExpressionsMixin, ClassesMixin, CallsMixin, Extern
 
     def ext_value(self, path: str, world: int) -> Value:
         """An external name; machine-dependent well-known constants get their value in this world."""
+        if path == "torch.__version__":
+            return versions.torch_version()
         q = self.decided_by_world(torch_api.query_value, path, world) if path.startswith(
             torch_api.CONSTANT_PREFIXES) else NotImplemented
         if q is not NotImplemented:

@@ -10,7 +10,7 @@ import operator
 from collections.abc import Callable
 from typing import Any
 
-from tools.classify import nn_modules, torch_api, torch_testing
+from tools.classify import nn_modules, torch_api, torch_testing, versions
 from tools.classify.values import UNRESOLVED as UNK
 from tools.classify.values import (
     ClassV,
@@ -169,6 +169,9 @@ def _compare(op: ast.cmpop, a: Value, b: Value) -> Value:
         return outs.pop() if len(outs) == 1 else UNK
     if isinstance(a, EnumV) or isinstance(b, EnumV):
         return _compare_enum(op, a, b)
+    got = versions.compare(op, a, b)
+    if got is not None:
+        return got
     if isinstance(op, (ast.In, ast.NotIn)):
         if isinstance(b, Ext) and b.path == "os.environ":
             return Const(isinstance(op, ast.NotIn))
@@ -204,6 +207,11 @@ def _compare(op: ast.cmpop, a: Value, b: Value) -> Value:
     kb, vb = _const_of(b)
     if isinstance(a, DeviceV) and isinstance(b, Const) and isinstance(b.value, str):
         va = a.device
+    if isinstance(a, Seq) and isinstance(b, Seq) and a.kind == b.kind and a.kind in ("tuple", "list") and all(
+            isinstance(i, Const) for i in (*a.items, *b.items)) and not isinstance(op, (ast.Is, ast.IsNot)):
+        # `version.parse(torch.__version__).release >= (2, 4)`: sequences of constants compare item by item
+        ka, va = True, tuple(i.value for i in a.items)  # type: ignore[union-attr]
+        kb, vb = True, tuple(i.value for i in b.items)  # type: ignore[union-attr]
     if ka and kb:
         fn = _CMP.get(type(op))
         if fn is None:

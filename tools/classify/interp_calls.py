@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from tools.classify import conventions
+from tools.classify import conventions, versions
 from tools.classify.evidence import UNKNOWN, Finding, step
 from tools.classify.interp_base import (
     EMPTY_DICT,
@@ -114,6 +114,7 @@ class CallsMixin(InterpBase):
 
     def method_call(self, recv: Value, name: str, args: list[Value], kwargs: dict[str, Value], n: ast.Call,
                     frame: Frame) -> Value:
+        recv = versions.as_text(recv)  # `torch.__version__.split(".")`: a str
         if isinstance(recv, (Ext, ModV, ClassV, SuperV)) or (is_objects(recv) and all(
                 a.attr(name) is not None or self.class_lookup(a.cls, name, frame.world) is not None
                 for a in alternatives(recv) if isinstance(a, Inst))):

@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from tools.classify import limits, nn_modules, torch_api, torch_testing
+from tools.classify import limits, nn_modules, torch_api, torch_testing, versions
 from tools.classify.datafiles import path_attribute
 from tools.classify.devices import (
     EXISTING_DEVICE,
@@ -503,6 +503,8 @@ class ExpressionsMixin(InterpBase):
         if isinstance(obj, Ext):
             if obj.path.startswith("<devices>"):
                 return UNK
+            if versions.is_version(obj):  # `.release` of a version; a str method of torch.__version__ is called
+                return versions.attribute(obj, name) or UNK
             if obj.path == MOCK_OBJECT:
                 return obj
             last = obj.path.rsplit(".", 1)[-1]

@@ -13,7 +13,7 @@ import math
 import re
 import string
 
-from tools.classify import conventions, limits, nn_modules, torch_api
+from tools.classify import conventions, limits, nn_modules, torch_api, versions
 from tools.classify.devices import (
     EXISTING_DEVICE,
     TYPE_PREFIX,
@@ -128,6 +128,10 @@ class ExternalMixin(InterpBase):
         if path.startswith(DYNAMIC):
             frame.add(Finding(UNKNOWN, (step(frame.rel, line, "calls") + f" {path[len(DYNAMIC):]}",)))
             return args[0] if len(args) == 1 and not kwargs and isinstance(args[0], TestFnV) else UNK
+        if not kwargs:
+            made = versions.construct(path, args)
+            if made is not None:
+                return made
         if path == "typing.cast" and len(args) == 2 and not kwargs:
             return args[1]  # `cast(Literal["cpu", "cuda"], device.type)`: the value itself
         if path == "itertools.product" and args and not kwargs:
