@@ -575,12 +575,16 @@ MAX_PRODUCT = 1024  # tuples `itertools.product` is spelled out to (parametrize 
 
 
 def _product(args: list[Value]) -> Value:
-    """`itertools.product(xs, ys, ...)` of known lists, tuples or ranges (`parameterized.expand(product(...))`): the
-    tuples in Python's order; a set (its order is the hash order) or an unknown argument gives an unknown value."""
-    seqs = [a for a in args if isinstance(a, Seq) and a.kind in ("list", "tuple", "range")]
+    """`itertools.product(xs, ys, ...)` of known lists, tuples, ranges or sets (`parameterized.expand(product(...))`):
+    the tuples in Python's order. With a set among them the order is the hash order, which the analysis does not
+    know: the result is a set of those (distinct) tuples, which pytest ids by value as it does a set literal's
+    items, and which nothing that names cases by position accepts (collect._expand_cases). An unknown argument
+    gives an unknown value."""
+    seqs = [a for a in args if isinstance(a, Seq) and a.kind in ("list", "tuple", "range", "set")]
     if len(seqs) != len(args) or math.prod(len(a.items) for a in seqs) > MAX_PRODUCT:
         return UNK
-    return Seq(tuple(Seq(combo, "tuple") for combo in itertools.product(*(a.items for a in seqs))), "list")
+    kind = "set" if any(a.kind == "set" for a in seqs) else "list"
+    return Seq(tuple(Seq(combo, "tuple") for combo in itertools.product(*(a.items for a in seqs))), kind)
 
 
 _PATCHED_CUDA = re.compile(r"(?:^|\.)torch\.(?:cuda|backends\.cudnn|backends\.cuda)(?:\.|$)")
