@@ -7,9 +7,13 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from tools.classify.evidence import Verdict
+from tools.classify.runner import run
 
 CORPUS = Path(__file__).resolve().parent / "fixtures"
 
@@ -33,6 +37,29 @@ def collect_only(corpus: Path) -> Callable[..., tuple[set[str], str]]:
              *paths], cwd=corpus, capture_output=True, text=True, env=env, timeout=120, check=False).stdout
         return node_ids(out), out
     return collect
+
+
+@dataclass(frozen=True)
+class IdsVsPytest:
+    """The classifier's keys for some corpus paths beside `pytest --collect-only -q`'s ids for them."""
+
+    collected: set[str]
+    output: str  # pytest's whole output (for assertion messages)
+    tests: dict[str, Verdict]  # "file::key" -> the classifier's verdict
+    function_only: set[str]  # the functions of collected ids that have no exact key (function-level keys)
+    not_collected: set[str]  # the classifier's keys pytest does not collect
+
+
+@pytest.fixture(scope="module")
+def ids_vs_pytest(corpus: Path, collect_only: Callable[..., tuple[set[str], str]]) -> Callable[[str], IdsVsPytest]:
+    """Classify corpus paths and set the keys beside pytest's node ids for them."""
+    def compare(path: str) -> IdsVsPytest:
+        collected, out = collect_only(path)
+        result = run(corpus, paths=[path], cache_dir=None)
+        tests = {f"{rel}::{k}": v for rel, r in result.files.items() for k, v in r.tests.items()}
+        return IdsVsPytest(collected, out, tests, {c.split("[", 1)[0] for c in collected if c not in tests},
+                           {k for k in tests if k not in collected})
+    return compare
 
 
 def node_ids(out: str) -> set[str]:

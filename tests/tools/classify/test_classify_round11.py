@@ -5,14 +5,11 @@ module to CUDA is still a GPU use. The table itself is checked against torch in 
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from tools.classify.devices import spelled
 from tools.classify.interp_torch import data_shape, factory_shape
 from tools.classify.nn_modules import constructed
-from tools.classify.runner import run
 from tools.classify.values import SIZE, UNRESOLVED, Const, OneOf, Seq, TensorV, join
 
 ROUND11 = "tests/round11_nn"
@@ -21,15 +18,12 @@ UNPRINTED = {f"{FILE}::{name}" for name in (
     "test_module_outside_the_table", "test_argument_not_known", "test_layer_fstring_of_unknown_part")}
 
 
-def test_ids_match_pytest_collect_only(corpus: Path, collect_only) -> None:
-    collected, out = collect_only(ROUND11)
-    assert len(collected) == 20, out
-    result = run(corpus, paths=[ROUND11], cache_dir=None)
-    tests = {f"{rel}::{k}": v for rel, r in result.files.items() for k, v in r.tests.items()}
+def test_ids_match_pytest_collect_only(ids_vs_pytest) -> None:
+    got = ids_vs_pytest(ROUND11)
+    collected, tests = got.collected, got.tests
+    assert len(collected) == 20, got.output
     # every collected id is a key, or belongs to one of the tests whose ids cannot be printed
-    missing = {c for c in collected if c not in tests}
-    assert {c.split("[", 1)[0] for c in missing} == UNPRINTED
-    assert {k for k in tests if k not in collected} == UNPRINTED
+    assert got.function_only == got.not_collected == UNPRINTED
     assert sum(1 for c in collected if c.startswith(f"{FILE}::test_problem[")) == 5
     gpu = {k for k, v in tests.items() if v.label == "gpu"}
     assert gpu == {f"{FILE}::test_module_built_on_cuda"} | {k for k in tests if "test_module_moved_to_cuda[" in k}

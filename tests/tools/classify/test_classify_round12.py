@@ -25,14 +25,11 @@ UNPRINTED = {f"{FILE}::{name}" for name in (
     "test_skip_mark_printed", "test_unprintable_value", "test_unprintable_mark_argument")}
 
 
-def test_ids_match_pytest_collect_only(corpus: Path, collect_only) -> None:
-    collected, out = collect_only(ROUND12)
-    assert len(collected) == 35, out
-    result = run(corpus, paths=[ROUND12], cache_dir=None)
-    tests = {f"{rel}::{k}": v for rel, r in result.files.items() for k, v in r.tests.items()}
-    missing = {c for c in collected if c not in tests}
-    assert {c.split("[", 1)[0] for c in missing} == UNPRINTED
-    assert {k for k in tests if k not in collected} == UNPRINTED
+def test_ids_match_pytest_collect_only(ids_vs_pytest) -> None:
+    got = ids_vs_pytest(ROUND12)
+    tests = got.tests
+    assert len(got.collected) == 35, got.output
+    assert got.function_only == got.not_collected == UNPRINTED
     # cases picked by `.excluding[...]` carry one more mark, in their ids too
     assert sum("Markname='picked'" in k for k in tests) == 8
     gpu = {k for k, v in tests.items() if v.label == "gpu"}
