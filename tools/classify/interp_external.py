@@ -390,11 +390,11 @@ class ExternalMixin(InterpBase):
                                                           "computed name: dynamic dispatch"))
             return UNK
         if name in ("any", "all") and len(args) == 1 and not kwargs and isinstance(args[0], Seq) \
-                and args[0].kind != SLICE:
-            ts = [truth(i) for i in args[0].items]  # `any("big" in a for a in args)` over known items
-            if all(t is not None for t in ts):
-                return Const(any(ts) if name == "any" else all(ts))
-            return UNK
+                and args[0].kind != SLICE and all(isinstance(i, Const) for i in args[0].items):
+            # `any("big" in a for a in args)` over known constants (a comprehension the analysis could not list
+            # stands for its items by one device value: never decided here)
+            return Const(any(bool(i.value) for i in args[0].items if isinstance(i, Const)) if name == "any"
+                         else all(bool(i.value) for i in args[0].items if isinstance(i, Const)))
         if name == "slice" and 1 <= len(args) <= 3 and not kwargs:
             bounds = [Const(None), args[0], Const(None)] if len(args) == 1 else [*args, Const(None)][:3]
             return Seq(tuple(bounds), SLICE)
