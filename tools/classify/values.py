@@ -482,8 +482,8 @@ SLICE = "slice"  # Seq.kind of a slice object: items (start, stop, step), each a
 
 
 def plain(v: Value) -> object:
-    """The Python value of constants and tuples, lists and sets of them, to compare them as Python does (`(a, b)
-    in cases`, `picked - cases == set()`); NOT_LITERAL for anything else."""
+    """The Python value of constants, slices and tuples, lists and sets of them, to compare them as Python does
+    (`(a, b) in cases`, `picked - cases == set()`); NOT_LITERAL for anything else."""
     if isinstance(v, Seq) and v.kind == "set":
         items = [plain(i) for i in v.items]
         if any(i is NOT_LITERAL for i in items):
@@ -497,6 +497,9 @@ def plain(v: Value) -> object:
         if any(i is NOT_LITERAL for i in items):
             return NOT_LITERAL
         return tuple(items) if v.kind == "tuple" else items
+    if isinstance(v, Seq) and v.kind == SLICE:  # `index == slice(None, None, None)`
+        cut = slice_of(v)
+        return cut if cut is not None else NOT_LITERAL
     return v.value if isinstance(v, Const) else NOT_LITERAL
 
 

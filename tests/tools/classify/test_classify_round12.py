@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tools.classify.collect import _expand_cases
-from tools.classify.devices import spelled
+from tools.classify.devices import _compare, spelled
 from tools.classify.interp_external import _product
 from tools.classify.pytest_objects import pytest_object_text
 from tools.classify.runner import run
@@ -77,6 +77,12 @@ def test_slices() -> None:
     assert slice_of(Seq((Const(0), Const(2), Const(0)), SLICE)) is None  # a zero step raises
     assert slice_of(Seq((UNRESOLVED, Const(2), Const(None)), SLICE)) is None
     assert slice_of(Seq((Const(0), Const(2)), "tuple")) is None
+    # compared as Python compares slices (`index == slice(None, None, None)`)
+    noop = Seq((Const(None), Const(None), Const(None)), SLICE)
+    assert _compare(ast.Eq(), noop, Seq((Const(None),) * 3, SLICE)) == Const(True)
+    assert _compare(ast.Eq(), noop, Seq((Const(0), Const(None), Const(None)), SLICE)) == Const(False)
+    assert _compare(ast.NotEq(), noop, Seq((Const(None),) * 3, "tuple")) == Const(True)
+    assert _compare(ast.Eq(), noop, Seq((UNRESOLVED, Const(None), Const(None)), SLICE)) == UNRESOLVED
 
 
 def test_a_product_over_a_set_is_a_set() -> None:
