@@ -306,7 +306,7 @@ class StatementsMixin(InterpBase):
     def _pattern(self, p: ast.pattern, subject: Value, frame: Frame) -> bool | None:
         """Whether `p` matches `subject` (None: cannot tell); binds the names it captures in `frame`. Decided
         for wildcards and captures, `Cls()` of a builtin type the analysis knows values of (isinstance), literal
-        values and `|` of those; anything else is undecided."""
+        values, `None`/`True`/`False` and `|` of those; anything else is undecided."""
         if isinstance(p, ast.MatchAs):
             hit = True if p.pattern is None else self._pattern(p.pattern, subject, frame)
             if p.name is not None:
@@ -317,6 +317,8 @@ class StatementsMixin(InterpBase):
             return got.value if isinstance(got, Const) and isinstance(got.value, bool) else None
         if isinstance(p, ast.MatchValue):
             return truth(_compare(ast.Eq(), subject, self.ev(p.value, frame)))
+        if isinstance(p, ast.MatchSingleton):  # `case None:` compares by identity
+            return truth(_compare(ast.Is(), subject, Const(p.value)))
         if isinstance(p, ast.MatchOr):
             hits = [self._pattern(alt, subject, frame) for alt in p.patterns]
             return True if any(h is True for h in hits) else False if all(h is False for h in hits) else None

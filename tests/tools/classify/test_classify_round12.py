@@ -111,12 +111,16 @@ def test_match_statements_take_the_decided_case(tmp_path: Path) -> None:
         "            return torch.zeros(len(li), device='cuda')\n"
         "        case 1 | 2:\n"
         "            return torch.ones(1)\n"
+        "        case None:\n"
+        "            return torch.ones(2)\n"
         "        case _:\n"
         "            return torch.zeros(1, device='cuda')\n\n\n"
         "def test_slice():\n    pick(slice(0, 1))\n\n\n"
         "def test_value():\n    pick(2)\n\n\n"
         "def test_list():\n    pick([1])\n\n\n"
+        "def test_none():\n    pick(None)\n\n\n"
         "def test_unknown(x=torch.cuda.device_count()):\n    pick(x)\n")
     result = run(tmp_path, paths=["tests"], cache_dir=None)
     labels = {k: v.label for k, v in result.files["tests/test_m.py"].tests.items()}
-    assert labels == {"test_slice": "cpu", "test_value": "cpu", "test_list": "gpu", "test_unknown": "gpu"}
+    assert labels == {"test_slice": "cpu", "test_value": "cpu", "test_list": "gpu", "test_none": "cpu",
+                      "test_unknown": "gpu"}
