@@ -429,8 +429,9 @@ def _expand_cases(interp: Interp, fv: FuncV, node: ast.AST, mark: MarkV) -> list
         tuple[str, tuple[tuple[str, Value], ...]]] | None:
     """(generated name, argument bindings) per parameter set; None when the names cannot be computed."""
     inputs = mark.args[0] if mark.args else None
-    if not isinstance(inputs, Seq) or not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return None
+    if not isinstance(inputs, Seq) or inputs.kind == "set" or not isinstance(node, (ast.FunctionDef,
+                                                                                   ast.AsyncFunctionDef)):
+        return None  # (the names hold each case's position: a set's order is its hash order)
     params = [p.arg for p in (*node.args.posonlyargs, *node.args.args)]
     if fv.cls is not None and params and params[0] in ("self", "cls"):
         params = params[1:]

@@ -11,8 +11,10 @@ from collections.abc import Callable
 from typing import Any
 
 from tools.classify import nn_modules, torch_api, torch_testing, versions
-from tools.classify.values import UNRESOLVED as UNK
+from tools.classify.pytest_objects import pytest_object_text
 from tools.classify.values import (
+    NOT_LITERAL,
+    SLICE,
     ClassV,
     Const,
     DeviceV,
@@ -36,8 +38,10 @@ from tools.classify.values import (
     Unresolved,
     Value,
     alternatives,
+    plain,
     printed,
 )
+from tools.classify.values import UNRESOLVED as UNK
 
 TORCH_DTYPE_NAMES = torch_testing.DTYPE_ATTRIBUTES  # every `torch.<name>` that is a dtype, aliases included
 # dtype aliases by their canonical name, as str() spells them: str(torch.float) == "torch.float32" (the table
@@ -55,7 +59,8 @@ TORCH_UNNAMED_CONSTANTS = frozenset({
 # one of them is decided (no instance is of two of these).
 KNOWN_TYPES = frozenset({"torch.dtype", "torch.device", "torch.Tensor", "builtins.str", "builtins.int",
                          "builtins.float", "builtins.bool", "builtins.NoneType", "builtins.bytes",
-                         "builtins.complex", "builtins.list", "builtins.tuple", "builtins.dict", "builtins.set"})
+                         "builtins.complex", "builtins.list", "builtins.tuple", "builtins.dict", "builtins.set",
+                         "builtins.slice"})
 TYPE_PREFIX = "<type>"  # Ext(TYPE_PREFIX + path): type(x) of a value whose type is known
 EXISTING_DEVICE = Ext("<existing tensor>.device")  # `x.device` of a tensor the analysis does not track
 
@@ -175,6 +180,11 @@ def _compare(op: ast.cmpop, a: Value, b: Value) -> Value:
     if isinstance(op, (ast.In, ast.NotIn)):
         if isinstance(b, Ext) and b.path == "os.environ":
             return Const(isinstance(op, ast.NotIn))
+        if isinstance(b, Seq) and b.kind in ("list", "tuple", "set") and isinstance(a, Seq):
+            # `(x, y) in cases`: a tuple in a known collection of tuples, compared as Python compares them
+            pa, pb = plain(a), plain(b)
+            if pa is not NOT_LITERAL and pb is not NOT_LITERAL:
+                return Const((pa in pb) == isinstance(op, ast.In))  # type: ignore[operator]
         if isinstance(b, (Seq, DictV)):
             ka, va = _const_of(a)
             consts = [_const_of(i) for i in (b.items if isinstance(b, Seq) else (k for k, _ in b.items))]
@@ -186,6 +196,10 @@ def _compare(op: ast.cmpop, a: Value, b: Value) -> Value:
         if ka and kb and isinstance(va, str) and isinstance(vb, str):
             return Const((va in vb) if isinstance(op, ast.In) else (va not in vb))
         return UNK
+    if isinstance(a, Seq) and isinstance(b, Seq) and isinstance(op, (ast.Eq, ast.NotEq)):
+        pa, pb = plain(a), plain(b)  # `picked - cases == set()`
+        if pa is not NOT_LITERAL and pb is not NOT_LITERAL:
+            return Const((pa == pb) == isinstance(op, ast.Eq))
     if isinstance(a, DictV) and isinstance(b, DictV) and isinstance(op, (ast.Eq, ast.NotEq)):
         return _compare_dicts(op, a, b)
     other = _other_accelerator_test(op, a, b) or _compare_types(op, a, b)
@@ -233,7 +247,7 @@ def type_path(v: Value) -> str | None:
         return f"builtins.{type(v.value).__name__}"
     if isinstance(v, DeviceV):
         return "torch.device"
-    if isinstance(v, Seq) and v.kind in ("list", "tuple", "set"):
+    if isinstance(v, Seq) and v.kind in ("list", "tuple", "set", SLICE):
         return f"builtins.{v.kind}"
     if isinstance(v, DictV):
         return "builtins.dict"
@@ -355,11 +369,13 @@ def torch_constant_str(v: Value) -> str | None:
 
 
 def shown_constant(v: Value) -> Shown | None:
-    """A torch dtype, layout or memory format (`torch.float32`) or a torch.nn module built from known arguments
-    (`Linear(in_features=2, out_features=3, bias=True)`) as it prints (str and repr alike), for
-    `values.literal_of`; None for anything else."""
+    """A torch dtype, layout or memory format (`torch.float32`), a torch.nn module built from known arguments
+    (`Linear(in_features=2, out_features=3, bias=True)`; an in-repo subclass too) or a pytest mark or param as it
+    prints (str and repr alike), for `values.literal_of`; None for anything else."""
     text = nn_modules.module_repr(v, shown_constant) if isinstance(v, NNModV) or isinstance(v, Inst) and \
         v.nn is not None else torch_constant_str(v)
+    if text is None:
+        text = pytest_object_text(v, shown_constant)  # a pytest mark or ParameterSet (round 12)
     return Shown(text, text) if text is not None else None
 
 

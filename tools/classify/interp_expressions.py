@@ -47,6 +47,7 @@ from tools.classify.provenance import (
 from tools.classify.values import (
     NOT_LITERAL,
     SIZE,
+    SLICE,
     ClassV,
     Const,
     DeviceV,
@@ -73,6 +74,7 @@ from tools.classify.values import (
     join,
     join_all,
     literal_of,
+    slice_of,
     too_long_to_print,
 )
 from tools.classify.values import UNRESOLVED as UNK
@@ -86,6 +88,7 @@ MAX_STRING_CHOICES = 16  # alternatives an f-string or `+` of one-of-several con
 _BIN: dict[type, Callable[[Any, Any], Any]] = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
     ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow,
+    ast.BitXor: operator.xor, ast.BitAnd: operator.and_, ast.BitOr: operator.or_,
 }
 
 
@@ -346,6 +349,8 @@ class ExpressionsMixin(InterpBase):
                     return Const(r)
         if isinstance(a, Seq) and isinstance(b, Seq) and isinstance(op, ast.Add):
             return bounded(Seq(a.items + b.items, a.kind))
+        if isinstance(a, Seq) and isinstance(b, Seq) and a.kind == b.kind == "set" and isinstance(op, ast.Sub):
+            return Seq(tuple(i for i in a.items if i not in b.items), "set")  # `picked - set(cases)`
         if isinstance(op, ast.Mod) and isinstance(a, Const) and isinstance(a.value, str) and isinstance(b, Seq) \
                 and b.kind == "tuple":
             return _percent_format(a.value, b)
@@ -369,6 +374,14 @@ class ExpressionsMixin(InterpBase):
                 return obj.items[idx.value]
             except IndexError:
                 return UNK
+        if isinstance(obj, Inst):
+            meth = self.class_lookup(obj.cls, "__getitem__", frame.world)
+            if isinstance(meth, FuncV):  # `cases(...)[:, ["a"]]`: the class's own indexing
+                bound = FuncV(meth.rel, meth.pos, meth.name, bound=obj, captured=meth.captured, cls=meth.cls)
+                return self.call_function_from(bound, [idx], {}, n.lineno, frame)
+        cut = slice_of(idx)
+        if isinstance(obj, Seq) and obj.kind in ("tuple", "list") and cut is not None:
+            return Seq(obj.items[cut], obj.kind)  # `cases[s]` with a slice value (`slice(0, 2)`, `case slice() as s`)
         if isinstance(obj, Seq) and obj.kind in ("tuple", "list") and isinstance(n.slice, ast.Slice):
             bounds = [self.ev(b, frame) if b is not None else Const(None)
                       for b in (n.slice.lower, n.slice.upper, n.slice.step)]
@@ -386,6 +399,12 @@ class ExpressionsMixin(InterpBase):
                 if torch_constant_str(k) == torch_constant_str(idx):
                     return v
         return UNK
+
+    def ev_Slice(self, n: ast.Slice, frame: Frame) -> Value:
+        """`a:b:c` inside a subscript, as the slice object `__getitem__` receives (`x[:, ["a"]]` on an in-repo
+        object)."""
+        bounds = [self.ev(b, frame) if b is not None else Const(None) for b in (n.lower, n.upper, n.step)]
+        return Seq(tuple(bounds), SLICE)
 
     def ev_Lambda(self, n: ast.Lambda, frame: Frame) -> Value:
         return self.make_function(n, frame)

@@ -42,6 +42,7 @@ from tools.classify.plugins import NAMESPACE_CONSTRUCTORS, NAMESPACE_POS, NAMESP
 from tools.classify.values import (
     NORETURN,
     NOT_LITERAL,
+    SLICE,
     ClassV,
     Const,
     DeviceV,
@@ -121,6 +122,20 @@ class ExternalMixin(InterpBase):
                 kwargs = {**kwargs, "ids": Seq(tuple(unknown), "list")}
         return MarkV(name, tuple(args), tuple(sorted(kwargs.items(), key=lambda kv: kv[0])), where)
 
+    def _arg_names(self, fn: Value) -> list[str] | None:
+        """The positional parameter names of an in-repo function or test, as `inspect.getfullargspec(f).args`
+        lists them (a decorator's wrapper is not followed: getfullargspec does not follow `__wrapped__`)."""
+        if isinstance(fn, TestFnV):
+            rel, pos = fn.key[0], fn.key[1:]
+        elif isinstance(fn, FuncV):
+            rel, pos = fn.rel, fn.pos
+        else:
+            return None
+        node = self.source.module(rel).defs.get(pos)
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return None
+        return [a.arg for a in (*node.args.posonlyargs, *node.args.args)]
+
     def call_ext(self, path: str, args: list[Value], kwargs: dict[str, Value], n: ast.AST, frame: Frame) -> Value:
         line = getattr(n, "lineno", 0)
         if path.startswith(MOCK_OBJECT) or (path.rsplit(".", 1)[-1] in MOCK_FACTORIES and "mock" in path):
@@ -136,6 +151,9 @@ class ExternalMixin(InterpBase):
             return args[1]  # `cast(Literal["cpu", "cuda"], device.type)`: the value itself
         if path == "itertools.product" and args and not kwargs:
             return _product(args)
+        if path == "inspect.getfullargspec" and len(args) == 1 and not kwargs:
+            names = self._arg_names(args[0])  # `",".join(inspect.getfullargspec(test_fn).args)`: argnames
+            return _namespace({"args": Seq(tuple(Const(a) for a in names), "list")}) if names is not None else UNK
         if path in ("copy.copy", "copy.deepcopy") and len(args) == 1 and not kwargs:
             # values are immutable: a copy (shallow or deep) is the same value; `d = copy.deepcopy(setting);
             # d["device"] = dev` rebinds `d` alone (bind), so the original keeps its items
@@ -185,8 +203,11 @@ class ExternalMixin(InterpBase):
             marks = kwargs.get("marks")
             mlist = marks.items if isinstance(marks, Seq) else ((marks,) if marks is not None else ())
             pid = kwargs.get("id")
+            known_id = pid is None or isinstance(pid, Const) and (pid.value is None or isinstance(pid.value, str))
+            kind = "tuple" if marks is None or not isinstance(marks, Seq) else marks.kind
             return ParamV(tuple(args), tuple(mlist), pid.value if isinstance(pid, Const) and isinstance(
-                pid.value, str) else None)
+                pid.value, str) else None, kind if known_id and kind in ("list", "tuple") and not (
+                    isinstance(marks, (Unresolved, OneOf))) else "")
         if path in ("unittest.skipIf", "unittest.skipUnless", "unittest.case.skipIf", "unittest.case.skipUnless"):
             t = truth(args[0]) if args else None
             unless = path.endswith("skipUnless")
@@ -397,6 +418,15 @@ class ExternalMixin(InterpBase):
                 return Ext(DYNAMIC + step(frame.rel, line, f"getattr({_src_arg(n, 0)}, {_src_arg(n, 1)}) with a "
                                                           "computed name: dynamic dispatch"))
             return UNK
+        if name in ("any", "all") and len(args) == 1 and not kwargs and isinstance(args[0], Seq) \
+                and args[0].kind != SLICE and all(isinstance(i, Const) for i in args[0].items):
+            # `any("big" in a for a in args)` over known constants (a comprehension the analysis could not list
+            # stands for its items by one device value: never decided here)
+            return Const(any(bool(i.value) for i in args[0].items if isinstance(i, Const)) if name == "any"
+                         else all(bool(i.value) for i in args[0].items if isinstance(i, Const)))
+        if name == "slice" and 1 <= len(args) <= 3 and not kwargs:
+            bounds = [Const(None), args[0], Const(None)] if len(args) == 1 else [*args, Const(None)][:3]
+            return Seq(tuple(bounds), SLICE)
         if name == "filter" and len(args) == 2 and not kwargs and isinstance(args[1], Seq):
             kept = _filtered(args[0], args[1].items)  # `list(filter(torch.is_tensor, (W, H)))`
             if kept is not None:
@@ -586,12 +616,16 @@ MAX_PRODUCT = 1024  # tuples `itertools.product` is spelled out to (parametrize 
 
 
 def _product(args: list[Value]) -> Value:
-    """`itertools.product(xs, ys, ...)` of known lists, tuples or ranges (`parameterized.expand(product(...))`): the
-    tuples in Python's order; a set (its order is the hash order) or an unknown argument gives an unknown value."""
-    seqs = [a for a in args if isinstance(a, Seq) and a.kind in ("list", "tuple", "range")]
+    """`itertools.product(xs, ys, ...)` of known lists, tuples, ranges or sets (`parameterized.expand(product(...))`):
+    the tuples in Python's order. With a set among them the order is the hash order, which the analysis does not
+    know: the result is a set of those (distinct) tuples, which pytest ids by value as it does a set literal's
+    items, and which nothing that names cases by position accepts (collect._expand_cases). An unknown argument
+    gives an unknown value."""
+    seqs = [a for a in args if isinstance(a, Seq) and a.kind in ("list", "tuple", "range", "set")]
     if len(seqs) != len(args) or math.prod(len(a.items) for a in seqs) > MAX_PRODUCT:
         return UNK
-    return Seq(tuple(Seq(combo, "tuple") for combo in itertools.product(*(a.items for a in seqs))), "list")
+    kind = "set" if any(a.kind == "set" for a in seqs) else "list"
+    return Seq(tuple(Seq(combo, "tuple") for combo in itertools.product(*(a.items for a in seqs))), kind)
 
 
 _PATCHED_CUDA = re.compile(r"(?:^|\.)torch\.(?:cuda|backends\.cudnn|backends\.cuda)(?:\.|$)")

@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable
 
 from tools.classify import limits, nn_modules
-from tools.classify.devices import EXISTING_DEVICE, accel_device, gpu_count_of, truth
+from tools.classify.devices import EXISTING_DEVICE, _compare, accel_device, gpu_count_of, isinstance_of, truth
 from tools.classify.evidence import GPU, IMPORTS, SKIP, UNKNOWN, Finding, step
 from tools.classify.guards import (
     EXPECTS_ERROR,
@@ -274,13 +274,7 @@ class StatementsMixin(InterpBase):
             self.do_import(s, frame)
             return False
         if isinstance(s, ast.Match):
-            self.ev(s.subject, frame)
-            branches = []
-            for case in s.cases:
-                b = self._branch(frame)
-                branches.append((b, self.exec_block(case.body, b)))
-            branches.append((self._branch(frame), False))
-            return self._merge(frame, branches)
+            return self._match(s, frame)
         if isinstance(s, ast.Delete):
             for t in s.targets:
                 if isinstance(t, ast.Name):
@@ -294,6 +288,47 @@ class StatementsMixin(InterpBase):
                     frame.env[t.value.id] = nn_modules.unprintable(frame.env[t.value.id])
             return False
         return False
+
+    def _match(self, s: ast.Match, frame: Frame) -> bool:
+        """A `match` statement: the first case whose pattern is decided to match runs alone (`case slice() as s`
+        on a known value, round 12); from the first undecided case on, every remaining case is a branch, as is
+        matching none. Captured names are bound to the subject (or its part) where known."""
+        subject = self.ev(s.subject, frame)
+        branches = []
+        for case in s.cases:
+            b = self._branch(frame)
+            hit = self._pattern(case.pattern, subject, b)
+            if hit is not False and case.guard is not None:
+                g = truth(self.ev(case.guard, b))
+                hit = False if g is False else hit if g is True else None
+            if hit is False:
+                continue
+            branches.append((b, self.exec_block(case.body, b)))
+            if hit is True:
+                return self._merge(frame, branches)
+        branches.append((self._branch(frame), False))
+        return self._merge(frame, branches)
+
+    def _pattern(self, p: ast.pattern, subject: Value, frame: Frame) -> bool | None:
+        """Whether `p` matches `subject` (None: cannot tell); binds the names it captures in `frame`. Decided
+        for wildcards and captures, `Cls()` of a builtin type the analysis knows values of (isinstance), literal
+        values, `None`/`True`/`False` and `|` of those; anything else is undecided."""
+        if isinstance(p, ast.MatchAs):
+            hit = True if p.pattern is None else self._pattern(p.pattern, subject, frame)
+            if p.name is not None:
+                self.bind(ast.Name(id=p.name, ctx=ast.Store()), subject if hit is True else UNK, frame)
+            return hit
+        if isinstance(p, ast.MatchClass) and not p.patterns and not p.kwd_patterns:
+            got = isinstance_of(subject, self.ev(p.cls, frame))
+            return got.value if isinstance(got, Const) and isinstance(got.value, bool) else None
+        if isinstance(p, ast.MatchValue):
+            return truth(_compare(ast.Eq(), subject, self.ev(p.value, frame)))
+        if isinstance(p, ast.MatchSingleton):  # `case None:` compares by identity
+            return truth(_compare(ast.Is(), subject, Const(p.value)))
+        if isinstance(p, ast.MatchOr):
+            hits = [self._pattern(alt, subject, frame) for alt in p.patterns]
+            return True if any(h is True for h in hits) else False if all(h is False for h in hits) else None
+        return None
 
     def _decorator_env(self, s: ast.FunctionDef | ast.AsyncFunctionDef, frame: Frame) -> None:
         """Python evaluates a def's decorators when the def runs: keep the values of the names they read that

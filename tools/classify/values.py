@@ -245,11 +245,14 @@ class MockV:
 
 @frozen
 class ParamV:
-    """pytest.param(*values, marks=..., id=...)."""
+    """pytest.param(*values, marks=..., id=...). marks_kind: the container pytest keeps the marks in ("list" or
+    "tuple", as `pytest.param` got them), for printing the ParameterSet (pytest_objects.py); "" when it is not
+    printed exactly (another library's param, marks or an id the analysis does not know)."""
 
     values: tuple[Value, ...]
     marks: tuple[Value, ...] = ()
     id: str | None = None
+    marks_kind: str = ""
 
 
 @frozen
@@ -516,6 +519,40 @@ def alternatives(v: Value) -> tuple[Value, ...]:
 
 
 NOT_LITERAL = object()  # literal_of: the value is not a known Python literal
+SLICE = "slice"  # Seq.kind of a slice object: items (start, stop, step), each a Const int or None
+
+
+def plain(v: Value) -> object:
+    """The Python value of constants, slices and tuples, lists and sets of them, to compare them as Python does
+    (`(a, b) in cases`, `picked - cases == set()`); NOT_LITERAL for anything else."""
+    if isinstance(v, Seq) and v.kind == "set":
+        items = [plain(i) for i in v.items]
+        if any(i is NOT_LITERAL for i in items):
+            return NOT_LITERAL
+        try:
+            return frozenset(items)
+        except TypeError:
+            return NOT_LITERAL
+    if isinstance(v, Seq) and v.kind in ("tuple", "list"):
+        items = [plain(i) for i in v.items]
+        if any(i is NOT_LITERAL for i in items):
+            return NOT_LITERAL
+        return tuple(items) if v.kind == "tuple" else items
+    if isinstance(v, Seq) and v.kind == SLICE:  # `index == slice(None, None, None)`
+        cut = slice_of(v)
+        return cut if cut is not None else NOT_LITERAL
+    return v.value if isinstance(v, Const) else NOT_LITERAL
+
+
+def slice_of(v: Value) -> slice | None:
+    """The slice a SLICE value stands for, when its bounds are known ints or None (and its step is not 0)."""
+    if not (isinstance(v, Seq) and v.kind == SLICE and len(v.items) == 3):
+        return None
+    bounds = [i.value if isinstance(i, Const) and (i.value is None or type(i.value) is int) else NOT_LITERAL
+              for i in v.items]
+    if any(b is NOT_LITERAL for b in bounds) or bounds[2] == 0:
+        return None
+    return slice(*bounds)
 
 # Device types whose torch.device prints as `cpu` / `device(type='cpu')` in every torch this project supports
 _PRINTED_DEVICE_TYPES = frozenset({"cpu", "cuda", "xpu", "mps", "meta", "hpu", "mtia"})

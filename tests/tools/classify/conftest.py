@@ -7,11 +7,12 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from tools.classify.evidence import Verdict
 from tools.classify.runner import run
 
 CORPUS = Path(__file__).resolve().parent / "fixtures"
@@ -38,21 +39,30 @@ def collect_only(corpus: Path) -> Callable[..., tuple[set[str], str]]:
     return collect
 
 
+@dataclass(frozen=True)
+class IdsVsPytest:
+    """The classifier's keys for some corpus paths beside `pytest --collect-only -q`'s ids for them."""
+
+    collected: set[str]
+    output: str  # pytest's whole output (for assertion messages)
+    tests: dict[str, Verdict]  # "file::key" -> the classifier's verdict
+    function_only: set[str]  # the functions of collected ids that have no exact key (function-level keys)
+    not_collected: set[str]  # the classifier's keys pytest does not collect
+
+
+@pytest.fixture(scope="module")
+def ids_vs_pytest(corpus: Path, collect_only: Callable[..., tuple[set[str], str]]) -> Callable[[str], IdsVsPytest]:
+    """Classify corpus paths and set the keys beside pytest's node ids for them."""
+    def compare(path: str) -> IdsVsPytest:
+        collected, out = collect_only(path)
+        result = run(corpus, paths=[path], cache_dir=None)
+        tests = {f"{rel}::{k}": v for rel, r in result.files.items() for k, v in r.tests.items()}
+        return IdsVsPytest(collected, out, tests, {c.split("[", 1)[0] for c in collected if c not in tests},
+                           {k for k in tests if k not in collected})
+    return compare
+
+
 def node_ids(out: str) -> set[str]:
     """The node ids `pytest --collect-only -q` prints: a path, then `::`. Error lines (`ERROR x.py - ...`, `In
     x.py::test: ...`, spelled out in full when CI is set) have a space before their first `::`."""
     return {line.strip() for line in out.splitlines() if "::" in line and " " not in line.split("::", 1)[0]}
-
-
-
-@pytest.fixture(scope="module")
-def ids_compared(corpus: Path) -> Callable[[str, set[str]], tuple[dict[str, Any], set[str], set[str]]]:
-    """Classify a path of the corpus copy against the ids pytest collected there: (every key's verdict, the test
-    functions whose collected ids have no key, the keys pytest did not collect). A test whose ids the analysis
-    cannot print is in both sets, as its function-level key; every other id must be equal."""
-    def compare(path: str, collected: set[str]) -> tuple[dict[str, Any], set[str], set[str]]:
-        result = run(corpus, paths=[path], cache_dir=None)
-        tests = {f"{rel}::{k}": v for rel, r in result.files.items() for k, v in r.tests.items()}
-        missing = {c.split("[", 1)[0] for c in collected if c not in tests}
-        return tests, missing, {k for k in tests if k not in collected}
-    return compare

@@ -18,12 +18,12 @@ UNPRINTED = {f"{FILE}::{name}" for name in (
     "test_module_outside_the_table", "test_argument_not_known", "test_layer_fstring_of_unknown_part")}
 
 
-def test_ids_match_pytest_collect_only(collect_only, ids_compared) -> None:
-    collected, out = collect_only(ROUND11)
-    assert len(collected) == 20, out
+def test_ids_match_pytest_collect_only(ids_vs_pytest) -> None:
+    got = ids_vs_pytest(ROUND11)
+    collected, tests = got.collected, got.tests
+    assert len(collected) == 20, got.output
     # every collected id is a key, or belongs to one of the tests whose ids cannot be printed
-    tests, missing, extra = ids_compared(ROUND11, collected)
-    assert missing == extra == UNPRINTED
+    assert got.function_only == got.not_collected == UNPRINTED
     assert sum(1 for c in collected if c.startswith(f"{FILE}::test_problem[")) == 5
     gpu = {k for k, v in tests.items() if v.label == "gpu"}
     assert gpu == {f"{FILE}::test_module_built_on_cuda"} | {k for k in tests if "test_module_moved_to_cuda[" in k}

@@ -16,12 +16,12 @@ UNPRINTED = {f"{FILE}::{name}" for name in (
     "test_extra_repr_not_modelled", "test_add_module_not_followed", "test_module_changed_after_it_was_built")}
 
 
-def test_ids_match_pytest_collect_only(collect_only, ids_compared) -> None:
-    collected, out = collect_only(ROUND12)
-    assert len(collected) == 83, out
+def test_ids_match_pytest_collect_only(ids_vs_pytest) -> None:
+    got = ids_vs_pytest(ROUND12)
+    collected, tests = got.collected, got.tests
+    assert len(collected) == 83, got.output
     # every collected id is a key, or belongs to one of the tests whose ids cannot be printed
-    tests, missing, extra = ids_compared(ROUND12, collected)
-    assert missing == extra == UNPRINTED
+    assert got.function_only == got.not_collected == UNPRINTED
     assert sum(1 for c in collected if c.startswith(f"{FILE}::test_problem[")) == 70
     assert f"{FILE}::test_problem[dev=cpu-in=(1,2,3)-PaddedBlock(\\n(conv):Conv1d(2,2,kernel_size=(3,),stride=(1,)," \
            "padding=(1,))\\n(act):Tanh()\\n(pad):Pad()\\n)]" in tests
