@@ -21,12 +21,15 @@ from tools.classify.values import ClassV, Ext, Inst, NNModV, Value, alternatives
 
 # External bases whose instances are torch modules; `device`, if they have it, is where their parameters are.
 MODULE_BASE_PREFIXES = ("torch.nn.",)
-MODULE_BASE_SUFFIXES = (".PreTrainedModel", ".LightningModule", ".ModelMixin")
+# Of those, the ones whose `device` is a read-only property (transformers, Lightning, diffusers): no `setattr`,
+# `__dict__` entry or `__getattr__` can give their instances another one (`self.device = x` raises).
+DEVICE_PROPERTY_SUFFIXES = (".PreTrainedModel", ".LightningModule", ".ModelMixin")
 MAX_FORWARDING = 3  # wrappers of wrappers followed through `__getattr__`
 
 
 def is_module_base(v: Value) -> bool:
-    return isinstance(v, Ext) and (v.path.startswith(MODULE_BASE_PREFIXES) or v.path.endswith(MODULE_BASE_SUFFIXES))
+    return isinstance(v, Ext) and (v.path.startswith(MODULE_BASE_PREFIXES) or v.path.endswith(
+        DEVICE_PROPERTY_SUFFIXES))
 
 
 def class_sets_device(node: ast.ClassDef) -> bool:
@@ -98,6 +101,8 @@ def _one(obj: Value, world: int, mro: Callable[[ClassV, int], tuple[Value, ...]]
         return False
     if defines(obj.cls, "device", world):
         return depth > 0 and existing(obj)
+    if any(isinstance(c, Ext) and c.path.endswith(DEVICE_PROPERTY_SUFFIXES) for c in order):
+        return True
     for c in order:
         if not isinstance(c, ClassV):
             continue
