@@ -105,7 +105,8 @@ class ExternalMixin(InterpBase):
             src = _src(n)
             off = any(t is True and off_cuda_taken(c, True, availability=False)
                       for t, c in zip(ts, _cond_nodes(n), strict=False))
-            return SkipV(active, where + f"skipif({src})", _cuda_text(src), off)
+            return SkipV(active, where + f"skipif({src})", _cuda_text(src), off,
+                         always=_literally(_cond_nodes(n), True))
         if name == "skip":
             return SkipV(True, where + "skip", always=True)
         req = conventions.mark_requirement(name, [_py(a) for a in args], {k: _py(v) for k, v in kwargs.items()})
@@ -216,7 +217,8 @@ class ExternalMixin(InterpBase):
             src = _src(n)
             nodes = _cond_nodes(n)
             off = t is True and bool(nodes) and off_cuda_taken(nodes[0], not unless, availability=False)
-            return SkipV(t, step(frame.rel, line, f"{last}({src})"), _cuda_text(src), off)
+            return SkipV(t, step(frame.rel, line, f"{last}({src})"), _cuda_text(src), off,
+                         always=_literally(nodes[:1], not unless))
         if path in ("unittest.skip", "unittest.case.skip"):
             if args and isinstance(args[0], (TestFnV, FuncV)):
                 return self._apply_mark(SkipV(True, step(frame.rel, line, "skip"), always=True), args[0])
@@ -545,6 +547,13 @@ def _zipped(name: str, args: list[Value], kwargs: dict[str, Value]) -> Value | N
         return None
     first = int(start.value)  # type: ignore[arg-type]
     return bounded(Seq(tuple(Seq((Const(first + i), x), "tuple") for i, x in enumerate(items[0])), "list"))
+
+
+def _literally(conditions: list[ast.expr], value: bool) -> bool:
+    """Whether a skip condition is written as a constant of this truth (`@unittest.skipIf(True, "...")`): then it
+    skips in every world, like a skip without a condition."""
+    return any(isinstance(c, ast.Constant) and type(c.value) in (bool, int) and bool(c.value) is value
+               for c in conditions)  # (a string is a condition pytest evaluates, not a constant)
 
 
 def _namespace(kwargs: dict[str, Value]) -> Value:
