@@ -161,6 +161,10 @@ QUERIES_BOOL_AVAILABLE = frozenset({
     "torch.backends.mps.is_built", "torch.mps.is_available", "torch.is_cuda_available",
 })
 QUERIES_COUNT = frozenset({"torch.cuda.device_count", "torch.xpu.device_count", "torch.accelerator.device_count"})
+# Deprecated attributes (not calls) that alias build queries: `torch.has_cuda` is `torch.backends.cuda.is_built()`,
+# False on the CPU build the CPU runners use (neuraloperator: `if torch.has_cuda: device = "cuda"`). Checked
+# against the installed torch by tests/tools/classify/test_torch_api_table.py.
+ATTRIBUTES_BOOL_AVAILABLE = frozenset({"torch.has_cuda", "torch.has_cudnn", "torch.has_mps"})
 
 TENSOR_FACTORIES = frozenset({
     "tensor", "as_tensor", "zeros", "ones", "empty", "full", "rand", "randn", "randint", "randperm", "arange",
@@ -188,7 +192,7 @@ SAME_DEVICE_METHODS = frozenset({
 # torch by tests/tools/classify/test_torch_api_table.py.
 CONSTANTS: dict[str, str] = {f"torch.distributed.Backend.{n}": n.lower()
                              for n in ("FAKE", "GLOO", "MPI", "NCCL", "UCC", "UNDEFINED", "XCCL")}
-CONSTANT_PREFIXES = ("torch.version", "torch.distributed.Backend.")
+CONSTANT_PREFIXES = ("torch.version", "torch.distributed.Backend.", "torch.has_")
 
 
 def query_value(path: str, world: int) -> object:
@@ -196,7 +200,7 @@ def query_value(path: str, world: int) -> object:
     NotImplemented."""
     if path in CONSTANTS:
         return CONSTANTS[path]
-    if path in QUERIES_BOOL_AVAILABLE:
+    if path in QUERIES_BOOL_AVAILABLE or path in ATTRIBUTES_BOOL_AVAILABLE:
         return world > 0
     if path in QUERIES_COUNT:
         return world

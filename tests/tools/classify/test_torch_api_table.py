@@ -6,7 +6,7 @@ import warnings
 
 import pytest
 
-from tools.classify.torch_api import CONSTANTS, CPU, SAME_DEVICE_METHODS, TABLE, TorchApi
+from tools.classify.torch_api import ATTRIBUTES_BOOL_AVAILABLE, CONSTANTS, CPU, SAME_DEVICE_METHODS, TABLE, TorchApi
 
 torch = pytest.importorskip("torch")
 
@@ -32,6 +32,14 @@ def test_cpu_safe_entry_runs(api: TorchApi) -> None:
 def test_accelerator_entry_raises(api: TorchApi) -> None:
     with pytest.raises(Exception):  # noqa: B017 - torch raises many types (AssertionError, RuntimeError...)
         _run(api)
+
+
+@pytest.mark.parametrize("path", sorted(ATTRIBUTES_BOOL_AVAILABLE))
+def test_build_flag_aliases_are_false_on_the_cpu_build(path: str) -> None:
+    """`torch.has_cuda` & co, which the analysis reads as False in the CPU world (deprecated: they warn)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert getattr(torch, path.split(".", 1)[1]) is False
 
 
 @pytest.mark.parametrize("path", sorted(CONSTANTS))
