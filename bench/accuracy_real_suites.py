@@ -228,6 +228,25 @@ PROJECTS: dict[str, Project] = {
     # `pytest.mark.parametrize("dtype,device,...", product(dtypes, devices, ...))` with CUDA in `devices` only when
     # it is there (xitorch/_tests/utils.py:9-41).
     "xitorch": Project("xitorch", "0.5.1", "xitorch/_tests", deps=("numpy>=1.24.1", "scipy>=1.10.0")),
+    # Round 12 (docs/classifier-accuracy.md, "Round 12: new suites"): suites never used before.
+    # `@pytest.mark.parametrize("device", ["cpu", "cuda:0"])` with no skip: the cuda cases build the calculator on
+    # CUDA and fail on a CPU machine. The reference values come from ase's DFTD3 calculator, which runs an external
+    # `dftd3` program (not installed: those comparisons fail, scored cpu).
+    "torch-dftd": Project("torch-dftd", "0.4.0", "tests", deps=("ase", "pymatgen")),
+    # unittest classes whose setUp or default arguments say `device='cuda'`, `.cuda()` in the bodies, no skips.
+    # accelerate pins torch (--no-deps).
+    "hqq": Project("hqq", "0.2.8.post1", "tests",
+                   deps=("numpy", "tqdm", "einops", "termcolor", "transformers", "huggingface_hub", "safetensors",
+                         "psutil", "pyyaml"),
+                   nodeps=("accelerate",)),
+    # Tests inside the package (neuralop/**/tests); devices chosen by `torch.backends.cuda.is_built()` and the
+    # deprecated `torch.has_cuda` (both False on the CPU build), at module level and in test bodies. The tests of
+    # torch_harmonics-based layers skip at module level (torch_harmonics builds C++/CUDA extensions: not installed).
+    "neuraloperator": Project(
+        "neuraloperator", "2.0.0", "neuralop",
+        deps=("wandb", "ruamel-yaml", "zencfg>=0.3.0", "configmypy", "tensorly", "tensorly-torch", "matplotlib",
+              "numpy>=1.25", "opt-einsum", "h5py", "flaky"),
+        pytest_args=("--continue-on-collection-errors",)),
 }
 
 COMMON_DEPS = ("pytest", "pytest-timeout", "pytest-xdist")
