@@ -247,6 +247,13 @@ PROJECTS: dict[str, Project] = {
         deps=("wandb", "ruamel-yaml", "zencfg>=0.3.0", "configmypy", "tensorly", "tensorly-torch", "matplotlib",
               "numpy>=1.25", "opt-einsum", "h5py", "flaky"),
         pytest_args=("--continue-on-collection-errors",)),
+    # Conformal prediction; `parametrize("device", ["cpu", "cuda"])` with `pytest.skip` in the body when CUDA is
+    # missing, `skipif(not torch.cuda.is_available())`, `torch.device("cuda:0" if torch.cuda.is_available() else
+    # "cpu")` fixtures, `if torch.cuda.is_available(): x.cuda()` blocks. Only tests/regression and tests/utils: the
+    # classification package imports torchsort (a C++ extension) and the graph/llm tests need torch_geometric,
+    # torchvision and transformers models.
+    "torchcp": Project("torchcp", "1.2.1", "tests/regression tests/utils",
+                       deps=("numpy", "tqdm", "scikit-learn", "pandas")),
 }
 
 COMMON_DEPS = ("pytest", "pytest-timeout", "pytest-xdist")
