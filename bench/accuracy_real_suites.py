@@ -335,7 +335,8 @@ def pip_install(py: Path, pkgs: list[str], nodeps: bool) -> None:
         return
     if not nodeps:
         dry = sh([str(py), "-m", "pip", "install", "--dry-run", *pkgs], check=False)
-        if re.search(r"Would install .*\btorch-\d", dry.stdout):
+        # torch itself, not a name ending in "-torch" ("tensorly-torch-0.5.0" has a word boundary before "torch")
+        if re.search(r"^Would install .*(?<=\s)torch-\d", dry.stdout, re.MULTILINE):
             raise SystemExit(f"refusing: installing {pkgs} would replace torch:\n{dry.stdout[-2000:]}")
     sh([str(py), "-m", "pip", "install", "-q", *(["--no-deps"] if nodeps else []), *pkgs])
 
