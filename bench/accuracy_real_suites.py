@@ -242,8 +242,10 @@ PROJECTS: dict[str, Project] = {
     # Tests inside the package (neuralop/**/tests); devices chosen by `torch.backends.cuda.is_built()` and the
     # deprecated `torch.has_cuda` (both False on the CPU build), at module level and in test bodies. The tests of
     # torch_harmonics-based layers skip at module level (torch_harmonics builds C++/CUDA extensions: not installed).
+    # All of neuralop/, the files with `torch.has_cuda` first (layers/tests last: its 400 cases take minutes).
     "neuraloperator": Project(
-        "neuraloperator", "2.0.0", "neuralop",
+        "neuraloperator", "2.0.0", "neuralop/models/tests neuralop/tests neuralop/training/tests neuralop/data "
+        "neuralop/losses neuralop/layers/tests",
         deps=("wandb", "ruamel-yaml", "zencfg>=0.3.0", "configmypy", "tensorly", "tensorly-torch", "matplotlib",
               "numpy>=1.25", "opt-einsum", "h5py", "flaky"),
         pytest_args=("--continue-on-collection-errors",)),
