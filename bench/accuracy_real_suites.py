@@ -242,20 +242,23 @@ PROJECTS: dict[str, Project] = {
     # Tests inside the package (neuralop/**/tests); devices chosen by `torch.backends.cuda.is_built()` and the
     # deprecated `torch.has_cuda` (both False on the CPU build), at module level and in test bodies. The tests of
     # torch_harmonics-based layers skip at module level (torch_harmonics builds C++/CUDA extensions: not installed).
-    # All of neuralop/, the files with `torch.has_cuda` first (layers/tests last: its 400 cases take minutes).
+    # All of neuralop/, the small files with device code first, then test_fno.py (294 cases, ~4 s each on one core),
+    # layers/tests and test_codano.py (256 slow cases) last.
     "neuraloperator": Project(
-        "neuraloperator", "2.0.0", "neuralop/models/tests neuralop/tests neuralop/training/tests neuralop/data "
-        "neuralop/losses neuralop/layers/tests",
+        "neuraloperator", "2.0.0",
+        "neuralop/models/tests/test_fnogno.py neuralop/models/tests/test_local_no.py neuralop/tests "
+        "neuralop/training/tests neuralop/models/tests/test_gino.py neuralop/models/tests/test_uno.py "
+        "neuralop/models/tests/test_uqno.py neuralop/data neuralop/losses neuralop/models/tests/test_fno.py "
+        "neuralop/layers/tests neuralop/models/tests/test_codano.py",
         deps=("wandb", "ruamel-yaml", "zencfg>=0.3.0", "configmypy", "tensorly", "tensorly-torch", "matplotlib",
               "numpy>=1.25", "opt-einsum", "h5py", "flaky"),
         pytest_args=("--continue-on-collection-errors",)),
-    # Conformal prediction; `parametrize("device", ["cpu", "cuda"])` with `pytest.skip` in the body when CUDA is
-    # missing, `skipif(not torch.cuda.is_available())`, `torch.device("cuda:0" if torch.cuda.is_available() else
-    # "cpu")` fixtures, `if torch.cuda.is_available(): x.cuda()` blocks. Only tests/regression and tests/utils: the
-    # classification package imports torchsort (a C++ extension) and the graph/llm tests need torch_geometric,
-    # torchvision and transformers models.
-    "torchcp": Project("torchcp", "1.2.1", "tests/regression tests/utils",
-                       deps=("numpy", "tqdm", "scikit-learn", "pandas")),
+    # Reinforcement learning; its torch config tests are parametrized over device strings ("cuda", "cuda:0",
+    # "cuda:10", None, "edge-case") that the library parses into `torch.device` objects without touching CUDA, with
+    # `torch.cuda.is_available()` / `torch.cuda.device_count()` deciding the expected value. Only the torch file:
+    # test_jax_config.py and test_warp_config.py need jax and NVIDIA warp.
+    "skrl": Project("skrl", "2.1.1", "tests/test_torch_config.py",
+                    deps=("gymnasium", "packaging", "tensorboard", "tqdm", "hypothesis")),
 }
 
 COMMON_DEPS = ("pytest", "pytest-timeout", "pytest-xdist")
