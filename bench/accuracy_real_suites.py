@@ -259,6 +259,14 @@ PROJECTS: dict[str, Project] = {
     # test_jax_config.py and test_warp_config.py need jax and NVIDIA warp.
     "skrl": Project("skrl", "2.1.1", "tests/test_torch_config.py",
                     deps=("gymnasium", "packaging", "tensorboard", "tqdm", "hypothesis")),
+    # Curvature linear operators (by backpack-for-pytorch's authors); test cases are dicts built by module-level
+    # loops over `DEVICES = get_available_devices()` (test/utils.py:62-73: CPU, plus CUDA when present), fixtures
+    # parametrized over them with ids made from the cases. Its dependencies that require torch go in --no-deps.
+    "curvlinops-for-pytorch": Project(
+        "curvlinops-for-pytorch", "3.0.1", "test",
+        deps=("scipy", "numpy", "tqdm", "einops", "opt-einsum", "jaxtyping", "mpmath<=1.3", "matplotlib",
+              "pytest-optional-tests==0.1.1"),
+        nodeps=("backpack-for-pytorch", "unfoldNd", "einconv", "linear_operator")),
 }
 
 COMMON_DEPS = ("pytest", "pytest-timeout", "pytest-xdist")
