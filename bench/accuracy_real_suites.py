@@ -244,7 +244,7 @@ PROJECTS: dict[str, Project] = {
     # torch_harmonics-based layers skip at module level (torch_harmonics builds C++/CUDA extensions: not installed).
     # All of neuralop/'s test files, in an order that lets the 420 s cap reach each device idiom: the trainer test
     # (`dist.is_initialized()` in the library), data/ and two layers files (`torch.backends.cuda.is_built()`), then
-    # test_fno.py and test_fnogno.py (`torch.has_cuda`; 294 and 72 cases of ~7 s on one core); test_codano.py last.
+    # test_fno.py and test_fnogno.py (`torch.has_cuda`; 294 and 72 cases); test_codano.py (256 slow cases) last.
     "neuraloperator": Project(
         "neuraloperator", "2.0.0",
         "neuralop/training/tests/test_trainer.py neuralop/data neuralop/layers/tests/test_gno_block.py "
