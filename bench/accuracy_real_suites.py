@@ -228,6 +228,56 @@ PROJECTS: dict[str, Project] = {
     # `pytest.mark.parametrize("dtype,device,...", product(dtypes, devices, ...))` with CUDA in `devices` only when
     # it is there (xitorch/_tests/utils.py:9-41).
     "xitorch": Project("xitorch", "0.5.1", "xitorch/_tests", deps=("numpy>=1.24.1", "scipy>=1.10.0")),
+    # Round 12 (docs/classifier-accuracy.md, "Round 12: new suites"): suites never used before.
+    # `@pytest.mark.parametrize("device", ["cpu", "cuda:0"])` with no skip: the cuda cases build the calculator on
+    # CUDA and fail on a CPU machine. The reference values come from ase's DFTD3 calculator, which runs an external
+    # `dftd3` program (not installed: those comparisons fail, scored cpu).
+    "torch-dftd": Project("torch-dftd", "0.4.0", "tests", deps=("ase", "pymatgen")),
+    # unittest classes whose setUp or default arguments say `device='cuda'`, `.cuda()` in the bodies, no skips.
+    # accelerate pins torch (--no-deps).
+    "hqq": Project("hqq", "0.2.8.post1", "tests",
+                   deps=("numpy", "tqdm", "einops", "termcolor", "transformers", "huggingface_hub", "safetensors",
+                         "psutil", "pyyaml"),
+                   nodeps=("accelerate",)),
+    # Tests inside the package (neuralop/**/tests); devices chosen by `torch.backends.cuda.is_built()` and the
+    # deprecated `torch.has_cuda` (both False on the CPU build), at module level and in test bodies. The tests of
+    # torch_harmonics-based layers skip at module level (torch_harmonics builds C++/CUDA extensions: not installed).
+    # All of neuralop/'s test files, in an order that lets the 420 s cap reach each device idiom: the trainer test
+    # (`dist.is_initialized()` in the library), data/ and two layers files (`torch.backends.cuda.is_built()`), then
+    # test_fno.py and test_fnogno.py (`torch.has_cuda`; 294 and 72 cases); test_codano.py (256 slow cases) last.
+    "neuraloperator": Project(
+        "neuraloperator", "2.0.0",
+        "neuralop/training/tests/test_trainer.py neuralop/data neuralop/layers/tests/test_gno_block.py "
+        "neuralop/layers/tests/test_sin_embeddings.py neuralop/models/tests/test_fno.py "
+        "neuralop/models/tests/test_fnogno.py neuralop/models/tests/test_local_no.py neuralop/tests "
+        "neuralop/training/tests/test_optim.py neuralop/training/tests/test_patching.py "
+        "neuralop/models/tests/test_gino.py neuralop/models/tests/test_uno.py neuralop/models/tests/test_uqno.py "
+        "neuralop/losses neuralop/layers/tests/test_attention_layer.py neuralop/layers/tests/test_coda_layer.py "
+        "neuralop/layers/tests/test_disco_conv.py neuralop/layers/tests/test_finite_difference_conv.py "
+        "neuralop/layers/tests/test_fno_block.py neuralop/layers/tests/test_fourier_continuation.py "
+        "neuralop/layers/tests/test_grid_embeddings.py neuralop/layers/tests/test_legacy_spectral_convolution.py "
+        "neuralop/layers/tests/test_local_no_block.py neuralop/layers/tests/test_neighbor_search.py "
+        "neuralop/layers/tests/test_padding.py neuralop/layers/tests/test_resample.py "
+        "neuralop/layers/tests/test_segment_csr.py neuralop/layers/tests/test_spectral_convolution.py "
+        "neuralop/layers/tests/test_spectral_projection.py neuralop/layers/tests/test_spherical_convolution.py "
+        "neuralop/models/tests/test_codano.py",
+        deps=("wandb", "ruamel-yaml", "zencfg>=0.3.0", "configmypy", "tensorly", "tensorly-torch", "matplotlib",
+              "numpy>=1.25", "opt-einsum", "h5py", "flaky"),
+        pytest_args=("--continue-on-collection-errors",)),
+    # Reinforcement learning; its torch config tests are parametrized over device strings ("cuda", "cuda:0",
+    # "cuda:10", None, "edge-case") that the library parses into `torch.device` objects without touching CUDA, with
+    # `torch.cuda.is_available()` / `torch.cuda.device_count()` deciding the expected value. Only the torch file:
+    # test_jax_config.py and test_warp_config.py need jax and NVIDIA warp.
+    "skrl": Project("skrl", "2.1.1", "tests/test_torch_config.py",
+                    deps=("gymnasium", "packaging", "tensorboard", "tqdm", "hypothesis")),
+    # Curvature linear operators (by backpack-for-pytorch's authors); test cases are dicts built by module-level
+    # loops over `DEVICES = get_available_devices()` (test/utils.py:62-73: CPU, plus CUDA when present), fixtures
+    # parametrized over them with ids made from the cases. Its dependencies that require torch go in --no-deps.
+    "curvlinops-for-pytorch": Project(
+        "curvlinops-for-pytorch", "3.0.1", "test",
+        deps=("scipy", "numpy", "tqdm", "einops", "opt-einsum", "jaxtyping", "mpmath<=1.3", "matplotlib",
+              "pytest-optional-tests==0.1.1"),
+        nodeps=("backpack-for-pytorch", "unfoldNd", "einconv", "linear_operator")),
 }
 
 COMMON_DEPS = ("pytest", "pytest-timeout", "pytest-xdist")
@@ -309,7 +359,8 @@ def pip_install(py: Path, pkgs: list[str], nodeps: bool) -> None:
         return
     if not nodeps:
         dry = sh([str(py), "-m", "pip", "install", "--dry-run", *pkgs], check=False)
-        if re.search(r"Would install .*\btorch-\d", dry.stdout):
+        # torch itself, not a name ending in "-torch" ("tensorly-torch-0.5.0" has a word boundary before "torch")
+        if re.search(r"^Would install .*(?<=\s)torch-\d", dry.stdout, re.MULTILINE):
             raise SystemExit(f"refusing: installing {pkgs} would replace torch:\n{dry.stdout[-2000:]}")
     sh([str(py), "-m", "pip", "install", "-q", *(["--no-deps"] if nodeps else []), *pkgs])
 
