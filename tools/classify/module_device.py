@@ -34,7 +34,8 @@ def is_module_base(v: Value) -> bool:
 
 def class_sets_device(node: ast.ClassDef) -> bool:
     """Whether a class body could give its instances a `device` the analysis does not see: it assigns
-    `<obj>.device`, calls `setattr` with a name that is not a literal other than "device", or reaches its own
+    `<obj>.device`, calls `setattr` with a name that is not a literal other than "device" (or any
+    `__setattr__`), or reaches its own
     namespace (`self.__dict__`, `vars(self)`); a `def device` is found by class lookup. Reading another object's
     `__dict__` (`self.base_model.__dict__.get(...)`) sets nothing here."""
     selves = {f.args.args[0].arg for f in ast.walk(node)
@@ -45,6 +46,8 @@ def class_sets_device(node: ast.ClassDef) -> bool:
         if isinstance(n, ast.Attribute) and n.attr == "__dict__" and isinstance(n.value, ast.Name) and (
                 n.value.id in selves):
             return True
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "__setattr__":
+            return True  # `object.__setattr__(self, name, value)`, `super().__setattr__(...)`
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Name):
             if n.func.id == "vars" and any(isinstance(a, ast.Name) and a.id in selves for a in n.args):
                 return True

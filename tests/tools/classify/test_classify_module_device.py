@@ -44,3 +44,23 @@ def test_plain_module_with_setattr_stays_unknown(tmp_path: Path) -> None:
     (tmp_path / "test_x.py").write_text(LIGHTNING_MODEL.replace("from lightning.pytorch import LightningModule",
                                                                 "from torch.nn import Module as LightningModule"))
     assert _labels(tmp_path) == {"test_positions": "unknown"}
+
+
+def test_dunder_setattr_keeps_the_device_unknown(tmp_path: Path) -> None:
+    (tmp_path / "test_x.py").write_text('''import torch
+from torch import nn
+
+
+class Net(nn.Module):
+    def __init__(self, device):
+        super().__init__()
+        object.__setattr__(self, "dev" + "ice", device)
+
+    def run(self, x):
+        return x.to(self.device)
+
+
+def test_run():
+    Net("cuda").run(torch.ones(1))
+''')
+    assert _labels(tmp_path) == {"test_run": "unknown"}
