@@ -224,6 +224,8 @@ class InterpBase:
         self.projection_plans: dict[tuple[Any, ...], tuple[tuple[str, Any], ...] | None] = {}  # (see _project)
         # provenance.keys_are_existing_devices by (in-repo MRO, attribute): it reads the classes' source
         self.existing_device_keys: dict[tuple[tuple[ClassV, ...], str], bool] = {}
+        # module_device.class_facts by class: (could it set `device`, where its `__getattr__` forwards)
+        self.module_class_facts: dict[ClassV, tuple[bool, frozenset[str] | None] | None] = {}
         self.frames = Frames()  # the summaries being computed (summaries.py)
         self.class_bodies: dict[tuple[ClassV, int], dict[str, Value]] = {}
         # what running a class body found (a bound hit, a device use): it runs when the module is imported

@@ -21,7 +21,7 @@ from tools.classify.interp_base import (
     Frame,
     InterpBase,
 )
-from tools.classify.module_device import device_is_module_own, is_module_base
+from tools.classify.module_device import ClassFacts, class_facts, device_is_module_own, is_module_base
 from tools.classify.values import (
     SIZE,
     ClassV,
@@ -112,6 +112,11 @@ class TorchMixin(InterpBase):
         return bool(alts) and all(isinstance(a, Inst) and any(is_module_base(c) for c in self.mro(a.cls, world))
                                   for a in alts)
 
+    def _module_class_facts(self, cls: ClassV) -> ClassFacts | None:
+        if cls not in self.module_class_facts:
+            self.module_class_facts[cls] = class_facts(self.class_node(cls))
+        return self.module_class_facts[cls]
+
     def _device_existing(self, e: ast.expr, frame: Frame) -> bool:
         """`x.device` of an existing tensor (devices._device_of_existing), or `self.device` of a torch module
         that the repository never sets (module_device.py): following it moves nothing to a new device."""
@@ -121,7 +126,7 @@ class TorchMixin(InterpBase):
                 and e.value.id == frame.self_name and e.value.id in frame.env):
             return False
         return device_is_module_own(
-            frame.env[e.value.id], frame.world, self.mro, self.class_node,
+            frame.env[e.value.id], frame.world, self.mro, self._module_class_facts,
             lambda cls, name, world: self.class_lookup(cls, name, world) is not None
             or self.store_key(cls, name, world) is not None,
             lambda obj: self.getattr_v(obj, "device", frame, e) == EXISTING_DEVICE)

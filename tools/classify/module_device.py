@@ -79,8 +79,16 @@ def forwarded_attributes(node: ast.ClassDef) -> frozenset[str] | None:
     return frozenset(out)
 
 
+ClassFacts = tuple[bool, frozenset[str] | None]  # (class_sets_device, forwarded_attributes)
+
+
+def class_facts(node: ast.ClassDef | None) -> ClassFacts | None:
+    """What the rule reads of one class's source (None: no source): computed once per class by the caller."""
+    return None if node is None else (class_sets_device(node), forwarded_attributes(node))
+
+
 def device_is_module_own(obj: Value, world: int, mro: Callable[[ClassV, int], tuple[Value, ...]],
-                         class_node: Callable[[ClassV], ast.ClassDef | None],
+                         facts: Callable[[ClassV], ClassFacts | None],
                          defines: Callable[[ClassV, str, int], bool], existing: Callable[[Value], bool],
                          depth: int = 0) -> bool:
     """Whether `obj.device` is, for every object `obj` may be, the device of a torch module's own parameters
@@ -89,11 +97,11 @@ def device_is_module_own(obj: Value, world: int, mro: Callable[[ClassV, int], tu
     reads `obj.device` as an existing device (a `device` property over `self.parameters()`), asked of the
     modules a `__getattr__` forwards to."""
     alts = alternatives(obj)
-    return bool(alts) and all(_one(a, world, mro, class_node, defines, existing, depth) for a in alts)
+    return bool(alts) and all(_one(a, world, mro, facts, defines, existing, depth) for a in alts)
 
 
 def _one(obj: Value, world: int, mro: Callable[[ClassV, int], tuple[Value, ...]],
-         class_node: Callable[[ClassV], ast.ClassDef | None], defines: Callable[[ClassV, str, int], bool],
+         facts: Callable[[ClassV], ClassFacts | None], defines: Callable[[ClassV, str, int], bool],
          existing: Callable[[Value], bool], depth: int) -> bool:
     if isinstance(obj, NNModV):
         return True
@@ -109,15 +117,12 @@ def _one(obj: Value, world: int, mro: Callable[[ClassV, int], tuple[Value, ...]]
     for c in order:
         if not isinstance(c, ClassV):
             continue
-        node = class_node(c)
-        if node is None or class_sets_device(node):
+        known = facts(c)
+        if known is None or known[0] or known[1] is None:
             return False
-        forwards = forwarded_attributes(node)
-        if forwards is None:
-            return False
+        forwards = known[1]
         for a in forwards:
             target = obj.attr(a)
-            if target is None or not device_is_module_own(target, world, mro, class_node, defines, existing,
-                                                          depth + 1):
+            if target is None or not device_is_module_own(target, world, mro, facts, defines, existing, depth + 1):
                 return False
     return True
