@@ -36,10 +36,17 @@ def is_installed(rel: str) -> bool:
     return rel.startswith(PREFIX)
 
 
-def search_dirs(root: Path, path: list[str]) -> tuple[str, ...]:
+def running_python_dirs(root: Path) -> tuple[str, ...]:
+    """search_dirs of the Python running the classifier."""
+    return search_dirs(root, sys.path, os.getcwd())
+
+
+def search_dirs(root: Path, path: list[str], cwd: str = "") -> tuple[str, ...]:
     """The directories of `path` (sys.path) where installed packages may lie: absolute existing directories,
-    except the standard library's and those inside (or equal to) the analysed root."""
+    except the standard library's, those inside (or equal to) the analysed root, and `cwd`, the directory the
+    classifier was started in (`python -m` puts it first: a checkout, not an installation)."""
     real_root = os.path.realpath(root)
+    real_cwd = os.path.realpath(cwd) if cwd else ""
     paths = sysconfig.get_paths()
     stdlib = {os.path.realpath(paths[k]) for k in ("stdlib", "platstdlib") if k in paths}
     out: list[str] = []
@@ -47,11 +54,19 @@ def search_dirs(root: Path, path: list[str]) -> tuple[str, ...]:
         if not entry or not os.path.isabs(entry) or not os.path.isdir(entry):
             continue
         real = os.path.realpath(entry)
-        if real in stdlib or os.path.dirname(real) in stdlib or real == real_root or real.startswith(
-                real_root + os.sep) or real in out:
+        inside_root = real == real_root or real.startswith(real_root + os.sep)
+        if _in_stdlib(real, stdlib) or inside_root or real == real_cwd or real in out:
             continue
         out.append(real)
     return tuple(out)
+
+
+def _in_stdlib(real: str, stdlib: set[str]) -> bool:
+    """Whether a sys.path directory is the standard library's (lib/python3.X, lib-dynload), not a site-packages
+    directory (which may lie inside it, or inside a venv's `platstdlib`)."""
+    if any(part in ("site-packages", "dist-packages") for part in real.split(os.sep)):
+        return False
+    return any(real == s or real.startswith(s + os.sep) for s in stdlib)
 
 
 def absolute_name(rel: str, level: int, module: str) -> str:

@@ -31,7 +31,7 @@ from tools.classify.cache import (
 )
 from tools.classify.datafiles import read_data
 from tools.classify.evidence import Verdict
-from tools.classify.installed import InstalledIndex, is_installed, search_dirs
+from tools.classify.installed import InstalledIndex, is_installed, running_python_dirs
 from tools.classify.modules import (
     ImportSpec,
     ParsedModule,
@@ -77,7 +77,7 @@ def data_unchanged(root: Path, stored: dict[str, Any], states: dict[str, str],
     for f, state in stored.get("data", ()):
         now = states.get(f)
         if now is None and is_installed(f):
-            index = installed if installed is not None else InstalledIndex(search_dirs(root, sys.path))
+            index = installed if installed is not None else InstalledIndex(running_python_dirs(root))
             now = states[f] = index.state(f)
         elif now is None:
             now = states[f] = read_data(root, f)[1]
@@ -149,7 +149,7 @@ def _run(root: Path, paths: list[str] | None, cache_dir: Path | None,
     secret = load_secret(user_cache_base()) if cache_dir is not None else b""
     stored = load_snapshot(cache_dir, snap, secret) if snap else None
     data_states: dict[str, str] = {}
-    installed = InstalledIndex(search_dirs(root, sys.path), max_file_bytes)
+    installed = InstalledIndex(running_python_dirs(root), max_file_bytes)
     if stored is not None and all(data_unchanged(root, r, data_states, installed) for r in stored["files"].values()):
         out = {rel: result_from_json(rel, r) for rel, r in stored["files"].items()}
         return RunResult(out, [Problem(r, why) for r, why in stored["problems"]], len(out), list(stored["unseen"]))

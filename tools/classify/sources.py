@@ -7,12 +7,11 @@ which files a result depends on (the cache key) and whether running a test file 
 from __future__ import annotations
 
 import ast
-import sys
 from pathlib import Path
 
 from tools.bounded_read import MAX_FILE_BYTES, read_source
 from tools.classify.datafiles import read_data
-from tools.classify.installed import InstalledIndex, absolute_name, is_installed, search_dirs
+from tools.classify.installed import InstalledIndex, absolute_name, is_installed, running_python_dirs
 from tools.classify.modules import (
     ImportSpec,
     ParsedModule,
@@ -35,7 +34,7 @@ class Sources:
                  max_file_bytes: int = MAX_FILE_BYTES, installed: InstalledIndex | None = None) -> None:
         self.root = root
         # test base modules of installed packages (installed.py), looked up on this Python's sys.path
-        self.installed = installed if installed is not None else InstalledIndex(search_dirs(root, sys.path),
+        self.installed = installed if installed is not None else InstalledIndex(running_python_dirs(root),
                                                                                 max_file_bytes)
         self.max_file_bytes = max_file_bytes  # larger files are not read (`unknown`, with the reason)
         self.index = files if isinstance(files, RepoIndex) else RepoIndex(files)  # an index can be shared

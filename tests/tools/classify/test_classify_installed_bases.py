@@ -149,8 +149,10 @@ def test_search_dirs_leave_out_the_root_and_the_standard_library(tmp_path: Path)
     inside.mkdir(parents=True)
     import sysconfig
     stdlib = sysconfig.get_paths()["stdlib"]
-    assert search_dirs(tmp_path / "repo", [str(inside), stdlib, "", "relative", str(tmp_path)]) == (
-        os.path.realpath(tmp_path),)
+    site = sysconfig.get_paths()["purelib"]  # (site-packages lies inside lib/python3.X, or a venv's)
+    assert search_dirs(tmp_path / "repo", [str(inside), stdlib, f"{stdlib}/lib-dynload", "", "relative",
+                                           str(tmp_path), site]) == (os.path.realpath(tmp_path),
+                                                                     os.path.realpath(site))
 
 
 def test_relative_imports_of_installed_modules_are_absolute_names() -> None:
