@@ -159,3 +159,15 @@ def test_relative_imports_of_installed_modules_are_absolute_names() -> None:
     assert absolute_name("<installed>/pkg/sub/mod.py", 1, "helpers") == "pkg.sub.helpers"
     assert absolute_name("<installed>/pkg/sub/mod.py", 2, "") == "pkg"
     assert absolute_name("<installed>/pkg/__init__.py", 1, "x") == "pkg.x"
+
+
+def test_an_installed_module_that_does_not_parse_keeps_the_class_level_key(repo: Path, tmp_path: Path,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    site = tmp_path / "site"
+    make_installed(site)
+    (site / "basepkg" / "testing.py").write_text("class BaseTests:\n    def test_x(self:\n")
+    monkeypatch.syspath_prepend(str(site))
+    result = run(repo, paths=["test_mine.py"], cache_dir=None, workers=1)
+    assert set(result.files["test_mine.py"].tests) == {"TestMine", "TestMine::test_own"}
+    assert any(p.rel == "<installed>/basepkg/testing.py" and "syntax error at line 2" in p.reason
+               for p in result.problems), result.problems
