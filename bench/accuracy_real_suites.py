@@ -17,6 +17,8 @@ Usage (slow: minutes per project):
                                          [--reuse] [--show-errors 20]
 
 `--reuse` keeps the venv, sources and ground truth in --workdir and only reruns the classifier.
+`--classifier-python suite` runs the classifier with the suite's venv Python, so that it sees the packages
+installed for the suite (test base classes of installed packages; the host Python does not have them).
 """
 
 from __future__ import annotations
@@ -527,9 +529,12 @@ def read_truth(path: Path, src: Path) -> tuple[dict[str, Truth], dict[str, Truth
 
 
 def classify(src: Path, proj: Project, classifier_root: Path = ROOT, jobs: int = 1,
-             save: Path | None = None) -> dict[str, dict[str, object]]:
-    """The classifier's report for the suite's test paths (kept in `save` so revisions can be diffed)."""
-    cmd = [sys.executable, "-m", "tools.classify", "--root", str(src), "--paths", *proj.tests.split(),
+             save: Path | None = None, python: Path | None = None) -> dict[str, dict[str, object]]:
+    """The classifier's report for the suite's test paths (kept in `save` so revisions can be diffed).
+    `python`: the interpreter that runs it (default this one); the suite's venv lets the classifier read test
+    bases of the packages installed there (docs/classification.md, "Round 12: test bases from installed
+    packages")."""
+    cmd = [str(python or sys.executable), "-m", "tools.classify", "--root", str(src), "--paths", *proj.tests.split(),
            "--format", "json", "--no-cache", "--jobs", str(jobs)]
     print("+", " ".join(cmd), file=sys.stderr, flush=True)
     t0 = time.monotonic()
@@ -805,6 +810,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--show-errors", type=int, default=10,
                     help="misclassified and unmatched node ids to print per project")
     ap.add_argument("--json", type=Path, default=None, help="also write the figures here")
+    ap.add_argument("--classifier-python", choices=("host", "suite"), default="host",
+                    help="run the classifier with this Python (host) or the suite's venv Python (suite: it sees "
+                         "the test base classes of the packages installed for the suite, as pytest does)")
     ap.add_argument("--classifier-root", type=Path, default=ROOT,
                     help="checkout whose tools/classify to measure (e.g. an older revision, for before/after)")
     args = ap.parse_args(argv)
@@ -826,8 +834,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.truth_only:
             continue
         truth, files = read_truth(gt, src)
+        python = ensure_venv(work, proj) if args.classifier_python == "suite" else None
         cls = not_ignored(classify(src, proj, args.classifier_root, args.classify_jobs,
-                                   work / "classified" / f"{proj.name}@{rev}.json"), proj)
+                                   work / "classified" / f"{proj.name}@{rev}.json", python), proj)
         s = score(truth, files, cls, (work / "gt" / f"{proj.name}.complete").exists())
         ids = match_ids(ids_file.read_text().splitlines(), cls)
         print_score(f"{proj.name} {proj.version}", s, args.show_errors)

@@ -20,6 +20,7 @@ MODULE_PRINT_OVERRIDES = frozenset({"__repr__", "__str__", "__format__", "extra_
                                     "__getattr__", "__getattribute__", "__delattr__", "__init_subclass__"})
 MODULE_REGISTRARS = frozenset({"add_module", "register_module", "_modules", "__dict__", "setattr", "__setattr__",
                                "delattr", "__delattr__", "vars"})
+MAX_REEXPORTS = 4  # an installed base re-exported through this many modules is still followed
 ENUM_BASES = {"Enum": "", "IntEnum": "int", "StrEnum": "str", "Flag": "", "IntFlag": "int", "ReprEnum": "value"}
 
 
@@ -141,7 +142,22 @@ class ClassesMixin(InterpBase):
                 out.append(v)
             elif isinstance(v, OneOf):
                 out.extend(a for a in alternatives(v) if isinstance(a, (ClassV, Ext)))
-        return out
+        return [self.installed_base(b, cls.rel, world) if isinstance(b, Ext) else b for b in out]
+
+    def installed_base(self, base: Ext, importer: str, world: int, depth: int = 0) -> Value:
+        """The class an external base names in an installed test base module that importer's results depend on
+        (installed.py): read like repository code, so the tests it defines are collected with their ids; else
+        the external base as it is. A name the module imports from another such module is followed, bounded."""
+        module, _, name = base.path.rpartition(".")
+        rel = self.source.installed_class_module(module, importer) if module else None
+        if rel is None:
+            return base
+        got = self.module_state(rel, world).env.get(name)
+        if isinstance(got, ClassV):
+            return got
+        if isinstance(got, Ext) and got != base and depth < MAX_REEXPORTS:
+            return self.installed_base(got, rel, world, depth + 1)
+        return base
 
     def mro(self, cls: ClassV, world: int, depth: int = 0) -> tuple[Value, ...]:
         """C3 linearisation over in-repo classes (external bases are leaves), bounded (limits.c3_merge)."""

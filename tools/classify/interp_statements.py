@@ -26,6 +26,7 @@ from tools.classify.guards import (
     reached_package,
     requiring_packages,
 )
+from tools.classify.installed import absolute_name, is_installed
 from tools.classify.interp_base import (
     EMPTY_DICT,
     MUTATORS,
@@ -495,9 +496,11 @@ class StatementsMixin(InterpBase):
                     if target:
                         self._import_effects(target, s.lineno, frame)
             return
-        mod_rel = self.source.resolve_import(s.module or "", rel, s.level, s.module or "")
-        dotted = s.module or ""
-        in_repo = mod_rel is not None or (s.level > 0) or (dotted and self.source.is_package_dir(dotted))
+        level, dotted = s.level, s.module or ""
+        if level and is_installed(rel):  # a relative import in an installed module names an installed module
+            level, dotted = 0, absolute_name(rel, level, dotted)
+        mod_rel = self.source.resolve_import(dotted, rel, level, dotted)
+        in_repo = mod_rel is not None or (level > 0) or (dotted and self.source.is_package_dir(dotted))
         if not in_repo and frame.module_env is not None:
             # an import inside a function announces a use; a module-level one makes no object by itself (a call
             # into the package does: interp_external.call_ext)
@@ -512,7 +515,7 @@ class StatementsMixin(InterpBase):
                 continue
             bind_as = a.asname or a.name
             if in_repo:
-                sub = self.source.resolve_import(f"{dotted}.{a.name}" if dotted else a.name, rel, s.level,
+                sub = self.source.resolve_import(f"{dotted}.{a.name}" if dotted else a.name, rel, level,
                                                  f"{dotted}.{a.name}" if dotted else a.name)
                 if mod_rel and mod_rel != sub:
                     v = self.module_attr(mod_rel, a.name, frame.world)

@@ -31,6 +31,7 @@ from tools.classify.cache import (
 )
 from tools.classify.datafiles import read_data
 from tools.classify.evidence import Verdict
+from tools.classify.installed import InstalledIndex, is_installed, running_python_dirs
 from tools.classify.modules import (
     ImportSpec,
     ParsedModule,
@@ -66,13 +67,19 @@ def result_from_json(rel: str, d: dict[str, Any]) -> FileResult:
                       [(f, s) for f, s in d.get("data", [])])
 
 
-def data_unchanged(root: Path, stored: dict[str, Any], states: dict[str, str]) -> bool:
+def data_unchanged(root: Path, stored: dict[str, Any], states: dict[str, str],
+                   installed: InstalledIndex | None = None) -> bool:
     """Whether every data file a stored result read (datafiles.py) is still in the state it was read in: the
     result key covers Python files only, since which data files code reads is known only after running it.
-    `states`: the files' current states, filled as they are read (each file is read once per check)."""
+    The installed test base modules it used (installed.py) are listed too, with their digests: the whole-run
+    snapshot is keyed by the repository's files only. `states`: the files' current states, filled as they are
+    read (each file is read once per check)."""
     for f, state in stored.get("data", ()):
         now = states.get(f)
-        if now is None:
+        if now is None and is_installed(f):
+            index = installed if installed is not None else InstalledIndex(running_python_dirs(root))
+            now = states[f] = index.state(f)
+        elif now is None:
             now = states[f] = read_data(root, f)[1]
         if now != state:
             return False
@@ -142,7 +149,8 @@ def _run(root: Path, paths: list[str] | None, cache_dir: Path | None,
     secret = load_secret(user_cache_base()) if cache_dir is not None else b""
     stored = load_snapshot(cache_dir, snap, secret) if snap else None
     data_states: dict[str, str] = {}
-    if stored is not None and all(data_unchanged(root, r, data_states) for r in stored["files"].values()):
+    installed = InstalledIndex(running_python_dirs(root), max_file_bytes)
+    if stored is not None and all(data_unchanged(root, r, data_states, installed) for r in stored["files"].values()):
         out = {rel: result_from_json(rel, r) for rel, r in stored["files"].items()}
         return RunResult(out, [Problem(r, why) for r, why in stored["problems"]], len(out), list(stored["unseen"]))
     tests = [f for f in files if is_test_file(f.rsplit("/", 1)[-1]) and scope.selects(f)]
@@ -311,7 +319,7 @@ class _Work:
             for spec in self._imports(an, parse, rel):
                 if spec.level == 0 and spec.module.split(".", 1)[0] == "torch":
                     continue
-                out.update(self.index.dep_files(spec, rel))
+                out.update(an.source.dep_files(spec, rel))
             out.discard(rel)
             return sorted(out)
 
@@ -325,9 +333,12 @@ class _Work:
         results: list[tuple[str, str, FileResult | None]] = []
         for rel in rels:
             deps = an.source.file_deps(rel)
+            for d in deps:  # installed test base modules (installed.py): their content is part of the key
+                if is_installed(d) and d not in self.digests:
+                    self.digests[d] = an.source.installed.digest(d)
             key = result_key(self.version, rel, deps, self.digests) if self.cache.directory is not None else rel
             stored = self.cache.get_result(key)
-            if stored is not None and data_unchanged(self.root, stored, self.data_states):
+            if stored is not None and data_unchanged(self.root, stored, self.data_states, an.source.installed):
                 results.append((rel, key, None))
                 an.source.release(rel)
                 continue
@@ -337,7 +348,7 @@ class _Work:
                 res = FileResult(rel, True, {}, str(exc), deps)
             except Exception as exc:  # noqa: BLE001 - one bad file must not stop the run
                 res = FileResult(rel, True, {}, f"internal analysis error: {type(exc).__name__}: {exc}", deps)
-            res.data = an.source.data_deps(deps)
+            res.data = an.source.data_deps(deps) + [(d, self.digests[d]) for d in deps if is_installed(d)]
             results.append((rel, key, res))
             an.source.release(rel)
         errors, fresh = an.source.parse_errors[reported:], an.source.read_from_disk[read:]

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from tools.bounded_read import MAX_FILE_BYTES, read_source
 from tools.classify.datafiles import read_data
+from tools.classify.installed import InstalledIndex, absolute_name, is_installed, running_python_dirs
 from tools.classify.modules import (
     ImportSpec,
     ParsedModule,
@@ -30,8 +31,11 @@ class Sources:
     from, and the import closure of each file."""
 
     def __init__(self, root: Path, files: list[str] | RepoIndex, sources: dict[str, bytes] | None = None,
-                 max_file_bytes: int = MAX_FILE_BYTES) -> None:
+                 max_file_bytes: int = MAX_FILE_BYTES, installed: InstalledIndex | None = None) -> None:
         self.root = root
+        # test base modules of installed packages (installed.py), looked up on this Python's sys.path
+        self.installed = installed if installed is not None else InstalledIndex(running_python_dirs(root),
+                                                                                max_file_bytes)
         self.max_file_bytes = max_file_bytes  # larger files are not read (`unknown`, with the reason)
         self.index = files if isinstance(files, RepoIndex) else RepoIndex(files)  # an index can be shared
         self.sources = sources if sources is not None else {}
@@ -53,7 +57,9 @@ class Sources:
             return got
         data = self.sources.get(rel) or VIRTUAL_SOURCES.get(rel)
         err = None
-        if data is None:
+        if data is None and is_installed(rel):
+            data, err = self.installed.read(rel)
+        elif data is None:
             data, err = read_source(self.root, rel, self.max_file_bytes)
             self.read_from_disk.append(rel)
             if data is not None:
@@ -93,7 +99,8 @@ class Sources:
     def lines_of(self, rel: str) -> list[bytes] | None:
         if rel not in self.source_lines:
             data = (self.sources.get(rel) or VIRTUAL_SOURCES.get(rel)
-                    or read_source(self.root, rel, self.max_file_bytes)[0])
+                    or (self.installed.read(rel) if is_installed(rel) else
+                        read_source(self.root, rel, self.max_file_bytes))[0])
             self.source_lines[rel] = data.splitlines(keepends=True) if data is not None else None
         return self.source_lines[rel]
 
@@ -121,9 +128,31 @@ class Sources:
         for spec in pm.imports:
             if spec.level == 0 and spec.module.split(".", 1)[0] in EXCLUDED_ROOTS:
                 continue
-            out.update(self.index.dep_files(spec, rel))
+            out.update(self.dep_files(spec, rel))
         out.discard(rel)
         return sorted(out)
+
+    def dep_files(self, spec: ImportSpec, importer: str) -> list[str]:
+        """Files an import statement may load: in the repository (RepoIndex.dep_files), else installed test
+        base modules (installed.py), whose contents are then part of every result key that depends on importer.
+        Imports in an installed module resolve among installed modules only."""
+        if is_installed(importer):
+            dotted = absolute_name(importer, spec.level, spec.module) if spec.level else spec.module
+            return self._installed_files(dotted, spec.names)
+        got = self.index.dep_files(spec, importer)
+        if got or spec.level:
+            return got
+        return self._installed_files(spec.module, spec.names)
+
+    def _installed_files(self, dotted: str, names: tuple[str, ...]) -> list[str]:
+        cands = (dotted, *(f"{dotted}.{n}" for n in names if n != "*"))
+        return [f for f in (self.installed.module(c) for c in cands if c) if f is not None]
+
+    def installed_class_module(self, dotted: str, importer: str) -> str | None:
+        """The installed test base module `dotted` (a class base's module), when the file of the class
+        (importer) depends on it: only such files are part of its results' keys."""
+        rel = self.installed.module(dotted)
+        return rel if rel is not None and rel in self.closure(importer) else None
 
     def closure(self, rel: str) -> frozenset[str]:
         """rel and every in-repo module it imports, transitively (iterative: cycles are fine)."""

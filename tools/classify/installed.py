@@ -1,0 +1,134 @@
+"""Test base classes from installed packages, read (never imported) so that the tests a repository's test class
+inherits from them get their own node ids (docs/classification.md, "Round 12: test bases from installed packages").
+
+`class TestDense(LinearOperatorTestCase, unittest.TestCase)`, with the base imported from an installed package
+(`linear_operator.test.linear_operator_test_case`): pytest collects the base's `test_*` methods as tests of the
+subclass. The classifier reads that module's source from the directories on the running Python's `sys.path`
+(site-packages and the like; never the standard library, torch, or a directory inside the analysed root,
+whose files the repository index has), parses it like a repository file and resolves the class base to it.
+Only modules that look like they hold tests are used (a `def test*` or a class named `*Test*`), so a
+library's ordinary classes stay external, as do calls into the package. Such files are named
+`<installed>/<pkg>/<mod>.py`; their content digests are part of the result key (see Sources.direct_deps).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import sysconfig
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tools.bounded_read import MAX_FILE_BYTES, read_source
+from tools.classify.modules import IDENT, digest_of
+
+PREFIX = "<installed>/"
+# what an installed module must contain to be read as a source of test bases
+_TEST_MODULE = re.compile(rb"^[ \t]*(?:async[ \t]+)?def[ \t]+test|^class[ \t]+\w*Test", re.MULTILINE)
+# roots never read here: torch (its testing classes are modelled in torch_testing.py) and frameworks whose
+# classes define no tests
+NEVER_ROOTS = frozenset({"torch", "pytest", "_pytest", "unittest", "numpy", "parameterized", "absl", "hypothesis",
+                         "expecttest", "typing_extensions"})
+
+
+def is_installed(rel: str) -> bool:
+    return rel.startswith(PREFIX)
+
+
+def running_python_dirs(root: Path) -> tuple[str, ...]:
+    """search_dirs of the Python running the classifier."""
+    return search_dirs(root, sys.path, os.getcwd())
+
+
+def search_dirs(root: Path, path: list[str], cwd: str = "") -> tuple[str, ...]:
+    """The directories of `path` (sys.path) where installed packages may lie: absolute existing directories,
+    except the standard library's, those inside (or equal to) the analysed root, and `cwd`, the directory the
+    classifier was started in (`python -m` puts it first: a checkout, not an installation)."""
+    real_root = os.path.realpath(root)
+    real_cwd = os.path.realpath(cwd) if cwd else ""
+    paths = sysconfig.get_paths()
+    stdlib = {os.path.realpath(paths[k]) for k in ("stdlib", "platstdlib") if k in paths}
+    out: list[str] = []
+    for entry in path:
+        if not entry or not os.path.isabs(entry) or not os.path.isdir(entry):
+            continue
+        real = os.path.realpath(entry)
+        inside_root = real == real_root or real.startswith(real_root + os.sep)
+        if _in_stdlib(real, stdlib) or inside_root or real == real_cwd or real in out:
+            continue
+        out.append(real)
+    return tuple(out)
+
+
+def _in_stdlib(real: str, stdlib: set[str]) -> bool:
+    """Whether a sys.path directory is the standard library's (lib/python3.X, lib-dynload), not a site-packages
+    directory (which may lie inside it, or inside a venv's `platstdlib`)."""
+    if any(part in ("site-packages", "dist-packages") for part in real.split(os.sep)):
+        return False
+    return any(real == s or real.startswith(s + os.sep) for s in stdlib)
+
+
+def absolute_name(rel: str, level: int, module: str) -> str:
+    """The dotted name a relative import (`from ..x import y`, level 2) in installed module rel names."""
+    parts = rel[len(PREFIX):-3].split("/")
+    package = parts[:-1]  # (an __init__.py's package is its directory, as for any module)
+    keep = len(package) - (level - 1)
+    base = package[:max(keep, 0)]
+    return ".".join([*base, module] if module else base)
+
+
+@dataclass
+class InstalledIndex:
+    """Installed modules by dotted name, found by looking for `<dir>/<a>/<b>.py` (or `<a>/<b>/__init__.py`) in
+    `dirs` in order, as Python's path finder would (no import runs: importlib.util.find_spec of a submodule
+    would import its parent packages). Memoised per process."""
+
+    dirs: tuple[str, ...]
+    max_file_bytes: int = MAX_FILE_BYTES
+    found: dict[str, str | None] = field(default_factory=dict)  # dotted -> rel (None: not a test module)
+    paths: dict[str, str] = field(default_factory=dict)  # rel -> absolute file
+    data: dict[str, bytes | None] = field(default_factory=dict)  # rel -> bytes (None: unreadable, too large)
+
+    def module(self, dotted: str) -> str | None:
+        """rel of the installed module `dotted` when it exists, can be read and holds tests; else None."""
+        if dotted in self.found:
+            return self.found[dotted]
+        self.found[dotted] = None
+        parts = dotted.split(".")
+        if (not dotted or parts[0] in NEVER_ROOTS or parts[0] in sys.stdlib_module_names
+                or not all(IDENT.match(p) for p in parts)):
+            return None
+        sub = "/".join(parts)
+        for d in self.dirs:
+            for cand in (f"{sub}.py", f"{sub}/__init__.py"):
+                full = os.path.join(d, cand)
+                if not os.path.isfile(full):
+                    continue
+                rel = PREFIX + cand
+                data, _ = read_source(Path(d), cand, self.max_file_bytes)
+                if data is None or not _TEST_MODULE.search(data):
+                    return None  # the first one found is what Python imports
+                self.paths[rel], self.data[rel] = full, data
+                self.found[dotted] = rel
+                return rel
+            if os.path.isfile(os.path.join(d, parts[0], "__init__.py")):
+                return None  # the package is in this directory, without that module
+        return None
+
+    def read(self, rel: str) -> tuple[bytes | None, str | None]:
+        got = self.data.get(rel)
+        if got is None:
+            return None, "not an installed test module"
+        return got, None
+
+    def digest(self, rel: str) -> str:
+        """The content digest of installed module rel as this process read it ("missing": none)."""
+        got = self.data.get(rel)
+        return digest_of(got) if got is not None else "missing"
+
+    def state(self, rel: str) -> str:
+        """The digest of the module rel names as it is installed now: what a stored result is checked against."""
+        stem = rel[len(PREFIX):-3]
+        dotted = stem.removesuffix("/__init__").replace("/", ".")
+        return self.digest(rel) if self.module(dotted) == rel else "missing"
