@@ -115,6 +115,11 @@ class CallsMixin(InterpBase):
     def method_call(self, recv: Value, name: str, args: list[Value], kwargs: dict[str, Value], n: ast.Call,
                     frame: Frame) -> Value:
         recv = versions.as_text(recv)  # `torch.__version__.split(".")`: a str
+        if isinstance(recv, OneOf) and not is_objects(recv) and any(
+                isinstance(a, (ClassV, ModV, Inst)) for a in recv.alts):
+            # `REGISTRY[key].quantize(...)` with an undecided key: the method of each candidate class (or module,
+            # object) runs on some path, so each is analysed and its findings kept
+            return join_all([self.method_call(a, name, args, kwargs, n, frame) for a in alternatives(recv)])
         if isinstance(recv, (Ext, ModV, ClassV, SuperV)) or (is_objects(recv) and all(
                 a.attr(name) is not None or self.class_lookup(a.cls, name, frame.world) is not None
                 for a in alternatives(recv) if isinstance(a, Inst))):
