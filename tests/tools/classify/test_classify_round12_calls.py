@@ -63,35 +63,28 @@ def test_the_join_is_bounded_never_a_subset() -> None:
 
 
 PKG = """
-    import torch
+    def to_cuda(x, device="cuda"):
+        return x.to(device)
 
 
-    class Cuda:
-        @classmethod
-        def run(cls, x, device="cuda"):
-            return x.to(device)
+    def keep(x, device="cuda"):
+        return x
 
 
-    class Cpu:
-        @classmethod
-        def run(cls, x, device="cuda"):
-            return x
-
-
-    REG = {"a": Cuda, "b": Cpu}
-    CPU_ONLY = {"a": Cpu, "b": Cpu}
+    REG = {"a": to_cuda, "b": keep}
+    CPU_ONLY = [keep, keep]
 
 
     def by_key(x, key, device="cuda"):
-        return REG[key].run(x, device=device)
+        return REG[key](x, device=device)
 
 
     def by_get(x, key):
-        return REG.get(key).run(x)
+        return REG.get(key, keep)(x)
 
 
     def cpu_only(x, key):
-        return CPU_ONLY[key].run(x)
+        return CPU_ONLY[len(key)](x)
 
 
     def unknown_table(x, key, table):
