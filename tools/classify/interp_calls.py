@@ -115,6 +115,11 @@ class CallsMixin(InterpBase):
     def method_call(self, recv: Value, name: str, args: list[Value], kwargs: dict[str, Value], n: ast.Call,
                     frame: Frame) -> Value:
         recv = versions.as_text(recv)  # `torch.__version__.split(".")`: a str
+        if isinstance(recv, OneOf) and not is_objects(recv) and any(
+                isinstance(a, (ClassV, ModV, Inst)) for a in recv.alts):
+            # `REGISTRY[key].quantize(...)` with an undecided key: the method of each candidate class (or module,
+            # object) runs on some path, so each is analysed and its findings kept
+            return join_all([self.method_call(a, name, args, kwargs, n, frame) for a in alternatives(recv)])
         if isinstance(recv, (Ext, ModV, ClassV, SuperV)) or (is_objects(recv) and all(
                 a.attr(name) is not None or self.class_lookup(a.cls, name, frame.world) is not None
                 for a in alternatives(recv) if isinstance(a, Inst))):
@@ -502,6 +507,20 @@ DICT_MUTATORS = frozenset({"update", "setdefault", "pop", "popitem", "clear", "_
 _GENERATOR = "_classify_is_generator"  # not an ast field: ast.unparse/dump and the fields ignore it
 
 
+def _pop_dict(d: DictV, args: list[Value]) -> tuple[DictV, Value] | None:
+    """(dict after, result) of `d.pop(key[, default])` with a constant key on a dict whose keys are all constants
+    (`device = kwargs.pop("device", "cpu")` after `kwargs.pop("model", None)` on a known `**kwargs`): the entry
+    goes, its value is the result, else the default and the dict is unchanged. None where it is not known exactly
+    (another key, no default for an absent key: a KeyError)."""
+    if not args or len(args) > 2 or not isinstance(args[0], Const) or \
+            not all(isinstance(k, Const) for k, _ in d.items):
+        return None
+    for k, v in d.items:
+        if k == args[0]:
+            return DictV(tuple(kv for kv in d.items if kv[0] != k)), v
+    return (d, args[1]) if len(args) == 2 else None
+
+
 def _mutate_seq(seq: Seq, name: str, args: list[Value]) -> tuple[Seq, Value] | None:
     """(list or set after, call result) of one mutation; None where the result is not known exactly (it would
     pass MAX_CONTAINER items, or an element may or may not be removed)."""
@@ -553,9 +572,12 @@ def _known_containers(v: Value) -> bool:
 
 
 def _mutated(recv: Value, name: str, args: list[Value]) -> tuple[Value, Value] | None:
-    """(container after, call result) of a list/set mutation on a known container (or a join of them)."""
+    """(container after, call result) of a list/set mutation on a known container (or a join of them), or of
+    `d.pop(key[, default])` on a known dict."""
     if isinstance(recv, Seq) and recv.kind in ("list", "set"):
         return _mutate_seq(recv, name, args)
+    if isinstance(recv, DictV) and name == "pop":
+        return _pop_dict(recv, args)
     if isinstance(recv, OneOf) and all(isinstance(a, Seq) and a.kind in ("list", "set") for a in recv.alts):
         afters: list[Value] = []
         results: list[Value] = []

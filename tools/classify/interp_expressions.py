@@ -69,6 +69,7 @@ from tools.classify.values import (
     Value,
     alternatives,
     bounded,
+    decided_key,
     dict_items,
     iterated,
     join,
@@ -76,6 +77,7 @@ from tools.classify.values import (
     literal_of,
     slice_of,
     too_long_to_print,
+    undecided_entry,
 )
 from tools.classify.values import UNRESOLVED as UNK
 
@@ -389,7 +391,7 @@ class ExpressionsMixin(InterpBase):
                     and bounds[2] != Const(0):
                 # `v[1:]` of a known tuple (parameter values, ids functions)
                 return Seq(obj.items[slice(*(b.value for b in bounds if isinstance(b, Const)))], obj.kind)
-        if isinstance(obj, DictV) and isinstance(idx, Const):
+        if isinstance(obj, DictV) and decided_key(idx):  # `d["x"]`, `{ClsA: .., ClsB: ..}[ClsA]`
             for k, v in obj.items:
                 if k == idx:
                     return v
@@ -398,7 +400,8 @@ class ExpressionsMixin(InterpBase):
             for k, v in obj.items:
                 if torch_constant_str(k) == torch_constant_str(idx):
                     return v
-        return UNK
+        joined = undecided_entry(obj, idx)
+        return joined if joined is not None else UNK
 
     def ev_Slice(self, n: ast.Slice, frame: Frame) -> Value:
         """`a:b:c` inside a subscript, as the slice object `__getitem__` receives (`x[:, ["a"]]` on an in-repo

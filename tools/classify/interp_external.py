@@ -69,6 +69,7 @@ from tools.classify.values import (
     iterated,
     join_all,
     literal_of,
+    undecided_entry,
 )
 from tools.classify.values import UNRESOLVED as UNK
 
@@ -334,7 +335,10 @@ class ExternalMixin(InterpBase):
             for k, v in recv.items:
                 if args and k == args[0]:
                     return v
-            return args[1] if len(args) > 1 else Const(None)
+            default = args[1] if len(args) > 1 else Const(None)
+            # `REGISTRY.get(name, Fallback)` by a key the analysis cannot decide: any entry, or the default
+            joined = undecided_entry(recv, args[0], default) if args else None
+            return joined if joined is not None else default
         if name in ("append", "extend", "insert", "add", "update") and isinstance(recv, (Seq, DictV)):
             return Const(None)
         if name in ("keys", "values", "items") and isinstance(recv, DictV) and recv.items and not args and not kwargs:

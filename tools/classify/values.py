@@ -501,6 +501,37 @@ def dict_items(pairs: Iterable[tuple[Value, Value]]) -> tuple[tuple[Value, Value
     return tuple(items)
 
 
+def decided_key(v: Value) -> bool:
+    """Whether `v` is one definite key: a constant, an in-repo class or function, an enum member, an external
+    name. Anything else (unknown, a choice of values) may select any entry."""
+    return isinstance(v, (Const, ClassV, FuncV, EnumV, Ext))
+
+
+def undecided_entry(obj: Value, idx: Value, default: Value | None = None) -> Value | None:
+    """`obj[idx]` (or `obj.get(idx, default)`) for a known dict, list or tuple indexed by a key the analysis
+    cannot decide: any entry may be selected, so the value is the join of them all (a call on it is analysed
+    for each; `REGISTRY[config.architectures[0]].quantize(..., device=device)`). Dropping the lookup instead
+    would hide what every candidate does. The join is bounded like any other (values.join, MAX_ALTERNATIVES):
+    past it, or when one entry is unknown, the result is UNRESOLVED, never a subset. None: `idx` is decided (the
+    exact lookup applies) or `obj` is not such a container."""
+    # a definite key that matched no entry: a KeyError/IndexError (the exact lookup's answer), unless the dict has
+    # an unknown key it may equal
+    if decided_key(idx) and not (isinstance(obj, DictV) and any(not decided_key(k) for k, _ in obj.items)):
+        return None
+    if isinstance(obj, DictV):
+        entries = [v for _, v in obj.items]
+    elif isinstance(obj, Seq) and obj.kind in ("list", "tuple") and not isinstance(idx, Seq):
+        # (a slice, `xs[a:b]`, or a tuple index is not one entry)
+        entries = list(obj.items)
+    else:
+        return None
+    if default is not None:
+        entries.append(default)
+    if not entries:
+        return None
+    return bounded(join_all(entries))
+
+
 def iterated(v: Value) -> Value:
     """What a loop or comprehension runs over: a dict gives its keys, in insertion order."""
     return Seq(tuple(k for k, _ in v.items), "list") if isinstance(v, DictV) else v
