@@ -22,11 +22,11 @@ def test_enum_ids_match_pytest_collect_only(ids_vs_pytest) -> None:
 def test_over_the_case_bound_one_key_that_says_why(ids_vs_pytest) -> None:
     many = f"{ROUND12}/test_many_cases.py"
     got = ids_vs_pytest(many)
-    assert len(got.collected) == 2048 + 16, got.output
+    assert len(got.collected) == 12288 + 16, got.output
     key = f"{many}::test_many"
     assert got.function_only == got.not_collected == {key}
     reasons = got.tests[key].reasons
-    assert "2,048 parametrizations, over the classifier's bound of 1,024 cases" in reasons[0], reasons
+    assert "12,288 parametrizations, over the classifier's bound of 8,192 cases" in reasons[0], reasons
     assert got.tests[key].label == "cpu"
     # a test under the bound keeps its exact ids
     gpu = {k for k, v in got.tests.items() if v.label == "gpu"}
