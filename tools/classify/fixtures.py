@@ -80,7 +80,8 @@ class Fixtures:
             if isinstance(sc, Const) and isinstance(sc.value, str):
                 scope = SCOPES.get(sc.value, 4)
             if "params" in kw:
-                cases = parametrize_cases(Const(name), kw["params"], kw.get("ids"),
+                # pytest makes a tuple of params: an Enum class gives its members, a dict its keys
+                cases = parametrize_cases(Const(name), self.interp.iteration(kw["params"], world), kw.get("ids"),
                                           idfn(self.interp, kw.get("ids"), world))
                 params = tuple(cases) if cases is not None else ()
         rank = PYTEST_TORCH_PARAM_ORDER.index(name) + 1 if (

@@ -9,7 +9,21 @@ import ast
 from tools.classify import limits
 from tools.classify.evidence import Finding
 from tools.classify.interp_base import STORE, UNIT_BUDGET, BudgetExceeded, Frame, InterpBase, _last_name
-from tools.classify.values import UNRESOLVED, ClassV, Const, EnumV, Ext, FuncV, OneOf, Seq, Value, alternatives
+from tools.classify.values import (
+    NOT_LITERAL,
+    UNRESOLVED,
+    ClassV,
+    Const,
+    EnumV,
+    Ext,
+    FuncV,
+    OneOf,
+    Seq,
+    Value,
+    alternatives,
+    iterated,
+    plain,
+)
 
 PROPERTY_DECORATORS = frozenset({"property", "cached_property", "abstractproperty", "lazy_property",
                                  "lazyproperty", "cache_readonly"})
@@ -85,7 +99,29 @@ class ClassesMixin(InterpBase):
         names = [t.id for s in node.body if isinstance(s, (ast.Assign, ast.AnnAssign))
                  for t in (s.targets if isinstance(s, ast.Assign) else [s.target]) if isinstance(t, ast.Name)]
         members = [m for m in (self.enum_member(cls, n, world) for n in dict.fromkeys(names)) if m is not None]
-        return Seq(tuple(members), "list")
+        flag = any(isinstance(c, Ext) and c.path in ("enum.Flag", "enum.IntFlag") for c in self.mro(cls, world))
+        kept: list[EnumV] = []
+        seen: list[object] = []
+        for m in members:
+            value = plain(m.value)
+            if flag:
+                # a Flag iterates its canonical members only: no zero, no alias, no multi-bit combination
+                if not isinstance(value, int) or isinstance(value, bool):
+                    return None
+                if value <= 0 or value & (value - 1) or value in seen:
+                    continue
+            elif value is not NOT_LITERAL and value in seen:
+                continue  # an alias (`B = 1` after `A = 1`, or `B = True`): the same member, not iterated again
+            seen.append(value)
+            kept.append(m)
+        return Seq(tuple(kept), "list")
+
+    def iteration(self, v: Value, world: int) -> Value:
+        """What `for x in v` (and pytest, over parametrize argvalues or fixture params) runs over: a dict's keys
+        in insertion order, an Enum class's members in definition order without aliases; else v itself."""
+        if isinstance(v, ClassV):
+            return self.enum_members(v, world) or v
+        return iterated(v)
 
     def class_node(self, cls: ClassV) -> ast.ClassDef | None:
         node = self.source.module(cls.rel).defs.get(cls.pos)

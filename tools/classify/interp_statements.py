@@ -66,7 +66,6 @@ from tools.classify.values import (
     bounded,
     dict_items,
     is_objects,
-    iterated,
     join_all,
     module_kind,
 )
@@ -200,9 +199,7 @@ class StatementsMixin(InterpBase):
             eb = self._off_cuda_block(s, s.orelse, b, off is False, guarded is False, which if needs is False else None)
             return self._merge(frame, [(a, ea), (b, eb)])
         if isinstance(s, (ast.For, ast.AsyncFor)):
-            it = iterated(self.ev(s.iter, frame))
-            if isinstance(it, ClassV):
-                it = self.enum_members(it, frame.world) or it
+            it = self.iteration(self.ev(s.iter, frame), frame.world)
             if isinstance(it, Seq) and it.kind in ("range", "tuple") and not it.items:
                 # `for i in range(torch.cuda.device_count()):` runs no iteration on a CPU-only machine; nor does
                 # `for a in args:` with no positional arguments (a list may have been filled by a callee)
