@@ -141,7 +141,7 @@ class Interp(StatementsMixin, ExpressionsMixin, ClassesMixin, CallsMixin, Extern
     def ext_value(self, path: str, world: int) -> Value:
         """An external name; machine-dependent well-known constants get their value in this world."""
         if path == "torch.__version__":
-            return versions.torch_version()
+            return self.decided_by_world(versions.torch_version_in, path, world)  # type: ignore[return-value]
         q = self.decided_by_world(torch_api.query_value, path, world) if path.startswith(
             torch_api.CONSTANT_PREFIXES) else NotImplemented
         if q is not NotImplemented:

@@ -52,6 +52,14 @@ def torch_version() -> Value:
     return made(text, torch_str=True) if text is not None else UNRESOLVED
 
 
+def torch_version_in(path: str, world: int) -> Value:
+    """`torch.__version__` in an analysis world (for InterpBase.decided_by_world): the installed torch's on the
+    CPU-only machine (world 0), whose runners run this lock; unknown in a world with GPUs, whose runners may run
+    another lock's torch (this repository's cu124 lock pins an older one), so no decision about a GPU machine rests
+    on the CPU lock's version."""
+    return torch_version() if world == 0 else UNRESOLVED
+
+
 def made(text: str, torch_str: bool = False) -> Value:
     """A version value of `text`; unknown when it is not a version packaging can read."""
     if _parse(text) is None:

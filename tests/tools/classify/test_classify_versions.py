@@ -58,3 +58,29 @@ def test_another_torch_is_another_cache_key(monkeypatch: pytest.MonkeyPatch) -> 
     first = cache.tool_version()
     monkeypatch.setattr(cache, "installed", lambda name: "2.14.0+cpu")
     assert cache.tool_version() != first
+
+
+def test_version_is_decided_on_the_cpu_machine_only(tmp_path) -> None:
+    """The GPU runners may run another lock's torch (this repository's cu124 lock pins an older one): a skip that
+    the CPU lock's version turns on is not taken as a skip on a GPU machine, so the CUDA body keeps the test gpu;
+    a skip that only the CPU machine could take on an old torch does not fire here."""
+    from tools.classify.runner import run
+
+    assert versions.torch_version_in("torch.__version__", 1) == UNRESOLVED
+    (tmp_path / "test_x.py").write_text('''import pytest
+import torch
+from packaging import version
+
+
+@pytest.mark.skipif(version.parse(torch.__version__) > version.parse("2.10"), reason="old torch only")
+def test_old_torch_on_gpu():
+    torch.ones(1).cuda()
+
+
+def test_cpu_skip_on_old_torch():
+    if not torch.cuda.is_available() and version.parse(torch.__version__) <= version.parse("2.1"):
+        pytest.skip("old torch on the CPU")
+''')
+    tests = run(tmp_path, paths=["test_x.py"], cache_dir=None).files["test_x.py"].tests
+    assert {k: v.label for k, v in tests.items()} == {"test_old_torch_on_gpu": "gpu",
+                                                      "test_cpu_skip_on_old_torch": "cpu"}
