@@ -27,16 +27,25 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return dst
 
 
+def _collect(root: Path, *paths: str) -> tuple[set[str], str]:
+    """`pytest --collect-only -q <paths>` in `root`: (the node ids it prints, its whole output)."""
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    out = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "--rootdir", ".",
+         *paths], cwd=root, capture_output=True, text=True, env=env, timeout=120, check=False).stdout
+    return node_ids(out), out
+
+
 @pytest.fixture(scope="module")
 def collect_only(corpus: Path) -> Callable[..., tuple[set[str], str]]:
     """`pytest --collect-only -q <paths>` in the corpus copy: (the node ids it prints, its whole output)."""
-    def collect(*paths: str) -> tuple[set[str], str]:
-        env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
-        out = subprocess.run(
-            [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "--rootdir", ".",
-             *paths], cwd=corpus, capture_output=True, text=True, env=env, timeout=120, check=False).stdout
-        return node_ids(out), out
-    return collect
+    return lambda *paths: _collect(corpus, *paths)
+
+
+@pytest.fixture
+def collect_in() -> Callable[..., tuple[set[str], str]]:
+    """`pytest --collect-only -q <paths>` in a tree of the test's own (`collect_in(root, *paths)`)."""
+    return _collect
 
 
 @dataclass(frozen=True)

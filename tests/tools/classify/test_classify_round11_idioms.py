@@ -5,9 +5,6 @@ against `pytest --collect-only -q` and the rules at their edges."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 from tools.classify.interp_calls import MAX_CONTAINER
@@ -16,14 +13,21 @@ from tools.classify.runner import run
 ROUND11 = "tests/round11"
 
 
-def _collected(root: Path, path: str) -> set[str]:
-    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
-    out = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
-                          "--rootdir", ".", path], cwd=root, capture_output=True, text=True, env=env, timeout=120,
-                         check=False).stdout
-    # node ids only: error lines (`ERROR x.py - ...`, `In x.py::test: ...`, in full when CI is set) have a space
-    # before their first `::`
-    return {line.strip() for line in out.splitlines() if "::" in line and " " not in line.split("::", 1)[0]}
+# a module-level registry that a decorator fills: the analysis does not follow stores into it
+REGISTRY_PRELUDE = '''import pytest
+
+REGISTRY = {}
+
+
+def register(fn):
+    REGISTRY[fn.__name__] = fn
+    return fn
+
+
+@register
+def double(x):
+    return 2 * x
+'''
 
 
 def _keys(root: Path, path: str) -> dict[str, str]:
@@ -31,9 +35,9 @@ def _keys(root: Path, path: str) -> dict[str, str]:
     return {f"{rel}::{k}": v.label for rel, r in result.files.items() for k, v in r.tests.items()}
 
 
-def test_round11_ids_match_pytest_collect_only(corpus: Path) -> None:
-    collected = _collected(corpus, ROUND11)
-    assert len(collected) == 19, collected
+def test_round11_ids_match_pytest_collect_only(corpus: Path, collect_only) -> None:
+    collected, out = collect_only(ROUND11)
+    assert len(collected) == 19, out
     assert set(_keys(corpus, ROUND11)) == collected
 
 
@@ -55,23 +59,10 @@ def test_x(a, b):
     assert _keys(root, "test_x.py") == {"test_x.py::test_x": "cpu"}
 
 
-def test_empty_dict_default_is_empty_but_a_registry_is_not(tmp_path: Path) -> None:
+def test_empty_dict_default_is_empty_but_a_registry_is_not(tmp_path: Path, collect_in) -> None:
     """A parameter's `{}` default has no keys; a module-level `{}` that a decorator fills stays unknown (the
     analysis does not follow stores into it), so its cases keep a function key instead of a wrong empty list."""
-    root = _write(tmp_path, '''import pytest
-
-REGISTRY = {}
-
-
-def register(fn):
-    REGISTRY[fn.__name__] = fn
-    return fn
-
-
-@register
-def double(x):
-    return 2 * x
-
+    root = _write(tmp_path, REGISTRY_PRELUDE + '''
 
 def cases(extra={}):
     return ["base"] + list(extra.keys())
@@ -86,7 +77,7 @@ def test_default(name):
 def test_registry(name):
     pass
 ''')
-    assert _collected(root, "test_x.py") == {"test_x.py::test_default[base]", "test_x.py::test_registry[double]"}
+    assert collect_in(root, "test_x.py")[0] == {"test_x.py::test_default[base]", "test_x.py::test_registry[double]"}
     assert _keys(root, "test_x.py") == {"test_x.py::test_default[base]": "cpu", "test_x.py::test_registry": "cpu"}
 
 
@@ -124,7 +115,7 @@ def test_library_cuda():
                                          "tests/test_srcinit.py::test_library_cuda": "gpu"}
 
 
-def test_containers_past_the_bound_or_grown_by_unknown_items_are_unknown(tmp_path: Path) -> None:
+def test_containers_past_the_bound_or_grown_by_unknown_items_are_unknown(tmp_path: Path, collect_in) -> None:
     """A list the analysis cannot follow exactly (past MAX_CONTAINER items, extended by an unknown iterable) is
     unknown, so its parametrization keeps a function key; a truncated or stale list would give exact-looking ids
     with cases missing (tests never classified)."""
@@ -154,12 +145,12 @@ def test_grown(name):
 def test_small(name):
     pass
 ''')
-    assert len(_collected(root, "test_x.py")) == MAX_CONTAINER + 3 + 7 + 3
+    assert len(collect_in(root, "test_x.py")[0]) == MAX_CONTAINER + 3 + 7 + 3
     assert _keys(root, "test_x.py") == {"test_x.py::test_big": "cpu", "test_x.py::test_grown": "cpu",
                                          **{f"test_x.py::test_small[{n}]": "cpu" for n in "abc"}}
 
 
-def test_wrapper_parametrize_pytest_rejects_keeps_a_function_key(tmp_path: Path) -> None:
+def test_wrapper_parametrize_pytest_rejects_keeps_a_function_key(tmp_path: Path, collect_in) -> None:
     """`functools.wraps` without a `__signature__`: pytest reads the test's signature, which lacks the wrapper's
     `device`, and fails collecting ("function uses no argument 'device'"): no id may be spelled for it. The same
     wrapper without wraps is collected with its ids, and its `device` value reaches the wrapper's body."""
@@ -181,14 +172,14 @@ def wrapped(test):
 def test_rejected():
     pass
 ''')
-    assert _collected(root, "test_x.py") == set()
+    assert collect_in(root, "test_x.py")[0] == set()
     assert _keys(root, "test_x.py") == {"test_x.py::test_rejected": "unknown"}  # device has no known value
     (root / "test_x.py").write_text((root / "test_x.py").read_text().replace("    @functools.wraps(test)\n", ""))
-    assert _collected(root, "test_x.py") == {"test_x.py::test_rejected[cpu]", "test_x.py::test_rejected[cuda]"}
+    assert collect_in(root, "test_x.py")[0] == {"test_x.py::test_rejected[cpu]", "test_x.py::test_rejected[cuda]"}
     assert _keys(root, "test_x.py") == {"test_x.py::test_rejected[cpu]": "cpu", "test_x.py::test_rejected[cuda]": "gpu"}
 
 
-def test_current_accelerator_is_none_on_a_cpu_machine(tmp_path: Path) -> None:
+def test_current_accelerator_is_none_on_a_cpu_machine(tmp_path: Path, collect_in) -> None:
     """`torch.accelerator.current_accelerator()` is None without an accelerator: pytest ids it `None`, and
     `current_accelerator() or torch.device("cpu")` is the CPU (compressed-tensors' test_forward.py, test_load.py).
     A machine with CUDA collects other ids: they are emitted for that world only, labelled gpu."""
@@ -211,7 +202,7 @@ def test_type(name):
 def test_attr_of_none():
     torch.ones(1, device=torch.accelerator.current_accelerator().type)
 ''')
-    assert _collected(root, "test_x.py") == {"test_x.py::test_ids[device0]", "test_x.py::test_ids[None]",
+    assert collect_in(root, "test_x.py")[0] == {"test_x.py::test_ids[device0]", "test_x.py::test_ids[None]",
                                              "test_x.py::test_type[cpu]", "test_x.py::test_type[meta]",
                                              "test_x.py::test_attr_of_none"}
     assert _keys(root, "test_x.py") == {
@@ -221,7 +212,7 @@ def test_attr_of_none():
         "test_x.py::test_attr_of_none": "unknown"}  # AttributeError on a CPU machine: not a CPU verdict
 
 
-def test_jit_script_function_is_ided_script_function(tmp_path: Path) -> None:
+def test_jit_script_function_is_ided_script_function(tmp_path: Path, collect_in) -> None:
     """A `@torch.jit.script` function's `__name__` is its class's: pytest ids it `ScriptFunction` (xitorch's
     test_pure_function.py); a plain function keeps its name."""
     root = _write(tmp_path, '''import pytest
@@ -241,27 +232,14 @@ def scripted(x):
 def test_fcn(fcn):
     fcn(torch.ones(1))
 ''')
-    assert _collected(root, "test_x.py") == {"test_x.py::test_fcn[plain]", "test_x.py::test_fcn[ScriptFunction]"}
+    assert collect_in(root, "test_x.py")[0] == {"test_x.py::test_fcn[plain]", "test_x.py::test_fcn[ScriptFunction]"}
     assert _keys(root, "test_x.py") == {"test_x.py::test_fcn[plain]": "cpu",
                                         "test_x.py::test_fcn[ScriptFunction]": "cpu"}
 
 
-def test_a_default_rebound_to_a_registry_is_not_taken_for_empty(tmp_path: Path) -> None:
+def test_a_default_rebound_to_a_registry_is_not_taken_for_empty(tmp_path: Path, collect_in) -> None:
     """Only the parameter's own `{}` default is known empty: rebinding the name, on any path, ends that."""
-    root = _write(tmp_path, '''import pytest
-
-REGISTRY = {}
-
-
-def register(fn):
-    REGISTRY[fn.__name__] = fn
-    return fn
-
-
-@register
-def double(x):
-    return 2 * x
-
+    root = _write(tmp_path, REGISTRY_PRELUDE + '''
 
 def cases(extra={}, use_registry=True):
     if use_registry:
@@ -273,7 +251,7 @@ def cases(extra={}, use_registry=True):
 def test_rebound(name):
     pass
 ''')
-    assert _collected(root, "test_x.py") == {"test_x.py::test_rebound[base]", "test_x.py::test_rebound[double]"}
+    assert collect_in(root, "test_x.py")[0] == {"test_x.py::test_rebound[base]", "test_x.py::test_rebound[double]"}
     assert _keys(root, "test_x.py") == {"test_x.py::test_rebound": "cpu"}
 
 
