@@ -64,6 +64,7 @@ __all__ = [
 ]
 
 BUILTIN_NAMES = frozenset(dir(builtins))
+TYPE_CHECKING_FLAGS = frozenset({"typing.TYPE_CHECKING", "typing_extensions.TYPE_CHECKING"})
 
 
 class Interp(StatementsMixin, ExpressionsMixin, ClassesMixin, CallsMixin, ExternalMixin, DataFilesMixin, TorchMixin):
@@ -140,6 +141,11 @@ class Interp(StatementsMixin, ExpressionsMixin, ClassesMixin, CallsMixin, Extern
 
     def ext_value(self, path: str, world: int) -> Value:
         """An external name; machine-dependent well-known constants get their value in this world."""
+        if path in TYPE_CHECKING_FLAGS:
+            # False when the code runs: `if TYPE_CHECKING:` imports are for type checkers only, and following
+            # them makes import cycles Python never has (peft: `mapping.py` -> `tuners` while `config.py` is
+            # still half-run, so `PeftConfig` is unknown in every tuner config module)
+            return Const(False)
         if path == "torch.__version__":
             return self.decided_by_world(versions.torch_version_in, path, world)  # type: ignore[return-value]
         q = self.decided_by_world(torch_api.query_value, path, world) if path.startswith(

@@ -11,6 +11,7 @@ import ast
 from typing import Any
 
 from tools.classify import conventions, versions
+from tools.classify.dataclass_fields import Field
 from tools.classify.evidence import UNKNOWN, Finding, step
 from tools.classify.interp_base import (
     EMPTY_DICT,
@@ -171,6 +172,9 @@ class CallsMixin(InterpBase):
         if isinstance(callee, ClassV):
             module = self.prints_as_module(callee, frame.world)
             inst: Value = Inst(callee, nn=() if module else None)
+            generated = self.generated_init(callee, frame.world)
+            if generated is not None and isinstance(inst, Inst):
+                return self._dataclass_instance(inst, *generated, args, kwargs, n, frame)
             init = self.class_lookup(callee, "__init__", frame.world)
             if isinstance(init, FuncV):
                 res = self.invoke(FuncV(init.rel, init.pos, init.name, bound=inst, captured=init.captured,
@@ -201,6 +205,35 @@ class CallsMixin(InterpBase):
         if isinstance(callee, TestFnV):
             return UNK
         return UNK
+
+    def _dataclass_instance(self, inst: Inst, fields: list[Field], owners: list[ClassV], args: list[Value],
+                            kwargs: dict[str, Value], n: ast.AST, frame: Frame) -> Value:
+        """`cls(...)` of a dataclass (dataclass_fields.py): each field from its argument, else its default from
+        the class body that declares it, then `__post_init__` with the `InitVar`s. A field that an unknown
+        `*args` or `**kwargs` may have set is unknown; a call the generated `__init__` would reject (too many
+        arguments, an unknown keyword) leaves the instance without attributes, as before this rule."""
+        names = [f.name for f in fields]
+        spread = any(isinstance(a, ast.Starred) for a in getattr(n, "args", ())) or UNKNOWN_KWARGS in kwargs
+        if len(args) > len(names) or any(k not in names for k in kwargs if k != UNKNOWN_KWARGS):
+            return inst
+        given: dict[str, Value] = dict(zip(names, args, strict=False))
+        given.update((k, v) for k, v in kwargs.items() if k != UNKNOWN_KWARGS)
+        for f in fields:
+            if f.name not in given:
+                given[f.name] = self.class_body(owners[f.owner], frame.world).get(f.name, UNK) if (
+                    f.has_default and not spread) else UNK
+        for f in fields:
+            if not f.init_var:
+                inst = inst.with_attr(f.name, given[f.name])
+        post = self.class_lookup(inst.cls, "__post_init__", frame.world)
+        if isinstance(post, FuncV):
+            line = getattr(n, "lineno", 0)
+            res = self.invoke(FuncV(post.rel, post.pos, post.name, bound=inst, captured=post.captured, cls=post.cls),
+                              [given[f.name] for f in fields if f.init_var], {}, frame)
+            self._absorb(res, frame, line, f"{inst.cls.name}.__post_init__")
+            if isinstance(res.self_after, Inst):
+                inst = res.self_after
+        return inst
 
     def _apply_mark(self, mark: Value, target: Value) -> Value:
         if isinstance(target, TestFnV):

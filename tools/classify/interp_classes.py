@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 
 from tools.classify import limits
+from tools.classify.dataclass_fields import Field, dataclass_init, declared_fields
 from tools.classify.evidence import Finding
 from tools.classify.interp_base import STORE, UNIT_BUDGET, BudgetExceeded, Frame, InterpBase, _last_name
 from tools.classify.values import (
@@ -157,6 +158,33 @@ class ClassesMixin(InterpBase):
         self.class_findings[key] = tuple(found)
         self.body_reads_world[key] = self.world_reads != before
         return env
+
+    def generated_init(self, cls: ClassV, world: int) -> tuple[list[Field], list[ClassV]] | None:
+        """The parameters of the `__init__` that `@dataclass` wrote, when that is the constructor `cls(...)` runs
+        (dataclass_fields.py): the first in-repo class of the MRO that is a dataclass or defines `__init__` is a
+        dataclass. Also the dataclasses whose bodies hold the fields' defaults (`Field.owner` indexes them).
+        None: another constructor runs."""
+        mro = self.mro(cls, world)
+        owner: ClassV | None = None
+        for c in mro:
+            if not isinstance(c, ClassV):
+                continue
+            node = self.class_node(c)
+            if node is None:
+                return None
+            generated = dataclass_init(node)
+            if generated:
+                owner = c
+                break
+            if "__init__" in self.class_body(c, world):
+                return None
+        if owner is None:
+            return None
+        classes = [c for c in reversed(self.mro(owner, world)) if isinstance(c, ClassV)]
+        nodes = [self.class_node(c) for c in classes]
+        kept = [(c, n) for c, n in zip(classes, nodes, strict=True) if n is not None and dataclass_init(n) is not None]
+        fields = declared_fields([n for _, n in kept])
+        return None if fields is None else (fields, [c for c, _ in kept])
 
     def class_body_findings(self, cls: ClassV, world: int) -> tuple[Finding, ...]:
         """The findings of running the class body (`X = 2 ** 10 ** 10` as a class attribute): the body runs

@@ -149,6 +149,14 @@ class ExternalMixin(InterpBase):
             made = versions.construct(path, args)
             if made is not None:
                 return made
+        if path == "dataclasses.field" and not args:
+            # a class attribute holding a field's default (dataclass_fields.py): the value, or what the factory
+            # makes (values are immutable: one product stands for each instance's)
+            if "default" in kwargs:
+                return kwargs["default"]
+            if "default_factory" in kwargs:
+                return self.call(kwargs["default_factory"], [], {}, n, frame, "")
+            return UNK
         if path == "typing.cast" and len(args) == 2 and not kwargs:
             return args[1]  # `cast(Literal["cpu", "cuda"], device.type)`: the value itself
         if path == "itertools.product" and args and not kwargs:
