@@ -53,6 +53,12 @@ def dataclass_init(node: ast.ClassDef) -> bool | None:
     return None
 
 
+def _kw_only(node: ast.ClassDef) -> bool:
+    return any(isinstance(d, ast.Call) and _decorator_name(d) in DATACLASS_DECORATORS and any(
+        k.arg == "kw_only" and not (isinstance(k.value, ast.Constant) and k.value.value is False) for k in d.keywords)
+        for d in node.decorator_list)
+
+
 def _annotation_kind(a: ast.expr) -> str:
     """'classvar', 'initvar', 'kw_only' (the `_: KW_ONLY` marker) or 'field', by the annotation's name."""
     if isinstance(a, ast.Constant) and isinstance(a.value, str):  # a string annotation
@@ -67,9 +73,11 @@ def declared_fields(bodies: list[ast.ClassDef]) -> list[Field] | None:
     """The generated `__init__`'s parameters, in order, given the class bodies of the dataclasses of an MRO,
     base first (a field's `owner` is an index in `bodies`). A field redeclared by a subclass keeps its place and
     takes the subclass's default, as `dataclasses` does.
-    None: a form this reading does not follow (`_: KW_ONLY` reorders parameters)."""
+    None: a form this reading does not follow (`_: KW_ONLY` and `kw_only=True` make parameters keyword-only)."""
     fields: dict[str, Field] = {}
     for i, node in enumerate(bodies):
+        if _kw_only(node):
+            return None
         for s in node.body:
             if not (isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)):
                 continue

@@ -57,8 +57,10 @@ def test_which_decorators_write_an_init(decorator: str, expected: bool | None) -
     assert dataclass_init(node) is expected
 
 
-def test_kw_only_marker_is_not_followed() -> None:
-    (node,) = _classes("@dataclass\nclass C:\n    a: int = 1\n    _: KW_ONLY\n    b: int = 2\n")
+@pytest.mark.parametrize("src", ["@dataclass\nclass C:\n    a: int = 1\n    _: KW_ONLY\n    b: int = 2\n",
+                                 "@dataclass(kw_only=True)\nclass C:\n    a: int = 1\n"])
+def test_keyword_only_fields_are_not_followed(src: str) -> None:
+    (node,) = _classes(src)
     assert declared_fields([node]) is None
 
 
