@@ -43,6 +43,7 @@ from tools.classify.interp_base import (
     own_attrs,
 )
 from tools.classify.interp_external import PARAMETERIZED_CLASS
+from tools.classify.optional_imports import ABSENT, catches_import_error, imported_tops
 from tools.classify.values import UNRESOLVED as UNK
 from tools.classify.values import (
     ClassV,
@@ -241,6 +242,16 @@ class StatementsMixin(InterpBase):
                     return self._exec_with(s, frame)
             return self._exec_with(s, frame)
         if isinstance(s, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+            missing = self._missing_import(s, frame)
+            if missing is not None:
+                # the import raises where the module is not installed: the body stops there, the handler runs
+                at, handler = missing
+                for st in s.body[:at]:
+                    self.exec_stmt(st, frame)
+                if handler.name:
+                    frame.env[handler.name] = UNK
+                ended = self.exec_block(handler.body, frame)
+                return self.exec_block(s.finalbody, frame) or ended
             body = self._branch(frame)
             body.findings = []
             ended = self.exec_block(s.body, body)
@@ -473,6 +484,25 @@ class StatementsMixin(InterpBase):
         names = _free_names(node)
         cap = tuple(sorted((k, v) for k, v in captured.items() if k in names and _hashable(v)))
         return FuncV(frame.rel, pos, name, captured=cap, cls=frame.cls)
+
+    def _missing_import(self, s: ast.Try, frame: Frame) -> tuple[int, ast.ExceptHandler] | None:
+        """(index in the body, handler) when a `try` whose body starts with imports imports a module that is not
+        installed, and a handler catches the ImportError (optional_imports.py): decided on a CPU-only machine
+        (world 0), whose environment the classifier runs in. The question counts as a read of the world in every
+        world, since the worlds with GPUs leave it open (summaries.py)."""
+        handler = next((h for h in s.handlers if catches_import_error(h)), None)
+        if handler is None:
+            return None
+        for i, st in enumerate(s.body):
+            if not isinstance(st, (ast.Import, ast.ImportFrom)):
+                return None
+            for dotted, top in imported_tops(st):
+                if self.source.resolve_import(dotted, frame.rel, 0, dotted) or self.source.is_package_dir(top):
+                    continue  # in the repository
+                if self.source.module_presence(top, frame.rel) == ABSENT:
+                    self.world_reads += 1
+                    return (i, handler) if frame.world == 0 else None
+        return None
 
     def do_import(self, s: ast.Import | ast.ImportFrom, frame: Frame) -> None:
         rel = frame.rel

@@ -41,6 +41,7 @@ from tools.classify.modules import (
     is_test_file,
     walk_python_files,
 )
+from tools.classify.optional_imports import PRESENCE_PREFIX, presence
 from tools.classify.parallel import map_ordered, resolve_workers
 from tools.classify.scope import Scope, bazel_test_srcs, load_scope
 
@@ -76,7 +77,9 @@ def data_unchanged(root: Path, stored: dict[str, Any], states: dict[str, str],
     read (each file is read once per check)."""
     for f, state in stored.get("data", ()):
         now = states.get(f)
-        if now is None and is_installed(f):
+        if now is None and f.startswith(PRESENCE_PREFIX):
+            now = states[f] = presence(f[len(PRESENCE_PREFIX):])
+        elif now is None and is_installed(f):
             index = installed if installed is not None else InstalledIndex(running_python_dirs(root))
             now = states[f] = index.state(f)
         elif now is None:

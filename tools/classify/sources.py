@@ -21,6 +21,7 @@ from tools.classify.modules import (
     parse_source,
     scan_module,
 )
+from tools.classify.optional_imports import PRESENCE_PREFIX, presence
 from tools.classify.plugins import VIRTUAL_SOURCES
 
 EXCLUDED_ROOTS = frozenset({"torch"})  # never follow into a checkout of torch itself
@@ -49,6 +50,9 @@ class Sources:
         # files its code read (a dependency of every result that depends on the module)
         self.data: dict[str, tuple[bytes | None, str]] = {}
         self.data_readers: dict[str, set[str]] = {}
+        # optional_imports.presence by top-level module name, and the modules whose code asked, by module
+        self.presence: dict[str, str] = {}
+        self.presence_readers: dict[str, set[str]] = {}
 
     # -- ModuleSource ------------------------------------------------------------------------------
     def module(self, rel: str) -> ParsedModule:
@@ -208,11 +212,21 @@ class Sources:
         self.data_readers.setdefault(reader, set()).add(rel)
         return got[0]
 
+    def module_presence(self, top: str, reader: str) -> str:
+        """optional_imports.presence(top), looked up once per run; code in the module `reader` asked."""
+        got = self.presence.get(top)
+        if got is None:
+            got = self.presence[top] = presence(top)
+        self.presence_readers.setdefault(reader, set()).add(top)
+        return got
+
     def data_deps(self, deps: list[str]) -> list[tuple[str, str]]:
         """(data file, state) for every data file that code in `deps` (a result's files) read in this process,
         sorted. Code reached from a test lies in its files, and what such code reads is recorded when it first
         runs (a module top level or summary reused later still counts), so this covers every file the result
         read; it may hold more (read by the same modules for other tests), which only costs a recomputation."""
         rels = set().union(*(self.data_readers.get(d, ()) for d in deps))
-        return [(r, self.data[r][1]) for r in sorted(rels)]
+        tops = set().union(*(self.presence_readers.get(d, ()) for d in deps))
+        return [(r, self.data[r][1]) for r in sorted(rels)] + [
+            (PRESENCE_PREFIX + t, self.presence[t]) for t in sorted(tops)]
 

@@ -1,0 +1,131 @@
+"""`try: import x` / `except ImportError:` decided where `x` is not installed (tools/classify/optional_imports.py):
+the ids pytest collects on this machine, the GPU worlds left open, and the cache entry that remembers the
+module was missing."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tools.classify.optional_imports import ABSENT, PRESENT, catches_import_error, presence
+from tools.classify.runner import run
+
+MISSING = "torch_classify_missing_backend"  # no such module on this machine (checked by the first test)
+
+OPTIONAL_BACKENDS = f'''import pytest
+import torch
+
+try:
+    import json
+    from {MISSING} import fast_kernel
+    BACKENDS = ["native", "fast"]
+except (OSError, ImportError):
+    BACKENDS = ["native"]
+
+try:
+    import {MISSING}.cuda_ops
+    HAS_CUDA_OPS = True
+except Exception as exc:
+    HAS_CUDA_OPS = False
+    REASON = str(exc)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("n", [1, 2])
+def test_backend(backend, n):
+    torch.ones(n)
+
+
+def test_cuda_ops():
+    if HAS_CUDA_OPS:
+        torch.ones(1).cuda()
+    torch.ones(1)
+'''
+
+
+def _tests(root: Path, rel: str = "test_x.py", cache: Path | None = None) -> dict[str, str]:
+    result = run(root, paths=[rel], cache_dir=cache)
+    return {k: v.label for k, v in result.files[rel].tests.items()}
+
+
+def test_the_module_is_missing_here() -> None:
+    assert presence(MISSING) == ABSENT
+    assert presence("json") == presence("torch") == PRESENT
+
+
+@pytest.mark.parametrize(("clause", "catches"), [("except:", True), ("except ImportError:", True),
+                                                 ("except (ValueError, ModuleNotFoundError):", True),
+                                                 ("except builtins.Exception:", True), ("except OSError:", False)])
+def test_which_handlers_catch_a_failed_import(clause: str, catches: bool) -> None:
+    (t,) = ast.parse(f"try:\n    import x\n{clause}\n    pass\n").body
+    assert isinstance(t, ast.Try)
+    assert catches_import_error(t.handlers[0]) is catches
+
+
+def test_missing_module_takes_the_handler(tmp_path: Path, collect_in: Callable[..., tuple[set[str], str]]) -> None:
+    """The ids are pytest's on this machine, and a flag the handler sets is decided (the CUDA call under it
+    never runs here)."""
+    (tmp_path / "test_x.py").write_text(OPTIONAL_BACKENDS)
+    got = _tests(tmp_path)
+    collected, output = collect_in(tmp_path, "test_x.py")
+    gpu_world_key = got.pop("test_backend")  # the cases a machine with GPUs may add (next test)
+    assert gpu_world_key == "unknown"
+    assert {f"test_x.py::{k}" for k in got} == collected, output
+    assert set(got.values()) == {"cpu"}
+
+
+def test_the_worlds_with_gpus_leave_it_open(tmp_path: Path) -> None:
+    """A machine with GPUs may run another lock that has the module, and then collects cases whose ids the
+    analysis cannot compute: a function-level key covers them, `unknown`."""
+    (tmp_path / "test_x.py").write_text(f'''import pytest
+import torch
+
+try:
+    import {MISSING}
+    DEVICES = ["cpu", "cuda"]
+except ImportError:
+    DEVICES = ["cpu"]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_device(device):
+    torch.ones(1, device=device)
+''')
+    assert _tests(tmp_path) == {"test_device[cpu]": "cpu", "test_device": "unknown"}
+
+
+def test_installed_module_keeps_both_paths(tmp_path: Path) -> None:
+    """Where the module is installed, any statement of the body may still raise: both paths stay open."""
+    (tmp_path / "test_x.py").write_text('''import torch
+
+try:
+    import json
+    HAS_JSON = True
+except ImportError:
+    HAS_JSON = False
+
+
+def test_flag():
+    if not HAS_JSON:
+        torch.ones(1).cuda()
+''')
+    assert _tests(tmp_path) == {"test_flag": "gpu"}
+
+
+def test_installing_the_module_recomputes_a_cached_result(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root, cache, site = tmp_path / "repo", tmp_path / "cache", tmp_path / "site"
+    root.mkdir()
+    site.mkdir()
+    (root / "test_x.py").write_text(OPTIONAL_BACKENDS)
+    before = _tests(root, cache=cache)
+    assert "test_backend[1-native]" in before and "test_backend[1-fast]" not in before
+    assert _tests(root, cache=cache) == before  # (from the cache)
+    (site / MISSING).mkdir()
+    (site / MISSING / "__init__.py").write_text("def fast_kernel():\n    pass\n")
+    monkeypatch.syspath_prepend(str(site))
+    after = _tests(root, cache=cache)
+    assert after != before
+    assert "test_backend[1-native]" not in after  # both paths: the list is one of two, ids are not guessed

@@ -1,0 +1,55 @@
+"""`try: import x` / `except ImportError:` decided by whether `x` is installed where the CPU tests run.
+
+Test files choose parametrizations and flags by optional dependencies: `try: from torch_scatter import
+segment_csr; use_torch_scatter = [True, False]` / `except ImportError: use_torch_scatter = [False]`
+(neuraloperator). Taking both paths makes the list one of two, and the test's ids unknown. Where the module is not
+installed, the import raises and the handler runs: that is certain, so the analysis follows it.
+
+Which world that decides: the classifier runs in the repository's CPU environment (`bazel run //tools:classify`
+runs it with `//rules:torch_runtime`, the CPU lock), the environment of the CPU-only machine (world 0). A machine
+with GPUs may run another lock with other packages (a CUDA build of `torch_scatter`), so in the worlds with GPUs
+both paths stay open, as for torch's version (versions.torch_version_in).
+
+A module is looked up without being imported: `importlib.util.find_spec` of a top-level name only searches the
+finders (site-packages, editable installs, the standard library). Whether it is present is part of a result's
+cache entry, like a data file's state (runner.data_unchanged), so installing it later recomputes the result.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+
+PRESENCE_PREFIX = "<module>/"  # a result's `data` entry: (PRESENCE_PREFIX + top-level name, PRESENT or ABSENT)
+PRESENT = "present"
+ABSENT = "absent"
+# what an `except` clause must name to catch a failed import
+IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
+
+
+def presence(top: str) -> str:
+    """PRESENT or ABSENT: whether `import top` can find the module in the running Python (never imported)."""
+    try:
+        return PRESENT if importlib.util.find_spec(top) is not None else ABSENT
+    except (ImportError, ValueError):  # a broken finder or a module whose __spec__ is unset: not decided here
+        return PRESENT
+
+
+def catches_import_error(h: ast.ExceptHandler) -> bool:
+    """Whether the clause catches the ImportError a missing module raises (bare `except:`, `except Exception`,
+    a tuple naming one of IMPORT_ERRORS)."""
+    if h.type is None:
+        return True
+    names = h.type.elts if isinstance(h.type, ast.Tuple) else [h.type]
+    return any((n.id if isinstance(n, ast.Name) else n.attr if isinstance(n, ast.Attribute) else "")
+               in IMPORT_ERRORS for n in names)
+
+
+def imported_tops(s: ast.Import | ast.ImportFrom) -> list[tuple[str, str]]:
+    """(dotted name, top-level name) of the absolute imports of one statement, in order; none for a relative
+    import (in-repo)."""
+    if isinstance(s, ast.Import):
+        return [(a.name, a.name.split(".", 1)[0]) for a in s.names]
+    if s.level or not s.module:
+        return []
+    return [(s.module, s.module.split(".", 1)[0])]
