@@ -533,15 +533,6 @@ class Analyzer:
                 break
         return list(out.items())
 
-    def gpu_world_ids_unknown(self, rel: str, item: TestItem) -> bool:
-        """Whether a machine with GPUs may collect cases of this test whose ids cannot be computed, while the
-        CPU-only machine's can (a list chosen by an optional import that only the CPU world decides,
-        optional_imports.py): those cases need a key of their own."""
-        if not self.world_dependent(rel, item):
-            return False
-        params = self.parametrizations(rel, item, WORLDS[0])
-        return params is None or any(UNKNOWN_ID in p[0] for p in params)
-
     def world_dependent(self, rel: str, item: TestItem) -> bool:
         """Whether the parametrization values may differ between worlds: a parametrize mark or parametrized
         fixture whose values are names (not literals) — literal lists are the same everywhere."""
@@ -762,11 +753,6 @@ class Analyzer:
                         continue
                 try:
                     suffixes = self.suffixes_in_all_worlds(rel, item, params)
-                    if item.key not in tests and self.gpu_world_ids_unknown(rel, item):
-                        note = step(rel, item.line, f"{item.func.name}: the parametrizations a machine with GPUs "
-                                                    "collects cannot be computed statically; this function-level "
-                                                    "key covers those not listed")
-                        tests[item.key] = Verdict("unknown", 0, 0, (note,))
                 except BudgetExceeded:
                     suffixes = [(sfx, 0) for sfx, *_ in params]
                 first: dict[str, tuple[dict[str, Value], dict[str, ParamCase], list[Value]]] = {}

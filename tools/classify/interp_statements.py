@@ -487,9 +487,8 @@ class StatementsMixin(InterpBase):
 
     def _missing_import(self, s: ast.Try, frame: Frame) -> tuple[int, ast.ExceptHandler] | None:
         """(index in the body, handler) when a `try` whose body starts with imports imports a module that is not
-        installed, and a handler catches the ImportError (optional_imports.py): decided on a CPU-only machine
-        (world 0), whose environment the classifier runs in. The question counts as a read of the world in every
-        world, since the worlds with GPUs leave it open (summaries.py)."""
+        installed, and a handler catches the ImportError (optional_imports.py): decided by the environment the
+        classifier runs in, in every world."""
         handler = next((h for h in s.handlers if catches_import_error(h)), None)
         if handler is None:
             return None
@@ -500,8 +499,7 @@ class StatementsMixin(InterpBase):
                 if self.source.resolve_import(dotted, frame.rel, 0, dotted) or self.source.is_package_dir(top):
                     continue  # in the repository
                 if self.source.module_presence(top, frame.rel) == ABSENT:
-                    self.world_reads += 1
-                    return (i, handler) if frame.world == 0 else None
+                    return i, handler
         return None
 
     def do_import(self, s: ast.Import | ast.ImportFrom, frame: Frame) -> None:

@@ -5,10 +5,13 @@ segment_csr; use_torch_scatter = [True, False]` / `except ImportError: use_torch
 (neuraloperator). Taking both paths makes the list one of two, and the test's ids unknown. Where the module is not
 installed, the import raises and the handler runs: that is certain, so the analysis follows it.
 
-Which world that decides: the classifier runs in the repository's CPU environment (`bazel run //tools:classify`
-runs it with `//rules:torch_runtime`, the CPU lock), the environment of the CPU-only machine (world 0). A machine
-with GPUs may run another lock with other packages (a CUDA build of `torch_scatter`), so in the worlds with GPUs
-both paths stay open, as for torch's version (versions.torch_version_in).
+Which environment decides: the one the classifier runs in. `bazel run //tools:classify` runs it with
+`//rules:torch_runtime`, the CPU lock, the environment of the CPU runners. It decides every world, machines with
+GPUs included, although those may run another lock with other packages (a CUDA build of `torch_scatter`).
+Leaving the GPU worlds open was measured and rejected (docs/classifier-accuracy.md, round 13): a skip such as
+`skipif(not tensorboard_installed)` then seemed to vanish with GPUs, and 27 CPU tests of two suites (tensorboard,
+torch_xla, horovod) went to GPU runners; each open question also made its module's summaries per world (+50 % on
+pykeen). A GPU lock's extra packages are what they were before this rule: code the analysis does not see.
 
 A module is looked up without being imported: `importlib.util.find_spec` of a top-level name only searches the
 finders (site-packages, editable installs, the standard library). Whether it is present is part of a result's

@@ -71,30 +71,36 @@ def test_missing_module_takes_the_handler(tmp_path: Path, collect_in: Callable[.
     (tmp_path / "test_x.py").write_text(OPTIONAL_BACKENDS)
     got = _tests(tmp_path)
     collected, output = collect_in(tmp_path, "test_x.py")
-    gpu_world_key = got.pop("test_backend")  # the cases a machine with GPUs may add (next test)
-    assert gpu_world_key == "unknown"
     assert {f"test_x.py::{k}" for k in got} == collected, output
     assert set(got.values()) == {"cpu"}
 
 
-def test_the_worlds_with_gpus_leave_it_open(tmp_path: Path) -> None:
-    """A machine with GPUs may run another lock that has the module, and then collects cases whose ids the
-    analysis cannot compute: a function-level key covers them, `unknown`."""
+def test_every_world_is_decided_by_this_environment(tmp_path: Path) -> None:
+    """The environment the classifier runs in decides machines with GPUs too: a skip on a missing optional
+    package is a skip everywhere, not a skip that vanishes with GPUs (which would send the test to a GPU runner),
+    and the list is the same in every world."""
     (tmp_path / "test_x.py").write_text(f'''import pytest
 import torch
 
 try:
     import {MISSING}
     DEVICES = ["cpu", "cuda"]
+    HAS_BACKEND = True
 except ImportError:
     DEVICES = ["cpu"]
+    HAS_BACKEND = False
 
 
 @pytest.mark.parametrize("device", DEVICES)
 def test_device(device):
     torch.ones(1, device=device)
+
+
+@pytest.mark.skipif(not HAS_BACKEND, reason="needs the backend")
+def test_backend():
+    torch.ones(1)
 ''')
-    assert _tests(tmp_path) == {"test_device[cpu]": "cpu", "test_device": "unknown"}
+    assert _tests(tmp_path) == {"test_device[cpu]": "cpu", "test_backend": "cpu"}
 
 
 def test_installed_module_keeps_both_paths(tmp_path: Path) -> None:
