@@ -55,6 +55,7 @@ from tools.classify.values import (
 from tools.classify.wrapper_marks import FUNCTION_NODES, checked_parametrize, visible_names
 
 MAX_DEPTH = 24
+SETATTR = Ext("builtins.setattr")
 UNKNOWN_KWARGS = "**"  # a keyword no call can spell: the call passed `**x` with an unknown x
 MAX_CONTAINER = 256
 
@@ -64,6 +65,12 @@ class CallsMixin(InterpBase):
 
     def ev_Call(self, n: ast.Call, frame: Frame) -> Value:
         f = n.func
+        target = _literal_setattr(n)
+        if target is not None and (isinstance(f, ast.Attribute) or self.lookup("setattr", frame) == SETATTR):
+            # `setattr(self, "device", d)`, `object.__setattr__(self, "device", d)` (frozen dataclasses): the
+            # assignment `self.device = d`; reading the class attribute instead would keep a stale device
+            self.bind(target, self.ev(n.args[2], frame), frame)
+            return Const(None)
         args: list[Value] = []
         for a in n.args:
             v = self.ev(a, frame)
@@ -626,3 +633,18 @@ def _mutated(recv: Value, name: str, args: list[Value]) -> tuple[Value, Value] |
             return None
         return join_all(afters), join_all(results)
     return None
+
+
+def _literal_setattr(n: ast.Call) -> ast.Attribute | None:
+    """The attribute `setattr(x, "name", v)` or `object.__setattr__(x, "name", v)` assigns, for a name `x` and a
+    literal attribute name; None for any other call."""
+    f = n.func
+    plain = isinstance(f, ast.Name) and f.id == "setattr"
+    dunder = isinstance(f, ast.Attribute) and f.attr == "__setattr__" and isinstance(f.value, ast.Name) and (
+        f.value.id == "object")
+    if not (plain or dunder) or len(n.args) != 3 or n.keywords or any(isinstance(a, ast.Starred) for a in n.args):
+        return None
+    obj, name = n.args[0], n.args[1]
+    if not (isinstance(obj, ast.Name) and isinstance(name, ast.Constant) and isinstance(name.value, str)):
+        return None
+    return ast.copy_location(ast.Attribute(value=obj, attr=name.value, ctx=ast.Store()), n)
