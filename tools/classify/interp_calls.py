@@ -229,18 +229,19 @@ class CallsMixin(InterpBase):
             if f.name not in given:
                 given[f.name] = self.class_body(owners[f.owner], frame.world).get(f.name, UNK) if (
                     f.has_default and not spread) else UNK
+        built = inst
         for f in fields:
             if not f.init_var:
-                inst = inst.with_attr(f.name, given[f.name])
+                built = built.with_attr(f.name, given[f.name])
         post = self.class_lookup(inst.cls, "__post_init__", frame.world)
         if isinstance(post, FuncV):
             line = getattr(n, "lineno", 0)
-            res = self.invoke(FuncV(post.rel, post.pos, post.name, bound=inst, captured=post.captured, cls=post.cls),
+            res = self.invoke(FuncV(post.rel, post.pos, post.name, bound=built, captured=post.captured, cls=post.cls),
                               [given[f.name] for f in fields if f.init_var], {}, frame)
             self._absorb(res, frame, line, f"{inst.cls.name}.__post_init__")
-            if isinstance(res.self_after, Inst):
-                inst = res.self_after
-        return inst
+            # not followed to its end (a bound, a cut cycle): it may have changed any field
+            return res.self_after if isinstance(res.self_after, Inst) else inst
+        return built
 
     def _apply_mark(self, mark: Value, target: Value) -> Value:
         if isinstance(target, TestFnV):
