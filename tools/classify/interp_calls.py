@@ -25,6 +25,7 @@ from tools.classify.interp_base import (
     _mutable_target,
     frame_stores,
 )
+from tools.classify.module_device import DEVICE_PROPERTY_SUFFIXES
 from tools.classify.receivers import apply_delta, receiver_delta, receiver_uses
 from tools.classify.summaries import SUMMARY_BUDGET, context_size, widen_call
 from tools.classify.values import UNRESOLVED as UNK
@@ -65,12 +66,17 @@ class CallsMixin(InterpBase):
 
     def ev_Call(self, n: ast.Call, frame: Frame) -> Value:
         f = n.func
-        target = _literal_setattr(n)
-        if target is not None and (isinstance(f, ast.Attribute) or self.lookup("setattr", frame) == SETATTR):
-            # `setattr(self, "device", d)`, `object.__setattr__(self, "device", d)` (frozen dataclasses): the
-            # assignment `self.device = d`; reading the class attribute instead would keep a stale device
-            self.bind(target, self.ev(n.args[2], frame), frame)
-            return Const(None)
+        obj = _setattr_object(n)
+        if obj is not None and (isinstance(f, ast.Attribute) or self.lookup("setattr", frame) == SETATTR):
+            name = self.ev(n.args[1], frame)
+            if isinstance(name, Const) and isinstance(name.value, str) and not self._property_of(
+                    self.ev(obj, frame), name.value, frame.world):
+                # `setattr(self, "device", d)`, `object.__setattr__(self, "device", d)` (frozen dataclasses),
+                # `for k, v in options.items(): setattr(self, k, v)` over known options: the assignment
+                # `self.device = d`; reading the class attribute instead would keep a stale device
+                target = ast.copy_location(ast.Attribute(value=obj, attr=name.value, ctx=ast.Store()), n)
+                self.bind(target, self.ev(n.args[2], frame), frame)
+                return Const(None)
         args: list[Value] = []
         for a in n.args:
             v = self.ev(a, frame)
@@ -212,6 +218,17 @@ class CallsMixin(InterpBase):
         if isinstance(callee, TestFnV):
             return UNK
         return UNK
+
+    def _property_of(self, obj: Value, name: str, world: int) -> bool:
+        """Whether `name` is a property of the object's class: `setattr` runs its setter, or raises where it has
+        none (transformers' and Lightning's read-only `device`, module_device.py), instead of storing the value."""
+        if not isinstance(obj, Inst):
+            return False
+        found = self.class_lookup(obj.cls, name, world)
+        if isinstance(found, FuncV) and self._is_property(found):
+            return True
+        return name == "device" and any(isinstance(c, Ext) and c.path.endswith(DEVICE_PROPERTY_SUFFIXES)
+                                        for c in self.mro(obj.cls, world))
 
     def _dataclass_instance(self, inst: Inst, fields: list[Field], owners: list[ClassV], args: list[Value],
                             kwargs: dict[str, Value], n: ast.AST, frame: Frame) -> Value:
@@ -636,16 +653,13 @@ def _mutated(recv: Value, name: str, args: list[Value]) -> tuple[Value, Value] |
     return None
 
 
-def _literal_setattr(n: ast.Call) -> ast.Attribute | None:
-    """The attribute `setattr(x, "name", v)` or `object.__setattr__(x, "name", v)` assigns, for a name `x` and a
-    literal attribute name; None for any other call."""
+def _setattr_object(n: ast.Call) -> ast.Name | None:
+    """The object `setattr(x, name, v)` or `object.__setattr__(x, name, v)` sets an attribute of, when it is a
+    plain name `x`; None for any other call."""
     f = n.func
     plain = isinstance(f, ast.Name) and f.id == "setattr"
     dunder = isinstance(f, ast.Attribute) and f.attr == "__setattr__" and isinstance(f.value, ast.Name) and (
         f.value.id == "object")
     if not (plain or dunder) or len(n.args) != 3 or n.keywords or any(isinstance(a, ast.Starred) for a in n.args):
         return None
-    obj, name = n.args[0], n.args[1]
-    if not (isinstance(obj, ast.Name) and isinstance(name, ast.Constant) and isinstance(name.value, str)):
-        return None
-    return ast.copy_location(ast.Attribute(value=obj, attr=name.value, ctx=ast.Store()), n)
+    return n.args[0] if isinstance(n.args[0], ast.Name) else None
