@@ -15,6 +15,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from tools.classify.interp_base import _last_name
+
 # decorators that generate a dataclass `__init__`: the standard library's, pydantic's, chex's, flax's
 DATACLASS_DECORATORS = frozenset({"dataclass", "pydantic_dataclass"})
 
@@ -31,20 +33,11 @@ class Field:
     owner: int
 
 
-def _decorator_name(d: ast.expr) -> str:
-    target = d.func if isinstance(d, ast.Call) else d
-    if isinstance(target, ast.Name):
-        return target.id
-    if isinstance(target, ast.Attribute):
-        return target.attr
-    return ""
-
-
 def dataclass_init(node: ast.ClassDef) -> bool | None:
     """Whether the class is a dataclass that writes its own `__init__` (True), one with `init=False` (False), or
     not a dataclass (None)."""
     for d in node.decorator_list:
-        if _decorator_name(d) in DATACLASS_DECORATORS:
+        if _last_name(d) in DATACLASS_DECORATORS:
             if isinstance(d, ast.Call):
                 for k in d.keywords:
                     if k.arg == "init" and isinstance(k.value, ast.Constant) and k.value.value is False:
@@ -54,7 +47,7 @@ def dataclass_init(node: ast.ClassDef) -> bool | None:
 
 
 def _kw_only(node: ast.ClassDef) -> bool:
-    return any(isinstance(d, ast.Call) and _decorator_name(d) in DATACLASS_DECORATORS and any(
+    return any(isinstance(d, ast.Call) and _last_name(d) in DATACLASS_DECORATORS and any(
         k.arg == "kw_only" and not (isinstance(k.value, ast.Constant) and k.value.value is False) for k in d.keywords)
         for d in node.decorator_list)
 

@@ -14,11 +14,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from tools.classify import conventions
-from tools.classify.dataclass_fields import Field
 from tools.classify.evidence import IF_IMPORTED, IMPORTS, SKIP, Finding
 from tools.classify.modules import ParsedModule
 from tools.classify.summaries import Frames
 from tools.classify.values import ClassV, Const, DictV, EnumV, FuncV, Inst, PathV, Seq, Value, alternatives
+
+if TYPE_CHECKING:
+    from tools.classify.dataclass_fields import Field
 
 # Deterministic work budgets, in interpreter steps (statements and expressions evaluated). An in-repo call is
 # a function summary with a budget of its own (summaries.SUMMARY_BUDGET) and costs its caller one step, so no

@@ -23,6 +23,8 @@ from __future__ import annotations
 import ast
 import importlib.util
 
+from tools.classify.interp_base import _last_name
+
 PRESENCE_PREFIX = "<module>/"  # a result's `data` entry: (PRESENCE_PREFIX + top-level name, PRESENT or ABSENT)
 PRESENT = "present"
 ABSENT = "absent"
@@ -44,8 +46,7 @@ def catches_import_error(h: ast.ExceptHandler) -> bool:
     if h.type is None:
         return True
     names = h.type.elts if isinstance(h.type, ast.Tuple) else [h.type]
-    return any((n.id if isinstance(n, ast.Name) else n.attr if isinstance(n, ast.Attribute) else "")
-               in IMPORT_ERRORS for n in names)
+    return any(_last_name(n) in IMPORT_ERRORS for n in names)
 
 
 def imported_tops(s: ast.Import | ast.ImportFrom) -> list[tuple[str, str]]:
