@@ -280,6 +280,18 @@ PROJECTS: dict[str, Project] = {
         deps=("scipy", "numpy", "tqdm", "einops", "opt-einsum", "jaxtyping", "mpmath<=1.3", "matplotlib",
               "pytest-optional-tests==0.1.1"),
         nodeps=("backpack-for-pytorch", "unfoldNd", "einconv", "linear_operator")),
+    # Round 14 (docs/classifier-accuracy.md, "Round 14: new suites"). Time-series models on Lightning: a `device`
+    # fixture parametrized `["cuda", "cpu"]` whose cuda half patches `torch.cuda.*` and `Tensor.cuda` away
+    # (tests/test_metrics.py), `accelerator="gpu" if torch.cuda.is_available() else "cpu"` Trainers. Tests
+    # needing its example data download it from GitHub (unreachable here: excluded as "no network").
+    "pytorch-forecasting": Project(
+        "pytorch-forecasting", "1.8.0", "tests",
+        deps=("lightning>=2.0.0,<2.6.2", "scipy", "pandas", "scikit-learn", "scikit-base<1.1.0", "numpy",
+              "pyarrow", "matplotlib", "statsmodels"),
+        pytest_args=("-o", "addopts=", "-p", "no:cov")),
+    # Audio front ends (STFT, CQT, mel) as torch modules: `device_args = ["cpu", f"cuda:{gpu_idx}"]` chosen at
+    # import by `torch.cuda.is_available()`, and CUDA-only tests defined inside `if torch.cuda.is_available():`.
+    "nnaudio": Project("nnaudio", "0.3.4", "tests", deps=("scipy", "numpy", "librosa")),
 }
 
 COMMON_DEPS = ("pytest", "pytest-timeout", "pytest-xdist")

@@ -43,7 +43,13 @@ from tools.classify.interp_base import (
     own_attrs,
 )
 from tools.classify.interp_external import PARAMETERIZED_CLASS
-from tools.classify.optional_imports import ABSENT, catches_import_error, imported_tops
+from tools.classify.optional_imports import (
+    ABSENT,
+    catches_import_error,
+    imported_tops,
+    leading_imports,
+    raising_call,
+)
 from tools.classify.values import UNRESOLVED as UNK
 from tools.classify.values import (
     ClassV,
@@ -494,13 +500,35 @@ class StatementsMixin(InterpBase):
             return None
         for i, st in enumerate(s.body):
             if not isinstance(st, (ast.Import, ast.ImportFrom)):
-                return None
-            for dotted, top in imported_tops(st):
-                if self.source.resolve_import(dotted, frame.rel, 0, dotted) or self.source.is_package_dir(top):
-                    continue  # in the repository
-                if self.source.module_presence(top, frame.rel) == ABSENT:
-                    return i, handler
+                call = raising_call(st)
+                return (i, handler) if call is not None and self._call_imports_missing(call, frame) else None
+            if self._imports_missing(st, frame.rel, frame.rel):
+                return i, handler
         return None
+
+    def _imports_missing(self, st: ast.Import | ast.ImportFrom, rel: str, reader: str) -> bool:
+        """Whether an import statement in module `rel` names an external module that is not installed."""
+        for dotted, top in imported_tops(st):
+            if self.source.resolve_import(dotted, rel, 0, dotted) or self.source.is_package_dir(top):
+                continue  # in the repository
+            if self.source.module_presence(top, reader) == ABSENT:
+                return True
+        return False
+
+    def _call_imports_missing(self, call: ast.Call, frame: Frame) -> bool:
+        """Whether `call` certainly raises ImportError: every function it may run (a class: its `__init__`)
+        starts by importing a module that is not installed (optional_imports.leading_imports)."""
+        callee = self.ev(call.func, frame)
+        alts = callee.alts if isinstance(callee, OneOf) else (callee,)
+        for c in alts:
+            fn = self.class_lookup(c, "__init__", frame.world) if isinstance(c, ClassV) else c
+            if not isinstance(fn, FuncV):
+                return False
+            node = self.source.module(fn.rel).defs.get(fn.pos)
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or not any(
+                    self._imports_missing(st, fn.rel, frame.rel) for st in leading_imports(node)):
+                return False
+        return True
 
     def do_import(self, s: ast.Import | ast.ImportFrom, frame: Frame) -> None:
         rel = frame.rel

@@ -13,6 +13,11 @@ Leaving the GPU worlds open was measured and rejected (docs/classifier-accuracy.
 torch_xla, horovod) went to GPU runners; each open question also made its module's summaries per world (+50 % on
 pykeen). A GPU lock's extra packages are what they were before this rule: code the analysis does not see.
 
+The same holds one call deep: a class whose constructor starts by importing its framework (`class
+PyTensorBackend: def __init__(self): from pytensor import tensor`, einops' optional backends), called first in a
+`try` body that catches ImportError (`try: result.append(backend_type()) except ImportError: warn(...)`), raises
+there when the framework is missing, so the handler runs (`raising_call`, `leading_imports`).
+
 A module is looked up without being imported: `importlib.util.find_spec` of a top-level name only searches the
 finders (site-packages, editable installs, the standard library). Whether it is present is part of a result's
 cache entry, like a data file's state (runner.data_unchanged), so installing it later recomputes the result.
@@ -57,3 +62,45 @@ def imported_tops(s: ast.Import | ast.ImportFrom) -> list[tuple[str, str]]:
     if s.level or not s.module:
         return []
     return [(s.module, s.module.split(".", 1)[0])]
+
+
+# expressions whose parts run later or not at all: a call inside them is not evaluated when the statement starts
+_DEFERRED = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.IfExp, ast.BoolOp,
+             ast.Await, ast.NamedExpr)
+
+
+def raising_call(stmt: ast.stmt) -> ast.Call | None:
+    """The call a simple statement evaluates first, when its calls nest in one chain (`a.append(f())`: `f()`),
+    so that nothing else the statement calls runs before it; None for compound statements, statements without
+    calls or with calls side by side (`f(g(), h())`), or where a part may not run (lambdas, comprehensions,
+    `x if c else y`, `and`/`or`)."""
+    if not isinstance(stmt, (ast.Expr, ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Return)):
+        return None
+    calls: list[ast.Call] = []
+    for n in ast.walk(stmt):
+        if isinstance(n, _DEFERRED):
+            return None
+        if isinstance(n, ast.Call):
+            calls.append(n)
+    if not calls:
+        return None
+    innermost = calls[-1]  # ast.walk is breadth first: a chain's deepest call comes last
+    if any(innermost is not c and not any(d is innermost for d in ast.walk(c)) for c in calls):
+        return None  # a call that does not enclose the innermost one: side by side
+    if any(isinstance(d, ast.Call) and d is not innermost for d in ast.walk(innermost)):
+        return None
+    return innermost
+
+
+def leading_imports(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.Import | ast.ImportFrom]:
+    """The imports a function body starts with (after its docstring): they run before anything else it does."""
+    body = fn.body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and isinstance(
+            body[0].value.value, str):
+        body = body[1:]
+    out: list[ast.Import | ast.ImportFrom] = []
+    for st in body:
+        if not isinstance(st, (ast.Import, ast.ImportFrom)):
+            break
+        out.append(st)
+    return out

@@ -135,3 +135,110 @@ def test_installing_the_module_recomputes_a_cached_result(tmp_path: Path, monkey
     after = _tests(root, cache=cache)
     assert after != before
     assert "test_backend[1-native]" not in after  # both paths: the list is one of two, ids are not guessed
+
+
+BACKEND_CLASSES = f'''import warnings
+
+import pytest
+import torch
+
+
+class Backend:
+    name = "base"
+
+
+class MissingBackend(Backend):
+    name = "missing"
+
+    def __init__(self):
+        """The framework is imported when the backend is made."""
+        from {MISSING} import tensor
+        self.tensor = tensor
+
+
+class JsonBackend(Backend):
+    name = "json"
+
+    def __init__(self):
+        import json
+        self.json = json
+
+
+def collect(types):
+    found = []
+    for t in types:
+        try:
+            found.append(t())
+        except ImportError:
+            warnings.warn(f"no {{t.name}}")
+    return found
+
+
+MISSING_ONLY = collect([MissingBackend])
+
+
+@pytest.mark.parametrize("backend", MISSING_ONLY)
+def test_missing_only(backend):
+    torch.ones(1)
+
+
+@pytest.mark.parametrize("backend", [b.name for b in MISSING_ONLY] + ["cpu"])
+def test_names(backend):
+    torch.ones(1, device=backend)
+'''
+
+
+def test_constructor_importing_a_missing_module_raises_in_the_try(
+        tmp_path: Path, collect_in: Callable[..., tuple[set[str], str]]) -> None:
+    """einops' optional backends: a class whose `__init__` starts by importing its framework, made inside `try:
+    ... except ImportError`, is left out where the framework is missing; an empty list is pytest's `[NOTSET]`."""
+    (tmp_path / "test_x.py").write_text(BACKEND_CLASSES)
+    got = _tests(tmp_path)
+    collected, output = collect_in(tmp_path, "test_x.py")
+    assert {f"test_x.py::{k}" for k in got} == collected, output
+    assert got == {"test_missing_only[NOTSET]": "cpu", "test_names[cpu]": "cpu"}
+
+
+@pytest.mark.parametrize("body", [
+    "x = MissingBackend() if flag else None",  # may not run
+    "found.append((make(), MissingBackend()))",  # another call runs first
+    "found.append(JsonBackend())",  # its module is installed
+    "found.append(lambda: MissingBackend())",  # not called here
+])
+def test_only_a_certain_first_call_takes_the_handler(tmp_path: Path, body: str) -> None:
+    """Anything else keeps both paths: the flag the handler sets stays undecided, so the CUDA use under it
+    counts."""
+    src = BACKEND_CLASSES.split("\n\ndef collect")[0] + f'''
+
+def make():
+    return 1
+
+
+def test_flag(flag):
+    found = []
+    ok = True
+    try:
+        {body}
+    except ImportError:
+        ok = False
+    if not ok:
+        torch.ones(1).cuda()
+'''
+    (tmp_path / "test_x.py").write_text(src)
+    assert _tests(tmp_path) == {"test_flag": "gpu"}
+
+
+def test_a_certain_first_call_decides_the_flag(tmp_path: Path) -> None:
+    src = BACKEND_CLASSES.split("\n\ndef collect")[0] + '''
+
+def test_flag():
+    ok = True
+    try:
+        MissingBackend()
+    except ImportError:
+        ok = False
+    if ok:
+        torch.ones(1).cuda()
+'''
+    (tmp_path / "test_x.py").write_text(src)
+    assert _tests(tmp_path) == {"test_flag": "cpu"}
