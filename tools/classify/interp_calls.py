@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from tools.classify import conventions, versions
+from tools.classify import conventions, nn_modules, versions
 from tools.classify.dataclass_fields import Field
 from tools.classify.evidence import UNKNOWN, Finding, step
 from tools.classify.interp_base import (
@@ -39,6 +39,7 @@ from tools.classify.values import (
     MarkV,
     MockV,
     ModV,
+    NNModV,
     NoReturn,
     OneOf,
     PathV,
@@ -46,6 +47,7 @@ from tools.classify.values import (
     Seq,
     SkipV,
     SuperV,
+    TensorV,
     TestFnV,
     Value,
     alternatives,
@@ -57,6 +59,7 @@ from tools.classify.wrapper_marks import FUNCTION_NODES, checked_parametrize, vi
 
 MAX_DEPTH = 24
 SETATTR = Ext("builtins.setattr")
+ADD_MODULE = ("add_module", "register_module")  # torch.nn.Module methods that register a child by name
 UNKNOWN_KWARGS = "**"  # a keyword no call can spell: the call passed `**x` with an unknown x
 MAX_CONTAINER = 256
 
@@ -76,6 +79,20 @@ class CallsMixin(InterpBase):
                 # `self.device = d`; reading the class attribute instead would keep a stale device
                 target = ast.copy_location(ast.Attribute(value=obj, attr=name.value, ctx=ast.Store()), n)
                 self.bind(target, self.ev(n.args[2], frame), frame)
+                return Const(None)
+        if isinstance(f, ast.Attribute) and f.attr in ADD_MODULE and isinstance(f.value, ast.Name) and len(
+                n.args) == 2 and not n.keywords and not any(isinstance(a, ast.Starred) for a in n.args):
+            recv, name = self.ev(f.value, frame), self.ev(n.args[0], frame)
+            if isinstance(recv, Inst) and recv.nn is not None:
+                child = self.ev(n.args[1], frame)
+                if isinstance(name, Const) and isinstance(name.value, str) and not self._property_of(
+                        recv, name.value, frame.world):
+                    # `self.add_module(str(idx), module)` in a torch module's `__init__` (backpack's `_Branch`):
+                    # the child registered under that name, as `self.<name> = module` registers it (and prints it)
+                    target = ast.copy_location(ast.Attribute(value=f.value, attr=name.value, ctx=ast.Store()), n)
+                    self.bind(target, child, frame)
+                else:
+                    self.bind(f.value, nn_modules.unprintable(recv), frame)  # a child under a name not known
                 return Const(None)
         args: list[Value] = []
         for a in n.args:
@@ -202,6 +219,10 @@ class CallsMixin(InterpBase):
             else:
                 self._ext_args_check(f"{callee.name}()", args, kwargs, n, frame)
             return inst
+        if isinstance(callee, NNModV):
+            x = args[0] if len(args) == 1 and not kwargs else None
+            shape = nn_modules.output_shape(callee, x.shape) if isinstance(x, TensorV) and x.shape else None
+            return TensorV(x.device, shape) if isinstance(x, TensorV) and shape is not None else UNK
         if isinstance(callee, Inst):
             for meth in ("__call__", "forward"):
                 m = self.class_lookup(callee.cls, meth, frame.world)

@@ -381,9 +381,18 @@ class ClassesMixin(InterpBase):
         got = self.module_registrars.get(cls)
         if got is None:
             node = self.class_node(cls)
+            modelled = {id(n.func) for n in ast.walk(node) if _add_module_call(n)} if node is not None else set()
             got = node is None or any(
                 isinstance(n, ast.Name) and n.id in MODULE_REGISTRARS
-                or isinstance(n, ast.Attribute) and n.attr in MODULE_REGISTRARS
+                or isinstance(n, ast.Attribute) and n.attr in MODULE_REGISTRARS and id(n) not in modelled
                 for n in ast.walk(node))
             self.module_registrars[cls] = got
         return got
+
+
+def _add_module_call(n: ast.AST) -> bool:
+    """`x.add_module(name, module)` / `x.register_module(name, module)` on a plain name: interp_calls models it
+    (the child set as an attribute when the name is known, the object no longer printed otherwise)."""
+    return isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in (
+        "add_module", "register_module") and isinstance(n.func.value, ast.Name) and len(n.args) == 2 and not (
+        n.keywords) and not any(isinstance(a, ast.Starred) for a in n.args)

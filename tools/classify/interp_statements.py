@@ -207,9 +207,10 @@ class StatementsMixin(InterpBase):
             return self._merge(frame, [(a, ea), (b, eb)])
         if isinstance(s, (ast.For, ast.AsyncFor)):
             it = self.iteration(self.ev(s.iter, frame), frame.world)
-            if isinstance(it, Seq) and it.kind in ("range", "tuple") and not it.items:
+            if isinstance(it, Seq) and (it.kind in ("range", "tuple") or _fresh_iterator(s.iter)) and not it.items:
                 # `for i in range(torch.cuda.device_count()):` runs no iteration on a CPU-only machine; nor does
-                # `for a in args:` with no positional arguments (a list may have been filled by a callee)
+                # `for a in args:` with no positional arguments, or `for i, a in enumerate(args):` (a list may have
+                # been filled by a callee)
                 return self.exec_block(s.orelse, frame)
             if isinstance(it, Seq) and 0 < len(it.items) <= MAX_UNROLL and _grows_containers(s):
                 # `for d in ("cpu", "cuda"): if ...: devices.append(d)`: each iteration in turn, so that the
@@ -801,12 +802,20 @@ def _grows_containers(loop: ast.For | ast.AsyncFor) -> bool:
             continue  # their own break/continue are theirs
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in MUTATORS:
             mutates = True
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
+                "add_module", "register_module"):
+            mutates = True  # `self.add_module(str(i), m)`: a module's children, in order (they print)
         elif isinstance(node, (ast.Yield, ast.YieldFrom)):
             mutates = True  # a generator's output, in order
         elif isinstance(node, ast.AugAssign) or _rebinds_grown(node) or _sets_item(node):
             mutates = True
         todo.extend(ast.iter_child_nodes(node))
     return mutates
+
+
+def _fresh_iterator(e: ast.expr) -> bool:
+    """`enumerate(...)`, `zip(...)`: an iterator made here, which no callee could have filled."""
+    return isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id in ("enumerate", "zip")
 
 
 def _made_device(v: Value) -> bool:

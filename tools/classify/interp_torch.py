@@ -6,6 +6,7 @@ torch.testing._internal generators and decorators.
 from __future__ import annotations
 
 import ast
+import math
 
 from tools.classify import nn_modules, torch_api, torch_testing
 from tools.classify.devices import (
@@ -103,6 +104,8 @@ class TorchMixin(InterpBase):
             return recv if name in SAME_SHAPE_METHODS or not isinstance(recv, TensorV) else TensorV(recv.device)
         if name == "size" and not args and not kwargs and isinstance(recv, TensorV) and recv.shape is not None:
             return Seq(tuple(Const(i) for i in recv.shape), SIZE)
+        if name == "numel" and not args and not kwargs and isinstance(recv, TensorV) and recv.shape is not None:
+            return Const(math.prod(recv.shape))
         # a method the analysis does not model (of an unknown object: `REGISTRY[key].quantize(m, device="cuda")`
         # where an entry is unknown): an accelerator passed as its device is a need, as for an external function
         self._ext_args_check(f".{name}", args, kwargs, n, frame)

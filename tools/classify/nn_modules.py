@@ -588,3 +588,106 @@ def moved(v: NNModV, device: str | None) -> NNModV:
     """The module after `.to(device)`/`.cuda()`/`.cpu()` (None: a device the analysis does not know): it prints
     the same; its device is what device analysis reads."""
     return NNModV(v.name, v.args, device)
+
+
+# Modules whose output has the input's shape.
+_SAME_SHAPE = frozenset({
+    "ReLU", "ReLU6", "SELU", "SiLU", "Mish", "Hardsigmoid", "Hardswish", "Identity", "Sigmoid", "Tanh", "LogSigmoid",
+    "Softsign", "Tanhshrink", "Softmax", "LogSoftmax", "Softmin", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d",
+    "AlphaDropout", "FeatureAlphaDropout", "ELU", "CELU", "GELU", "LeakyReLU", "Softplus", "Hardtanh", "Hardshrink",
+    "Softshrink", "Threshold", "PReLU", "RReLU", "LayerNorm", "GroupNorm", "BatchNorm1d", "BatchNorm2d", "BatchNorm3d",
+    "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d"})
+
+
+def output_shape(v: NNModV, shape: tuple[int, ...]) -> tuple[int, ...] | None:
+    """The shape of `v(x)` for an input of `shape`, by torch's size formulas (docs of each layer) for the layers
+    that size the next one in test models (convolutions, pooling, Flatten, Linear, activations, Sequential):
+    `Linear(_get_output_dim(conv(x)), 5)` (backpack-for-pytorch) prints the size in its ids. None where the layer
+    is outside these, an argument is unknown, or torch would refuse the input."""
+    try:
+        return _output_shape(v, shape)
+    except NotKnown:
+        return None
+
+
+def _output_shape(v: NNModV, shape: tuple[int, ...]) -> tuple[int, ...] | None:
+    if v.name == "Sequential":
+        for _, child in _children(v):
+            if not isinstance(child, NNModV):
+                return None
+            got = _output_shape(child, shape)
+            if got is None:
+                return None
+            shape = got
+        return shape
+    if v.name in _SAME_SHAPE:
+        return shape
+    bound = dict(v.args)
+
+    def arg(name: str) -> object:
+        got = literal_of(bound[name]) if name in bound else NOT_LITERAL
+        _check(got is not NOT_LITERAL)
+        return got
+
+    def ints(name: str, n: int) -> tuple[int, ...]:
+        got = _ntuple(n)(arg(name))
+        _check(len(got) == n and all(type(i) is int for i in got))
+        return got  # type: ignore[return-value]
+
+    name = v.name
+    if name == "Linear":
+        _check(bool(shape) and shape[-1] == arg("in_features") and type(arg("out_features")) is int)
+        return (*shape[:-1], arg("out_features"))  # type: ignore[return-value]
+    if name == "Flatten":
+        start, end = arg("start_dim"), arg("end_dim")
+        _check(type(start) is int and type(end) is int)
+        start, end = start % len(shape) if shape else 0, end % len(shape) if shape else 0  # type: ignore[operator]
+        _check(start <= end)
+        size = 1
+        for i in shape[start:end + 1]:
+            size *= i
+        return (*shape[:start], size, *shape[end + 1:])
+    for kind in ("ConvTranspose", "Conv", "MaxPool", "AvgPool", "AdaptiveAvgPool", "AdaptiveMaxPool"):
+        if name.startswith(kind) and name[len(kind):] in ("1d", "2d", "3d"):
+            n = int(name[len(kind)])
+            break
+    else:
+        return None
+    _check(len(shape) in (n + 1, n + 2))
+    batch, (channels, *spatial) = shape[:len(shape) - n - 1], shape[len(shape) - n - 1:]
+    if kind.startswith("Adaptive"):
+        size = _ntuple(n)(arg("output_size"))
+        _check(len(size) == n and all(o is None or type(o) is int and o > 0 for o in size))
+        return (*batch, channels, *(i if o is None else o for i, o in zip(spatial, size, strict=True)))
+    kernel = ints("kernel_size", n)
+    if kind in ("Conv", "ConvTranspose"):
+        _check(channels == arg("in_channels") and type(arg("out_channels")) is int)
+        channels = arg("out_channels")  # type: ignore[assignment]
+        stride, dilation = ints("stride", n), ints("dilation", n)
+        _check(all(i > 0 for i in (*kernel, *stride, *dilation)))
+        if kind == "Conv" and arg("padding") == "same":
+            return (*batch, channels, *spatial)
+        padding = (0,) * n if kind == "Conv" and arg("padding") == "valid" else ints("padding", n)
+        if kind == "ConvTranspose":
+            extra = ints("output_padding", n)
+            out = [(size - 1) * s - 2 * p + d * (k - 1) + e + 1
+                   for size, s, p, d, k, e in zip(spatial, stride, padding, dilation, kernel, extra, strict=True)]
+        else:
+            out = [(size + 2 * p - d * (k - 1) - 1) // s + 1
+                   for size, s, p, d, k in zip(spatial, stride, padding, dilation, kernel, strict=True)]
+    else:
+        stride = kernel if arg("stride") is None else ints("stride", n)
+        padding = ints("padding", n)
+        dilation = ints("dilation", n) if kind == "MaxPool" else (1,) * n
+        ceil = arg("ceil_mode")
+        _check(type(ceil) is bool)
+        out = []
+        for size, s, p, d, k in zip(spatial, stride, padding, dilation, kernel, strict=True):
+            _check(s > 0 and 2 * p <= k)
+            span = size + 2 * p - d * (k - 1) - 1
+            o = (-(-span // s) if ceil else span // s) + 1
+            if ceil and (o - 1) * s >= size + p:
+                o -= 1  # (the last window must start inside the input or its left padding)
+            out.append(o)
+    _check(all(o > 0 for o in out))
+    return (*batch, channels, *out)  # type: ignore[return-value]
