@@ -38,10 +38,17 @@ from tools.classify.interp_base import (
     _last_name,
     _py,
 )
+from tools.classify.optional_imports import (
+    ABSENT,
+    SOFT_DEPENDENCY_CHECKS,
+    distribution_installed,
+    soft_dependency_names,
+)
 from tools.classify.plugins import NAMESPACE_CONSTRUCTORS, NAMESPACE_POS, NAMESPACE_REL
 from tools.classify.values import (
     NORETURN,
     NOT_LITERAL,
+    NOT_NONE,
     SLICE,
     ClassV,
     Const,
@@ -138,6 +145,23 @@ class ExternalMixin(InterpBase):
             return None
         return [a.arg for a in (*node.args.posonlyargs, *node.args.args)]
 
+    def _find_spec(self, name: Value, frame: Frame) -> Value | None:
+        """`importlib.util.find_spec("x")` of a top-level module outside the repository: None where it is not
+        installed, a spec (not None) where it is (optional_imports.py); None here when not decided."""
+        if not (isinstance(name, Const) and isinstance(name.value, str) and name.value.isidentifier()):
+            return None
+        top = name.value
+        if self.source.resolve_import(top, frame.rel, 0, top) or self.source.is_package_dir(top):
+            return None
+        return Const(None) if self.source.module_presence(top, frame.rel) == ABSENT else NOT_NONE
+
+    def _package_missing(self, name: str, frame: Frame) -> bool:
+        """A package `_check_soft_dependencies` names is missing: no distribution of that name and no module of
+        its import name (`cpflows`), so installing either recomputes the result (module presence is recorded)."""
+        module = name.replace("-", "_").lower()
+        return module.isidentifier() and not self.source.resolve_import(module, frame.rel, 0, module) and \
+            self.source.module_presence(module, frame.rel) == ABSENT and not distribution_installed(name)
+
     def call_ext(self, path: str, args: list[Value], kwargs: dict[str, Value], n: ast.AST, frame: Frame) -> Value:
         line = getattr(n, "lineno", 0)
         if path.startswith(MOCK_OBJECT) or (path.rsplit(".", 1)[-1] in MOCK_FACTORIES and "mock" in path):
@@ -156,6 +180,16 @@ class ExternalMixin(InterpBase):
                 return kwargs["default"]
             if "default_factory" in kwargs:
                 return self.call(kwargs["default_factory"], [], {}, n, frame, "")
+            return UNK
+        if path == "importlib.util.find_spec" and len(args) == 1 and not kwargs:
+            got = self._find_spec(args[0], frame)
+            if got is not None:
+                return got
+        if path in SOFT_DEPENDENCY_CHECKS and set(kwargs) <= {"severity", "obj", "msg"} and kwargs.get(
+                "severity") in (Const("none"), Const("warning")):
+            names = soft_dependency_names([a.value if isinstance(a, Const) else None for a in args])
+            if names is not None and any(self._package_missing(n, frame) for n, _ in names):
+                return Const(False)  # (True would need every version, and import names equal to PyPI's)
             return UNK
         if path == "typing.cast" and len(args) == 2 and not kwargs:
             return args[1]  # `cast(Literal["cpu", "cuda"], device.type)`: the value itself

@@ -18,6 +18,11 @@ PyTensorBackend: def __init__(self): from pytensor import tensor`, einops' optio
 `try` body that catches ImportError (`try: result.append(backend_type()) except ImportError: warn(...)`), raises
 there when the framework is missing, so the handler runs (`raising_call`, `leading_imports`).
 
+Libraries ask the same question as a call: `importlib.util.find_spec("x")` (None where `x` is missing) and the
+scikit-base family's `_check_soft_dependencies("x", severity="none")` (False where a package is missing; sktime,
+pytorch-forecasting: `if _check_soft_dependencies("cpflows", severity="none"): LOADERS += [...]`).
+`soft_dependency_names` reads the package names of the latter.
+
 A module is looked up without being imported: `importlib.util.find_spec` of a top-level name only searches the
 finders (site-packages, editable installs, the standard library). Whether it is present is part of a result's
 cache entry, like a data file's state (runner.data_unchanged), so installing it later recomputes the result.
@@ -26,7 +31,9 @@ cache entry, like a data file's state (runner.data_unchanged), so installing it 
 from __future__ import annotations
 
 import ast
+import importlib.metadata
 import importlib.util
+import re
 
 from tools.classify.interp_base import _last_name
 
@@ -104,3 +111,30 @@ def leading_imports(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.Impo
             break
         out.append(st)
     return out
+
+
+SOFT_DEPENDENCY_CHECKS = ("skbase.utils.dependencies._check_soft_dependencies",
+                          "skbase.utils.dependencies._dependencies._check_soft_dependencies",
+                          "sktime.utils.dependencies._check_soft_dependencies")
+_REQUIREMENT_NAME = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(.*)")
+
+
+def soft_dependency_names(args: list[object]) -> list[tuple[str, bool]] | None:
+    """(name, has a version or marker) of each package `_check_soft_dependencies("a", "b>=1")` requires (all of
+    them: plain strings are a conjunction); None for anything else (nested lists are disjunctions)."""
+    out: list[tuple[str, bool]] = []
+    for a in args:
+        m = _REQUIREMENT_NAME.fullmatch(a) if isinstance(a, str) else None
+        if m is None:
+            return None
+        out.append((m.group(1), bool(m.group(2).strip())))
+    return out or None
+
+
+def distribution_installed(name: str) -> bool:
+    """Whether a distribution of that name (PyPI's, `scikit-learn`) is installed where the classifier runs."""
+    try:
+        importlib.metadata.distribution(name)
+    except (importlib.metadata.PackageNotFoundError, ValueError):
+        return False
+    return True

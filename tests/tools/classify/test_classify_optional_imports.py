@@ -242,3 +242,58 @@ def test_flag():
 '''
     (tmp_path / "test_x.py").write_text(src)
     assert _tests(tmp_path) == {"test_flag": "cpu"}
+
+
+def test_find_spec_of_a_missing_module_is_none(tmp_path: Path,
+                                               collect_in: Callable[..., tuple[set[str], str]]) -> None:
+    """`importlib.util.find_spec("x") is not None` decides a list and a flag like `try: import x` does."""
+    (tmp_path / "test_x.py").write_text(f'''import importlib.util
+
+import pytest
+import torch
+
+HAS_BACKEND = importlib.util.find_spec("{MISSING}") is not None
+HAS_JSON = importlib.util.find_spec("json") is not None
+BACKENDS = ["native"] + (["fast"] if HAS_BACKEND else [])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_backend(backend):
+    if HAS_BACKEND:
+        torch.ones(1).cuda()
+
+
+def test_json():
+    if not HAS_JSON:
+        torch.ones(1).cuda()
+''')
+    got = _tests(tmp_path)
+    collected, output = collect_in(tmp_path, "test_x.py")
+    assert {f"test_x.py::{k}" for k in got} == collected, output
+    assert got == {"test_backend[native]": "cpu", "test_json": "cpu"}
+
+
+@pytest.mark.parametrize(("call", "decided"), [
+    (f'_check_soft_dependencies("{MISSING}", severity="none")', True),
+    (f'_check_soft_dependencies("json", "{MISSING}>=1.2", severity="warning")', True),
+    ('_check_soft_dependencies("json", severity="none")', False),  # present: True needs more than a lookup
+    (f'_check_soft_dependencies("{MISSING}")', False),  # severity "error": raises instead
+    (f'_check_soft_dependencies(["json", "{MISSING}"], severity="none")', False),  # a disjunction
+])
+def test_soft_dependency_checks(tmp_path: Path, call: str, decided: bool) -> None:
+    """scikit-base's `_check_soft_dependencies(..., severity="none")` is False where a package is missing
+    (pytorch-forecasting: `if _check_soft_dependencies("cpflows", severity="none"): LOADERS += [...]`)."""
+    (tmp_path / "test_x.py").write_text(f'''import pytest
+import torch
+from skbase.utils.dependencies import _check_soft_dependencies
+
+LOADERS = ["a"]
+if {call}:
+    LOADERS += ["b"]
+
+
+@pytest.mark.parametrize("loader", LOADERS)
+def test_loader(loader):
+    torch.ones(1)
+''')
+    assert _tests(tmp_path) == ({"test_loader[a]": "cpu"} if decided else {"test_loader": "cpu"})
