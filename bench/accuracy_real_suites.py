@@ -289,9 +289,11 @@ PROJECTS: dict[str, Project] = {
         deps=("lightning>=2.0.0,<2.6.2", "scipy", "pandas", "scikit-learn", "scikit-base<1.1.0", "numpy",
               "pyarrow", "matplotlib", "statsmodels"),
         pytest_args=("-o", "addopts=", "-p", "no:cov")),
-    # Audio front ends (STFT, CQT, mel) as torch modules: `device_args = ["cpu", f"cuda:{gpu_idx}"]` chosen at
-    # import by `torch.cuda.is_available()`, and CUDA-only tests defined inside `if torch.cuda.is_available():`.
-    "nnaudio": Project("nnaudio", "0.3.4", "tests", deps=("scipy", "numpy", "librosa")),
+    # Einstein-notation tensor ops over many backends: the root conftest builds one test setup per backend it
+    # finds (`importlib.util.find_spec("torch")`, jax, tensorflow, mlx...), CPU ones plus `make_setup("cuda")` where
+    # `torch.cuda.is_available()`, and tests loop over or are parametrized by those setups. (nnAudio 0.3.4, tried
+    # first: its sdist lacks tests/parameters.py, which every test file imports.)
+    "einx": Project("einx", "0.4.3", "test", deps=("numpy", "sympy", "frozendict")),
 }
 
 COMMON_DEPS = ("pytest", "pytest-timeout", "pytest-xdist")

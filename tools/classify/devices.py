@@ -165,7 +165,7 @@ def _never_none(v: Value) -> bool:
     """A value that is certainly not None: a device, a tensor, an in-repo object, class or function, a
     container (an existing tensor's `.device` too)."""
     return isinstance(v, (DeviceV, TensorV, NNModV, Inst, Seq, DictV, FuncV, ClassV, ModV, NotNone)) or \
-        v == EXISTING_DEVICE
+        v == EXISTING_DEVICE or isinstance(v, KnownTruth) and v.truth  # (None is falsy)
 
 
 def _compare(op: ast.cmpop, a: Value, b: Value) -> Value:

@@ -48,8 +48,8 @@ from tools.classify.plugins import NAMESPACE_CONSTRUCTORS, NAMESPACE_POS, NAMESP
 from tools.classify.values import (
     NORETURN,
     NOT_LITERAL,
-    NOT_NONE,
     SLICE,
+    UNK,
     ClassV,
     Const,
     DeviceV,
@@ -58,6 +58,7 @@ from tools.classify.values import (
     Ext,
     FuncV,
     Inst,
+    KnownTruth,
     MarkV,
     MockV,
     ModV,
@@ -151,15 +152,16 @@ class ExternalMixin(InterpBase):
         if not (isinstance(name, Const) and isinstance(name.value, str) and name.value.isidentifier()):
             return None
         top = name.value
-        if self.source.resolve_import(top, frame.rel, 0, top) or self.source.is_package_dir(top):
+        if self.source.on_pytest_path(top, frame.rel) or self.source.is_package_dir(top):
             return None
-        return Const(None) if self.source.module_presence(top, frame.rel) == ABSENT else NOT_NONE
+        # a spec: an object, so truthy and not None
+        return Const(None) if self.source.module_presence(top, frame.rel) == ABSENT else KnownTruth(True)
 
     def _package_missing(self, name: str, frame: Frame) -> bool:
         """A package `_check_soft_dependencies` names is missing: no distribution of that name and no module of
         its import name (`cpflows`), so installing either recomputes the result (module presence is recorded)."""
         module = name.replace("-", "_").lower()
-        return module.isidentifier() and not self.source.resolve_import(module, frame.rel, 0, module) and \
+        return module.isidentifier() and not self.source.on_pytest_path(module, frame.rel) and \
             self.source.module_presence(module, frame.rel) == ABSENT and not distribution_installed(name)
 
     def call_ext(self, path: str, args: list[Value], kwargs: dict[str, Value], n: ast.AST, frame: Frame) -> Value:

@@ -47,6 +47,7 @@ from tools.classify.optional_imports import (
     ABSENT,
     catches_import_error,
     imported_tops,
+    imports_torch_only,
     leading_imports,
     raising_call,
 )
@@ -258,6 +259,11 @@ class StatementsMixin(InterpBase):
                 if handler.name:
                     frame.env[handler.name] = UNK
                 ended = self.exec_block(handler.body, frame)
+                return self.exec_block(s.finalbody, frame) or ended
+            if imports_torch_only(s):
+                # `try: import torch; return True` / `except ImportError: return False`: torch imports where the
+                # classifier runs (its CPU lock), and nothing else in the body can raise
+                ended = self.exec_block(s.body, frame) or self.exec_block(s.orelse, frame)
                 return self.exec_block(s.finalbody, frame) or ended
             body = self._branch(frame)
             body.findings = []
@@ -510,7 +516,7 @@ class StatementsMixin(InterpBase):
     def _imports_missing(self, st: ast.Import | ast.ImportFrom, rel: str, reader: str) -> bool:
         """Whether an import statement in module `rel` names an external module that is not installed."""
         for dotted, top in imported_tops(st):
-            if self.source.resolve_import(dotted, rel, 0, dotted) or self.source.is_package_dir(top):
+            if self.source.on_pytest_path(dotted, rel) or self.source.is_package_dir(top):
                 continue  # in the repository
             if self.source.module_presence(top, reader) == ABSENT:
                 return True

@@ -290,6 +290,7 @@ class RepoIndex:
         self._conftests: dict[str, tuple[str, ...]] = {}
         self._deps_memo: dict[tuple[str, int, tuple[str, ...], str], list[str]] = {}
         self._base_dirs: dict[str, str] = {}
+        self._test_bases: frozenset[str] | None = None  # base dirs of test files and conftests (on_pytest_path)
         self.names: dict[str, list[str]] = {}
         for f in files:
             for name in self._names_for(f):
@@ -374,6 +375,24 @@ class RepoIndex:
 
     def is_package_dir(self, dotted: str) -> bool:
         return dotted.replace(".", "/") in self.dirs
+
+    def on_pytest_path(self, dotted: str, importer: str) -> bool:
+        """Whether `import dotted` finds the repository's file when pytest runs: the file resolve_module picks is
+        importable under that name from the root, a `pythonpath` directory, or a directory pytest puts on
+        sys.path because a test file or conftest.py lives there (its base dir). A bare name that only a library's
+        namespace directory gives (`einx/_src/frontend/impl/tinygrad.py` as `tinygrad`) is not: Python imports the
+        installed package of that name, or none."""
+        rel = self.resolve_module(dotted, importer)
+        if rel is None:
+            return False
+        if self._test_bases is None:
+            self._test_bases = frozenset(self.base_dir(f) for f in self.file_set
+                                         if is_test_file(f.rpartition("/")[2]) or f.endswith("conftest.py"))
+        stem = rel[:-len("/__init__.py")] if rel.endswith("/__init__.py") else rel[:-3]
+        prefix = stem[:len(stem) - len(dotted)].rstrip("/")
+        return stem.endswith(dotted.replace(".", "/")) and (
+            prefix == "" or prefix in self.import_dirs or prefix in self._test_bases or prefix.endswith(
+                ("src", "lib", "python", "tests", "test")))
 
     def absolute(self, spec: ImportSpec, importer: str) -> str:
         """Absolute dotted name of `spec.module` (resolving relative levels against importer)."""

@@ -23,6 +23,12 @@ scikit-base family's `_check_soft_dependencies("x", severity="none")` (False whe
 pytorch-forecasting: `if _check_soft_dependencies("cpflows", severity="none"): LOADERS += [...]`).
 `soft_dependency_names` reads the package names of the latter.
 
+The other way round, `try: import torch` / `except ImportError:` (einx's `torch_is_available()`, array libraries
+that support several frameworks) takes the body alone: torch is the one package the classifier's environment is
+known to import (it is the CPU lock's torch), so an installed module's import is otherwise not assumed to work (a
+broken build fails at import: PyPI's torchvision beside the CPU torch). `imports_torch_only` says when nothing else
+in the body can raise.
+
 A module is looked up without being imported: `importlib.util.find_spec` of a top-level name only searches the
 finders (site-packages, editable installs, the standard library). Whether it is present is part of a result's
 cache entry, like a data file's state (runner.data_unchanged), so installing it later recomputes the result.
@@ -138,3 +144,21 @@ def distribution_installed(name: str) -> bool:
     except (importlib.metadata.PackageNotFoundError, ValueError):
         return False
     return True
+
+
+def imports_torch_only(t: ast.Try) -> bool:
+    """A `try` whose body is `import torch` (as any name) and statements that cannot raise (`pass`, `return` or
+    an assignment to names of a constant or a name, a docstring): the handlers never run."""
+    saw = False
+    for st in t.body:
+        if isinstance(st, ast.Import) and all(a.name == "torch" for a in st.names):
+            saw = True
+        elif not (isinstance(st, ast.Pass) or isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant)
+                  or isinstance(st, (ast.Return, ast.Assign)) and _plain(st.value)
+                  and all(isinstance(x, ast.Name) for x in getattr(st, "targets", ()))):
+            return False
+    return saw
+
+
+def _plain(e: ast.expr | None) -> bool:
+    return e is None or isinstance(e, (ast.Constant, ast.Name))

@@ -116,6 +116,9 @@ class Sources:
             return None
         return self.index.resolve_module(dotted, importer)
 
+    def on_pytest_path(self, dotted: str, importer: str) -> bool:
+        return dotted.split(".", 1)[0] not in EXCLUDED_ROOTS and self.index.on_pytest_path(dotted, importer)
+
     def is_package_dir(self, dotted: str) -> bool:
         return dotted.split(".", 1)[0] not in EXCLUDED_ROOTS and self.index.is_package_dir(dotted)
 

@@ -297,3 +297,75 @@ def test_loader(loader):
     torch.ones(1)
 ''')
     assert _tests(tmp_path) == ({"test_loader[a]": "cpu"} if decided else {"test_loader": "cpu"})
+
+
+def test_torch_import_succeeds(tmp_path: Path, collect_in: Callable[..., tuple[set[str], str]]) -> None:
+    """einx's `torch_is_available()`: `try: import torch; return True` takes the body; with anything else in the
+    body that may raise, both paths stay open."""
+    (tmp_path / "test_x.py").write_text('''import pytest
+
+
+def torch_is_available():
+    try:
+        import torch
+
+        return True
+    except ImportError:
+        return False
+
+
+def torch_works():
+    try:
+        import torch
+        torch.ones(1)
+        ok = True
+    except ImportError:
+        ok = False
+    return ok
+
+
+SETUPS = ["numpy"] + (["torch"] if torch_is_available() else [])
+
+
+@pytest.mark.parametrize("setup", SETUPS)
+def test_setup(setup):
+    pass
+
+
+@pytest.mark.parametrize("ok", [torch_works()])
+def test_works(ok):
+    pass
+''')
+    got = _tests(tmp_path)
+    collected, output = collect_in(tmp_path, "test_x.py")
+    assert set(got) == {"test_setup[numpy]", "test_setup[torch]", "test_works"}  # (a function-level key)
+    assert {f"test_x.py::{k}" for k in got} - {"test_x.py::test_works"} == collected - {
+        "test_x.py::test_works[True]"}, output
+
+
+def test_a_library_directory_is_not_an_installed_module(tmp_path: Path) -> None:
+    """`import tinygrad` finds the installed package (missing here), not `lib/_src/impl/tinygrad.py` of a
+    namespace directory no test lives in: pytest never puts that directory on sys.path (einx's backends)."""
+    impl = tmp_path / "lib" / "_src" / "impl"
+    impl.mkdir(parents=True)
+    (tmp_path / "lib" / "__init__.py").write_text("")
+    (impl / f"{MISSING}.py").write_text("X = 1\n")
+    (tmp_path / "test_x.py").write_text(f'''import importlib.util
+
+import pytest
+
+BACKENDS = ["numpy"]
+if importlib.util.find_spec("{MISSING}"):
+    BACKENDS.append("missing")
+try:
+    import {MISSING}
+    BACKENDS.append("imported")
+except ImportError:
+    pass
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_backend(backend):
+    pass
+''')
+    assert set(_tests(tmp_path)) == {"test_backend[numpy]"}
