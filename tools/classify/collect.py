@@ -44,6 +44,7 @@ from tools.classify.values import (
     PathV,
     Seq,
     TestFnV,
+    UnknownScalar,
     Unresolved,
     Value,
     cached_hash,
@@ -153,6 +154,8 @@ def idval(value: Value, argname: str, idx: int, idfn: Callable[[Value], Value] |
     from_value = idval_from_value(value)
     if from_value is None and isinstance(value, PathV) and value.kind == "str":
         return None  # a path string is spelled by its text, which depends on where the checkout is
+    if isinstance(value, UnknownScalar):
+        return None  # a string or number pytest spells, which the analysis cannot
     return from_value if from_value is not None else f"{argname}{idx}"
 
 

@@ -48,6 +48,7 @@ from tools.classify.values import (
     NOT_LITERAL,
     SIZE,
     SLICE,
+    UNKNOWN_SCALAR,
     ClassV,
     Const,
     DeviceV,
@@ -206,7 +207,7 @@ class ExpressionsMixin(InterpBase):
         if exact:
             return Const(s)
         kind = s.split(":", 1)[0].lower()
-        return Const(s) if kind in torch_api.ACCELERATORS else UNK
+        return Const(s) if kind in torch_api.ACCELERATORS else UNKNOWN_SCALAR
 
     def ev_IfExp(self, n: ast.IfExp, frame: Frame) -> Value:
         t = truth(self.ev(n.test, frame))

@@ -49,7 +49,7 @@ from tools.classify.values import (
     NORETURN,
     NOT_LITERAL,
     SLICE,
-    UNK,
+    UNKNOWN_SCALAR,
     ClassV,
     Const,
     DeviceV,
@@ -349,7 +349,7 @@ class ExternalMixin(InterpBase):
             pos = [literal_of(a, shown_constant) for a in args]
             kw = {k: literal_of(a, shown_constant) for k, a in kwargs.items()}
             if NOT_LITERAL in pos or NOT_LITERAL in kw.values() or not _small_format(recv.value):
-                return UNK
+                return UNKNOWN_SCALAR
             try:
                 return Const(recv.value.format(*pos, **kw))
             except (IndexError, KeyError, ValueError, TypeError, AttributeError):
@@ -526,7 +526,7 @@ class ExternalMixin(InterpBase):
             # prints them; anything else (an object, a torch module) is unknown
             text = spelled(args[0], name[0])
             if text is None:
-                return UNK
+                return UNKNOWN_SCALAR
             limits.check_text(len(text), f"{name}() of a value")
             return Const(text)
         if name in ("str", "int", "float", "bool") and len(args) == 1 and isinstance(args[0], Const):
@@ -547,6 +547,8 @@ class ExternalMixin(InterpBase):
                 return got
         if name == "len" and args and isinstance(args[0], Seq):
             return Const(len(args[0].items))
+        if name == "len" and len(args) == 1 and not kwargs:
+            return UNKNOWN_SCALAR
         if name == "dict":
             return _dict_of(args, kwargs)
         if name in ("list", "tuple") and len(args) == 1 and isinstance(args[0], ClassV):

@@ -47,6 +47,16 @@ NOT_NONE = NotNone()
 
 
 @frozen
+class UnknownScalar(Unresolved):
+    """A string or number the analysis cannot compute (`str(obj)`, an f-string or `.format()` of an unknown part,
+    `len()` of an unknown container): pytest spells such a value in an id, so its id is unknown, never pytest's
+    `argname<index>` for objects. Unresolved everywhere else."""
+
+
+UNKNOWN_SCALAR = UnknownScalar()
+
+
+@frozen
 class NoReturn:
     """Result of pytest.skip()/fail(): control does not continue."""
 
