@@ -294,6 +294,12 @@ PROJECTS: dict[str, Project] = {
     # `torch.cuda.is_available()`, and tests loop over or are parametrized by those setups. (nnAudio 0.3.4, tried
     # first: its sdist lacks tests/parameters.py, which every test file imports.)
     "einx": Project("einx", "0.4.3", "test", deps=("numpy", "sympy", "frozendict")),
+    # 8-bit optimizers and int8/4-bit matmuls: the last release with an sdist (later ones ship wheels only). Most
+    # tests put tensors on "cuda" with no skip, so on a CPU-only machine they fail for want of CUDA: a suite whose
+    # truly-GPU tests measure false-CPU. No conftest ships in the sdist; test_generation.py needs transformers and
+    # the Hub (excluded as a collection error).
+    "bitsandbytes": Project("bitsandbytes", "0.42.0", "tests", deps=("scipy", "numpy", "einops"),
+                            pytest_args=("--continue-on-collection-errors",)),
 }
 
 COMMON_DEPS = ("pytest", "pytest-timeout", "pytest-xdist")

@@ -59,7 +59,6 @@ from tools.classify.wrapper_marks import FUNCTION_NODES, checked_parametrize, vi
 
 MAX_DEPTH = 24
 SETATTR = Ext("builtins.setattr")
-ADD_MODULE = ("add_module", "register_module")  # torch.nn.Module methods that register a child by name
 UNKNOWN_KWARGS = "**"  # a keyword no call can spell: the call passed `**x` with an unknown x
 MAX_CONTAINER = 256
 
@@ -80,7 +79,7 @@ class CallsMixin(InterpBase):
                 target = ast.copy_location(ast.Attribute(value=obj, attr=name.value, ctx=ast.Store()), n)
                 self.bind(target, self.ev(n.args[2], frame), frame)
                 return Const(None)
-        if isinstance(f, ast.Attribute) and f.attr in ADD_MODULE and isinstance(f.value, ast.Name) and len(
+        if isinstance(f, ast.Attribute) and f.attr in nn_modules.ADD_MODULE and isinstance(f.value, ast.Name) and len(
                 n.args) == 2 and not n.keywords and not any(isinstance(a, ast.Starred) for a in n.args):
             recv, name = self.ev(f.value, frame), self.ev(n.args[0], frame)
             if isinstance(recv, Inst) and recv.nn is not None:

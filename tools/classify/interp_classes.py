@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ast
 
-from tools.classify import limits
+from tools.classify import limits, nn_modules
 from tools.classify.dataclass_fields import Field, dataclass_init, declared_fields
 from tools.classify.evidence import Finding
 from tools.classify.interp_base import STORE, UNIT_BUDGET, BudgetExceeded, Frame, InterpBase, _last_name
@@ -393,6 +393,6 @@ class ClassesMixin(InterpBase):
 def _add_module_call(n: ast.AST) -> bool:
     """`x.add_module(name, module)` / `x.register_module(name, module)` on a plain name: interp_calls models it
     (the child set as an attribute when the name is known, the object no longer printed otherwise)."""
-    return isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in (
-        "add_module", "register_module") and isinstance(n.func.value, ast.Name) and len(n.args) == 2 and not (
-        n.keywords) and not any(isinstance(a, ast.Starred) for a in n.args)
+    return isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in nn_modules.ADD_MODULE \
+        and isinstance(n.func.value, ast.Name) and len(n.args) == 2 and not n.keywords \
+        and not any(isinstance(a, ast.Starred) for a in n.args)

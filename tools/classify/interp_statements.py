@@ -808,8 +808,8 @@ def _grows_containers(loop: ast.For | ast.AsyncFor) -> bool:
             continue  # their own break/continue are theirs
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in MUTATORS:
             mutates = True
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
-                "add_module", "register_module"):
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                node.func.attr in nn_modules.ADD_MODULE:
             mutates = True  # `self.add_module(str(i), m)`: a module's children, in order (they print)
         elif isinstance(node, (ast.Yield, ast.YieldFrom)):
             mutates = True  # a generator's output, in order

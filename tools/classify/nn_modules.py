@@ -375,6 +375,7 @@ def isinstance_module(v: Value, classes: Value) -> Value | None:
 
 # Module methods that add, replace or remove children (a container's too), or may (`apply` runs any function on
 # every submodule): the module they are called on no longer prints as the analysis knows it
+ADD_MODULE = frozenset({"add_module", "register_module"})  # torch.nn.Module methods that register a child by name
 MUTATORS = frozenset({"add_module", "register_module", "append", "extend", "insert", "update", "pop", "clear",
                       "__setitem__", "__delitem__", "__setattr__", "__delattr__", "apply", "load_state_dict"})
 # Module methods that return the module itself, printing the same (training mode is not printed)
