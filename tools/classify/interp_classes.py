@@ -381,11 +381,15 @@ class ClassesMixin(InterpBase):
         got = self.module_registrars.get(cls)
         if got is None:
             node = self.class_node(cls)
-            modelled = {id(n.func) for n in ast.walk(node) if _add_module_call(n)} if node is not None else set()
-            got = node is None or any(
-                isinstance(n, ast.Name) and n.id in MODULE_REGISTRARS
-                or isinstance(n, ast.Attribute) and n.attr in MODULE_REGISTRARS and id(n) not in modelled
-                for n in ast.walk(node))
+            got = node is None
+            modelled: set[int] = set()  # (ast.walk is breadth first: a call comes before its `func`)
+            for n in ast.walk(node) if node is not None else ():
+                if _add_module_call(n):
+                    modelled.add(id(n.func))  # type: ignore[attr-defined]
+                elif isinstance(n, ast.Name) and n.id in MODULE_REGISTRARS or isinstance(
+                        n, ast.Attribute) and n.attr in MODULE_REGISTRARS and id(n) not in modelled:
+                    got = True
+                    break
             self.module_registrars[cls] = got
         return got
 
