@@ -202,6 +202,10 @@ def _compare(op: ast.cmpop, a: Value, b: Value) -> Value:
             return Const((pa == pb) == isinstance(op, ast.Eq))
     if isinstance(a, DictV) and isinstance(b, DictV) and isinstance(op, (ast.Eq, ast.NotEq)):
         return _compare_dicts(op, a, b)
+    if isinstance(op, (ast.Eq, ast.NotEq)) and _container_vs_scalar(a, b):
+        # `if out_order != "col32":` with `out_order` the module's list of orders (a typo bitsandbytes' tests
+        # run): a list, tuple, set or dict never equals a string, number or None
+        return Const(isinstance(op, ast.NotEq))
     other = _other_accelerator_test(op, a, b) or _compare_types(op, a, b)
     if other is not None:
         return other
@@ -239,6 +243,15 @@ def _compare(op: ast.cmpop, a: Value, b: Value) -> Value:
         except TypeError:
             return UNK
     return UNK
+
+
+def _container_vs_scalar(a: Value, b: Value) -> bool:
+    """One side a known container (whatever its items), the other a constant str, number, bool or None."""
+    for x, y in ((a, b), (b, a)):
+        if isinstance(x, (Seq, DictV)) and isinstance(y, Const) and (
+                y.value is None or isinstance(y.value, (str, bytes, int, float, complex))):
+            return True
+    return False
 
 
 def type_path(v: Value) -> str | None:
