@@ -70,28 +70,25 @@ class CallsMixin(InterpBase):
         f = n.func
         obj = _setattr_object(n)
         if obj is not None and (isinstance(f, ast.Attribute) or self.lookup("setattr", frame) == SETATTR):
-            name = self.ev(n.args[1], frame)
-            if isinstance(name, Const) and isinstance(name.value, str) and not self._property_of(
-                    self.ev(obj, frame), name.value, frame.world):
+            attr = self._attribute_name(self.ev(obj, frame), self.ev(n.args[1], frame), frame.world)
+            if attr is not None:
                 # `setattr(self, "device", d)`, `object.__setattr__(self, "device", d)` (frozen dataclasses),
                 # `for k, v in options.items(): setattr(self, k, v)` over known options: the assignment
                 # `self.device = d`; reading the class attribute instead would keep a stale device
-                target = ast.copy_location(ast.Attribute(value=obj, attr=name.value, ctx=ast.Store()), n)
-                self.bind(target, self.ev(n.args[2], frame), frame)
+                self.bind(_attribute_target(obj, attr, n), self.ev(n.args[2], frame), frame)
                 return Const(None)
-        if isinstance(f, ast.Attribute) and f.attr in nn_modules.ADD_MODULE and isinstance(f.value, ast.Name) and len(
-                n.args) == 2 and not n.keywords and not any(isinstance(a, ast.Starred) for a in n.args):
-            recv, name = self.ev(f.value, frame), self.ev(n.args[0], frame)
+        if nn_modules.add_module_call(n):
+            holder = n.func.value  # type: ignore[attr-defined]
+            recv, name = self.ev(holder, frame), self.ev(n.args[0], frame)
             if isinstance(recv, Inst) and recv.nn is not None:
                 child = self.ev(n.args[1], frame)
-                if isinstance(name, Const) and isinstance(name.value, str) and not self._property_of(
-                        recv, name.value, frame.world):
+                attr = self._attribute_name(recv, name, frame.world)
+                if attr is not None:
                     # `self.add_module(str(idx), module)` in a torch module's `__init__` (backpack's `_Branch`):
                     # the child registered under that name, as `self.<name> = module` registers it (and prints it)
-                    target = ast.copy_location(ast.Attribute(value=f.value, attr=name.value, ctx=ast.Store()), n)
-                    self.bind(target, child, frame)
+                    self.bind(_attribute_target(holder, attr, n), child, frame)
                 else:
-                    self.bind(f.value, nn_modules.unprintable(recv), frame)  # a child under a name not known
+                    self.bind(holder, nn_modules.unprintable(recv), frame)  # a child under a name not known
                 return Const(None)
         args: list[Value] = []
         for a in n.args:
@@ -238,6 +235,13 @@ class CallsMixin(InterpBase):
         if isinstance(callee, TestFnV):
             return UNK
         return UNK
+
+    def _attribute_name(self, obj: Value, name: Value, world: int) -> str | None:
+        """The attribute `setattr(obj, name, v)` or `obj.add_module(name, m)` sets as `obj.<name> = v` does: a
+        string the analysis knows, unless it is a property of the object's class; None: not followed."""
+        if isinstance(name, Const) and isinstance(name.value, str) and not self._property_of(obj, name.value, world):
+            return name.value
+        return None
 
     def _property_of(self, obj: Value, name: str, world: int) -> bool:
         """Whether `name` is a property of the object's class: `setattr` runs its setter, or raises where it has
@@ -671,6 +675,11 @@ def _mutated(recv: Value, name: str, args: list[Value]) -> tuple[Value, Value] |
             return None
         return join_all(afters), join_all(results)
     return None
+
+
+def _attribute_target(obj: ast.expr, attr: str, n: ast.AST) -> ast.Attribute:
+    """The target `obj.<attr>` of an assignment, placed at n (bind reads only its shape)."""
+    return ast.copy_location(ast.Attribute(value=obj, attr=attr, ctx=ast.Store()), n)
 
 
 def _setattr_object(n: ast.Call) -> ast.Name | None:

@@ -384,7 +384,7 @@ class ClassesMixin(InterpBase):
             got = node is None
             modelled: set[int] = set()  # (ast.walk is breadth first: a call comes before its `func`)
             for n in ast.walk(node) if node is not None else ():
-                if _add_module_call(n):
+                if nn_modules.add_module_call(n):
                     modelled.add(id(n.func))  # type: ignore[attr-defined]
                 elif isinstance(n, ast.Name) and n.id in MODULE_REGISTRARS or isinstance(
                         n, ast.Attribute) and n.attr in MODULE_REGISTRARS and id(n) not in modelled:
@@ -393,10 +393,3 @@ class ClassesMixin(InterpBase):
             self.module_registrars[cls] = got
         return got
 
-
-def _add_module_call(n: ast.AST) -> bool:
-    """`x.add_module(name, module)` / `x.register_module(name, module)` on a plain name: interp_calls models it
-    (the child set as an attribute when the name is known, the object no longer printed otherwise)."""
-    return isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in nn_modules.ADD_MODULE \
-        and isinstance(n.func.value, ast.Name) and len(n.args) == 2 and not n.keywords \
-        and not any(isinstance(a, ast.Starred) for a in n.args)

@@ -151,18 +151,17 @@ class ExternalMixin(InterpBase):
         installed, a spec (not None) where it is (optional_imports.py); None here when not decided."""
         if not (isinstance(name, Const) and isinstance(name.value, str) and name.value.isidentifier()):
             return None
-        top = name.value
-        if self.source.on_pytest_path(top, frame.rel) or self.source.is_package_dir(top):
+        got = self.source.external_presence(name.value, frame.rel, frame.rel)
+        if got is None:
             return None
-        # a spec: an object, so truthy and not None
-        return Const(None) if self.source.module_presence(top, frame.rel) == ABSENT else KnownTruth(True)
+        return Const(None) if got == ABSENT else KnownTruth(True)  # (a spec is an object: truthy, not None)
 
     def _package_missing(self, name: str, frame: Frame) -> bool:
         """A package `_check_soft_dependencies` names is missing: no distribution of that name and no module of
         its import name (`cpflows`), so installing either recomputes the result (module presence is recorded)."""
         module = name.replace("-", "_").lower()
-        return module.isidentifier() and not self.source.on_pytest_path(module, frame.rel) and \
-            self.source.module_presence(module, frame.rel) == ABSENT and not distribution_installed(name)
+        return module.isidentifier() and self.source.external_presence(module, frame.rel, frame.rel) == ABSENT \
+            and not distribution_installed(name)
 
     def call_ext(self, path: str, args: list[Value], kwargs: dict[str, Value], n: ast.AST, frame: Frame) -> Value:
         line = getattr(n, "lineno", 0)
@@ -190,7 +189,7 @@ class ExternalMixin(InterpBase):
         if path in SOFT_DEPENDENCY_CHECKS and set(kwargs) <= {"severity", "obj", "msg"} and kwargs.get(
                 "severity") in (Const("none"), Const("warning")):
             names = soft_dependency_names([a.value if isinstance(a, Const) else None for a in args])
-            if names is not None and any(self._package_missing(n, frame) for n, _ in names):
+            if names is not None and any(self._package_missing(n, frame) for n in names):
                 return Const(False)  # (True would need every version, and import names equal to PyPI's)
             return UNK
         if path == "typing.cast" and len(args) == 2 and not kwargs:

@@ -515,12 +515,7 @@ class StatementsMixin(InterpBase):
 
     def _imports_missing(self, st: ast.Import | ast.ImportFrom, rel: str, reader: str) -> bool:
         """Whether an import statement in module `rel` names an external module that is not installed."""
-        for dotted, top in imported_tops(st):
-            if self.source.on_pytest_path(dotted, rel) or self.source.is_package_dir(top):
-                continue  # in the repository
-            if self.source.module_presence(top, reader) == ABSENT:
-                return True
-        return False
+        return any(self.source.external_presence(dotted, rel, reader) == ABSENT for dotted, _ in imported_tops(st))
 
     def _call_imports_missing(self, call: ast.Call, frame: Frame) -> bool:
         """Whether `call` certainly raises ImportError: every function it may run (a class: its `__init__`)

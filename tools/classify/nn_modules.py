@@ -11,6 +11,7 @@ entry against the installed torch (signatures and printed modules).
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from itertools import repeat
@@ -399,6 +400,15 @@ _WEIGHTED = frozenset({"Linear", "Bilinear", "Conv1d", "Conv2d", "Conv3d", "Conv
 _AFFINE = {**{f"{k}{n}d": "affine" for k in ("BatchNorm", "InstanceNorm") for n in (1, 2, 3)},
            "GroupNorm": "affine", "LayerNorm": "elementwise_affine"}  # weight and bias only when affine
 _WEIGHT_BUFFER = frozenset({"CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss"})  # `weight=` kept as is
+
+
+def add_module_call(n: ast.AST) -> bool:
+    """`x.add_module(name, module)` / `x.register_module(name, module)` on a plain name, two positional arguments:
+    the form interp_calls models (the child set as an attribute when the name is known, the object no longer
+    printed otherwise), so interp_classes does not count it as registering children it cannot see."""
+    return isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ADD_MODULE \
+        and isinstance(n.func.value, ast.Name) and len(n.args) == 2 and not n.keywords \
+        and not any(isinstance(a, ast.Starred) for a in n.args)
 
 
 def parameter(v: NNModV, name: str) -> object:

@@ -122,19 +122,14 @@ def leading_imports(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.Impo
 SOFT_DEPENDENCY_CHECKS = ("skbase.utils.dependencies._check_soft_dependencies",
                           "skbase.utils.dependencies._dependencies._check_soft_dependencies",
                           "sktime.utils.dependencies._check_soft_dependencies")
-_REQUIREMENT_NAME = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(.*)")
+_REQUIREMENT_NAME = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
 
 
-def soft_dependency_names(args: list[object]) -> list[tuple[str, bool]] | None:
-    """(name, has a version or marker) of each package `_check_soft_dependencies("a", "b>=1")` requires (all of
-    them: plain strings are a conjunction); None for anything else (nested lists are disjunctions)."""
-    out: list[tuple[str, bool]] = []
-    for a in args:
-        m = _REQUIREMENT_NAME.fullmatch(a) if isinstance(a, str) else None
-        if m is None:
-            return None
-        out.append((m.group(1), bool(m.group(2).strip())))
-    return out or None
+def soft_dependency_names(args: list[object]) -> list[str] | None:
+    """The name of each package `_check_soft_dependencies("a", "b>=1")` requires (all of them: plain strings are a
+    conjunction), without its version or marker; None for anything else (nested lists are disjunctions)."""
+    names = [m.group(1) for a in args if isinstance(a, str) and (m := _REQUIREMENT_NAME.match(a))]
+    return names if names and len(names) == len(args) else None
 
 
 def distribution_installed(name: str) -> bool:

@@ -215,6 +215,15 @@ class Sources:
         self.data_readers.setdefault(reader, set()).add(rel)
         return got[0]
 
+    def external_presence(self, dotted: str, importer: str, reader: str) -> str | None:
+        """Whether `import dotted` in `importer` would load an installed module that is there (PRESENT) or not
+        (ABSENT), by its top-level name; None when the repository provides it when pytest runs (a file pytest finds
+        under that name, or a package directory). Code in the module `reader` asked (the cache records it)."""
+        top = dotted.split(".", 1)[0]
+        if self.on_pytest_path(dotted, importer) or self.is_package_dir(top):
+            return None
+        return self.module_presence(top, reader)
+
     def module_presence(self, top: str, reader: str) -> str:
         """optional_imports.presence(top), looked up once per run; code in the module `reader` asked."""
         got = self.presence.get(top)
