@@ -301,6 +301,27 @@ PROJECTS: dict[str, Project] = {
     # `torch.randint` at collection), so two collections differ: one worker, and no exact ids to expect.
     "bitsandbytes": Project("bitsandbytes", "0.42.0", "tests", deps=("scipy", "numpy", "einops"),
                             pytest_args=("--continue-on-collection-errors",), jobs=1),
+    # Round 15 (docs/classifier-accuracy.md, "Round 15"). Probabilistic time-series models on Lightning: the torch
+    # half of the suite (`test/torch`), models trained for an epoch by Lightning's Trainer, one GPU test
+    # (`accelerator="gpu"` under `skipif(not torch.cuda.is_available())`).
+    "gluonts": Project("gluonts", "0.17.0", "test/torch",
+                       deps=("lightning>=2.2.2,<2.7", "scipy", "pandas<3", "pydantic<3", "toolz", "tqdm",
+                             "typing-extensions", "matplotlib"),
+                       pytest_args=("-o", "addopts=", "-p", "no:cov")),
+    # Tensor decompositions over a backend chosen by an environment variable (`TENSORLY_BACKEND=pytorch`): tests
+    # inside the package, no device code in them; dispatch through a backend registry reaches torch's code.
+    "tensorly": Project("tensorly", "0.10.0", "tensorly", deps=("numpy", "scipy"),
+                        env=(("TENSORLY_BACKEND", "pytorch"),)),
+    # NLP models whose device is a package global chosen at import (`flair.device = torch.device("cuda:0") if
+    # torch.cuda.is_available() else "cpu"`), moved with `.to(flair.device)`; a `pytest_generate_tests` hook
+    # parametrizing `force_cpu` by a command-line option. Its sdist lacks tests/resources: tests reading them fail
+    # (for a reason other than CUDA: `cpu`).
+    "flair": Project("flair", "0.15.1", "tests",
+                     deps=("boto3", "conllu<5", "deprecated", "ftfy", "gdown", "huggingface-hub", "langdetect", "lxml",
+                           "matplotlib", "more-itertools", "mpld3", "pptree", "python-dateutil", "regex",
+                           "scikit-learn", "segtok", "sqlitedict", "tabulate", "tqdm", "transformers[sentencepiece]<5",
+                           "wikipedia-api", "bioc<3", "transformer-smaller-training-vocab"),
+                     nodeps=("pytorch_revgrad",), pytest_args=("-o", "addopts=")),  # addopts need pytest-black etc.
 }
 
 COMMON_DEPS = ("pytest", "pytest-timeout", "pytest-xdist")

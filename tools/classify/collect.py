@@ -47,6 +47,7 @@ from tools.classify.values import (
     UnknownScalar,
     Unresolved,
     Value,
+    alternatives,
     cached_hash,
 )
 from tools.classify.wrapper_marks import param_argnames
@@ -214,6 +215,8 @@ def parametrize_cases(argnames: Value, argvalues: Value, ids: Value | None,
     the others keep theirs only when no spelling of it could equal one of theirs (pytest would then suffix
     both); else None."""
     names = param_argnames(argnames)
+    if names is not None and isinstance(argvalues, OneOf):
+        return _cases_in_every_alternative(argnames, argvalues, ids, idfn)
     if names is None or not isinstance(argvalues, Seq):
         return None
     explicit: list[str | None] | None = None
@@ -269,6 +272,32 @@ def parametrize_cases(argnames: Value, argvalues: Value, ids: Value | None,
     out = [ParamCase(UNKNOWN_ID if c.id == UNKNOWN_ID else next(final), c.bindings, c.marks) for c in cases]
     if any(pat.fullmatch(i) for pat in unknown for i in {*known, *(c.id for c in out)} if i != UNKNOWN_ID):
         return None
+    return out
+
+
+def _cases_in_every_alternative(argnames: Value, argvalues: OneOf, ids: Value | None,
+                                idfn: Callable[[Value], Value] | None) -> list[ParamCase] | None:
+    """Cases of a parametrization whose value list the analysis cannot choose (`[False] if tl.get_backend() in
+    ["tensorflow", "paddle"] else [True, False]`, a backend picked by an environment variable): a case that every
+    alternative list has, with the same id and values, is collected whichever list pytest gets, so it keeps its
+    id; the others may or may not exist, so each is an UNKNOWN_ID case (analysed with its own values, keyed by
+    the function). None when an alternative itself is not enumerable. Ids are made per alternative first: pytest
+    suffixes duplicates within the list it gets."""
+    per_alt: list[list[ParamCase]] = []
+    for alt in alternatives(argvalues):
+        cases = parametrize_cases(argnames, alt, ids, idfn)
+        if cases is None:
+            return None
+        per_alt.append(cases)
+    in_all = set.intersection(*({c for c in cases if c.id != UNKNOWN_ID} for cases in per_alt))
+    # the longest list first (ties: by its ids), then what only the others have: a stable order for the output
+    per_alt.sort(key=lambda cases: (-len(cases), tuple(c.id for c in cases)))
+    out: list[ParamCase] = []
+    for cases in per_alt:
+        for c in cases:
+            kept = c if c in in_all else ParamCase(UNKNOWN_ID, c.bindings, c.marks)
+            if kept not in out:
+                out.append(kept)
     return out
 
 

@@ -102,6 +102,20 @@ UNKNOWN_TEXT = Ext("<unknown text id>")
 UNKNOWN_NUMBER = Ext("<unknown number id>")
 
 
+# pydantic's constrained numbers, by name: the builtin a call of one converts with
+_PYDANTIC_NUMBERS = {f"{kind}{t}": t.lower()
+                     for kind in ("Positive", "Negative", "NonNegative", "NonPositive", "Strict")
+                     for t in ("Int", "Float")} | {"FiniteFloat": "float"}
+
+
+def _pydantic_number(path: str) -> str | None:
+    """"float" for `pydantic.PositiveFloat`, "int" for `pydantic.v1.PositiveInt`...; None for anything else."""
+    module, _, name = path.rpartition(".")
+    if module in ("pydantic", "pydantic.v1", "pydantic.types", "pydantic.v1.types"):
+        return _PYDANTIC_NUMBERS.get(name)
+    return None
+
+
 class ExternalMixin(InterpBase):
     """Calls leaving the repository, torch excepted; a part of dataflow.Interp."""
 
@@ -192,6 +206,11 @@ class ExternalMixin(InterpBase):
             if names is not None and any(self._package_missing(n, frame) for n in names):
                 return Const(False)  # (True would need every version, and import names equal to PyPI's)
             return UNK
+        number = _pydantic_number(path)
+        if number and len(args) == 1 and not kwargs and isinstance(args[0], Const):
+            # `PositiveFloat(1.5)`: pydantic's constrained numbers are `Annotated[float, Gt(0)]` (v2: calling one
+            # calls float) or float/int subclasses (v1): a number, which pytest ids by its value
+            return self.call_builtin(number, args, {}, n, frame)
         if path == "typing.cast" and len(args) == 2 and not kwargs:
             return args[1]  # `cast(Literal["cpu", "cuda"], device.type)`: the value itself
         if path == "itertools.product" and args and not kwargs:
