@@ -321,7 +321,10 @@ PROJECTS: dict[str, Project] = {
                            "matplotlib", "more-itertools", "mpld3", "pptree", "python-dateutil", "regex",
                            "scikit-learn", "segtok", "sqlitedict", "tabulate", "tqdm", "transformers[sentencepiece]<5",
                            "wikipedia-api", "bioc<3", "transformer-smaller-training-vocab"),
-                     nodeps=("pytorch_revgrad",), pytest_args=("-o", "addopts=")),  # addopts need pytest-black etc.
+                     nodeps=("pytorch_revgrad",),
+                     # its addopts need pytest-black etc.; its `filterwarnings = error` turns pytest-benchmark's
+                     # warning under xdist (the host's plugin, seen through the venv) into an internal error
+                     pytest_args=("-o", "addopts=", "-p", "no:benchmark")),
 }
 
 COMMON_DEPS = ("pytest", "pytest-timeout", "pytest-xdist")

@@ -598,7 +598,7 @@ class Analyzer:
         early: list[list[ParamCase]] = []
         late: list[list[ParamCase]] = []
         if self.hooks.has_hooks(rel, item.classes, world):
-            names = list(dict.fromkeys([*autouse, *usefixtures, *args, *(fx.name for fx in found)]))
+            names = list(dict.fromkeys([*autouse, *usefixtures, *args, *self.fixtures.closure_names(tables, initial)]))
             calls = self.hooks.calls(rel, item.classes, item.func, names, world)
             for hook_marks, into in ((calls.early, early), (calls.conftest, late)):
                 for m in hook_marks if hook_marks is not None else ():

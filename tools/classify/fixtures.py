@@ -199,6 +199,13 @@ class Fixtures:
         dependencies each brings in, depth first; sorted by scope (stable). Its order is the order of
         parametrized fixtures in a node id (`[1-False-False]` when `a` uses `b` uses parametrized `n`, and
         parametrized `c` and `d` follow `a`)."""
+        found = [self.find(tables, n) for n in self.closure_names(tables, initial)]
+        return sorted((fx for fx in found if fx is not None), key=lambda f: f.scope_rank)
+
+    def closure_names(self, tables: list[dict[str, Fixture]], initial: list[str]) -> list[str]:
+        """The names of that closure in discovery order, those no fixture defines included: pytest's
+        `metafunc.fixturenames`, where a hook finds the argument a fixture asks for and only the hook provides
+        (flair: an autouse fixture takes `force_cpu`, which `pytest_generate_tests` parametrizes)."""
         names = list(dict.fromkeys(initial))
         seen: set[str] = set()
 
@@ -215,8 +222,7 @@ class Fixtures:
 
         for name in list(names):
             visit(name)
-        found = [self.find(tables, n) for n in names]
-        return sorted((fx for fx in found if fx is not None), key=lambda f: f.scope_rank)
+        return names
 
     def fixture_value(self, fx: Fixture, tables: list[dict[str, Fixture]], choice: dict[str, ParamCase],
                       world: int, stack: tuple[str, ...]) -> tuple[Value, tuple[Finding, ...]]:

@@ -87,3 +87,52 @@ def test_beta(beta, k):
     if importlib.util.find_spec("pydantic") is not None:  # (not a dependency of this project: CI may lack it)
         collected, output = collect_in(tmp_path, "test_x.py")
         assert collected == {"test_x.py::test_beta[1.5-3]", "test_x.py::test_beta[2.0-0]"}, output
+
+
+def test_hook_parametrizes_an_argument_only_a_fixture_asks_for(tmp_path: Path,
+                                                               collect_in: Callable[..., tuple[set[str], str]]) -> None:
+    """flair: an autouse fixture takes `force_cpu`, which no fixture defines; `pytest_generate_tests` finds it in
+    `metafunc.fixturenames` (the whole closure, not only fixtures) and parametrizes it with an option's default."""
+    (tmp_path / "conftest.py").write_text('''import pytest
+import torch
+
+
+@pytest.fixture(autouse=True)
+def set_cpu(force_cpu):
+    if force_cpu:
+        torch.set_default_device("cpu")
+
+
+def pytest_addoption(parser):
+    parser.addoption("--force-cpu", action="store_true", default=False, help="use cpu")
+
+
+def pytest_generate_tests(metafunc):
+    option_value = metafunc.config.getoption("--force-cpu")
+    if "force_cpu" in metafunc.fixturenames and option_value is not None:
+        metafunc.parametrize("force_cpu", [option_value])
+''')
+    (tmp_path / "test_x.py").write_text('''import pytest
+import torch
+
+
+def test_plain():
+    assert torch.ones(1)
+
+
+@pytest.mark.parametrize("text", ["a", "b"])
+def test_text(text):
+    assert text
+
+
+class TestEmb:
+    @pytest.mark.parametrize("x", [])
+    def test_empty(self, x):
+        pass
+''')
+    got = run(tmp_path, paths=["test_x.py"], cache_dir=None).files["test_x.py"].tests
+    collected, output = collect_in(tmp_path, "test_x.py")
+    assert collected == {f"test_x.py::{k}" for k in got}, output
+    assert set(got) == {"test_plain[False]", "test_text[False-a]", "test_text[False-b]",
+                        "TestEmb::test_empty[False-NOTSET]"}
+    assert {v.label for v in got.values()} == {"cpu"}
