@@ -134,7 +134,9 @@ def test_installing_the_module_recomputes_a_cached_result(tmp_path: Path, monkey
     monkeypatch.syspath_prepend(str(site))
     after = _tests(root, cache=cache)
     assert after != before
-    assert "test_backend[1-native]" not in after  # both paths: the list is one of two, ids are not guessed
+    # both paths: the list is one of two; `native` is in both (its ids are exact), `fast` may or may not be
+    # collected (the function-level key covers it; its ids are not guessed)
+    assert "test_backend[1-native]" in after and "test_backend[1-fast]" not in after and "test_backend" in after
 
 
 BACKEND_CLASSES = f'''import warnings
@@ -296,7 +298,9 @@ if {call}:
 def test_loader(loader):
     torch.ones(1)
 ''')
-    assert _tests(tmp_path) == ({"test_loader[a]": "cpu"} if decided else {"test_loader": "cpu"})
+    # undecided: `[a]` is collected either way (round 15); `[b]` may be, so the function-level key covers it
+    expected = {"test_loader[a]": "cpu"} if decided else {"test_loader[a]": "cpu", "test_loader": "cpu"}
+    assert _tests(tmp_path) == expected
 
 
 def test_torch_import_succeeds(tmp_path: Path, collect_in: Callable[..., tuple[set[str], str]]) -> None:

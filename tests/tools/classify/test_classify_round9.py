@@ -60,7 +60,8 @@ def test_ids_match_pytest_collect_only(tmp_path: Path) -> None:
                  "test_dict_items[large-8]"):
         assert f"{IDS}::{name}" in keys
     assert {c for c in collected if c not in keys} == {
-        f"{IDS}::test_scheduler[MultiplicativeLR-kwargs1]", *(c for c in collected if "::test_either_list[" in c),
+        # (round 15: `float32`, first in both lists, keeps its ids `dtype0-*`; `float64` may or may not be there)
+        f"{IDS}::test_scheduler[MultiplicativeLR-kwargs1]", *(c for c in collected if "::test_either_list[dtype1" in c),
         f"{IDS}::test_item_values[1.0]", f"{IDS}::test_item_values[0.0]"}
 
 
