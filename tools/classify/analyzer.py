@@ -596,18 +596,19 @@ class Analyzer:
         initial = [*autouse, *usefixtures, *(a for a in args if a not in direct_names)]
         found = self.fixtures.closure_fixtures(tables, initial)
         early: list[list[ParamCase]] = []
-        late: list[list[ParamCase]] = []
+        late: list[list[ParamCase]] = []  # deeper conftests' hooks
+        at_start: list[list[ParamCase]] = []  # the hooks of conftests every run loads at the start
         if self.hooks.has_hooks(rel, item.classes, world):
             names = list(dict.fromkeys([*autouse, *usefixtures, *args, *self.fixtures.closure_names(tables, initial)]))
             calls = self.hooks.calls(rel, item.classes, item.func, names, world)
-            for hook_marks, into in ((calls.early, early), (calls.conftest, late)):
+            for hook_marks, into in ((calls.early, early), (calls.conftest, late), (calls.initial, at_start)):
                 for m in hook_marks if hook_marks is not None else ():
                     cases = self._mark_cases(m, world)
                     if cases is None:
                         return None
                     into.append(cases)
                     direct_names.update(n for n, _ in cases[0].bindings)
-            if calls.early is None or calls.conftest is None:
+            if calls.early is None or calls.conftest is None or calls.initial is None:
                 # a hook whose calls are not known: the test is keyed by its function (classify_file)
                 early.append([ParamCase(UNKNOWN_ID, (), ())])
         fx_dims: list[tuple[str, list[ParamCase]]] = []
@@ -627,13 +628,15 @@ class Analyzer:
                     params = self._torch_dtypes(marks) or params
                 fx_dims.append((fx.name, params))
         if late and fx_dims:
-            # a conftest hook runs before or after the fixture manager depending on when pytest registered its
-            # conftest (see hooks.py): the order of the ids is not known
+            # a deeper conftest's hook runs before or after the fixture manager depending on when pytest registered
+            # its conftest (see hooks.py): the order of the ids is not known
             late.append([ParamCase(UNKNOWN_ID, (), ())])
-        # pytest's call order (hooks.py): class and module hooks, parametrized fixtures, conftest hooks, marks;
-        # each call's ids follow the earlier ones' and its cases vary fastest
+        # pytest's call order (hooks.py): class and module hooks, deeper conftest hooks, parametrized fixtures,
+        # the hooks of conftests loaded at the start, marks; each call's ids follow the earlier ones' and its cases
+        # vary fastest
         ordered: list[tuple[str | None, list[ParamCase]]] = [
-            *((None, d) for d in early), *fx_dims, *((None, d) for d in late), *((None, d) for d in dims)]
+            *((None, d) for d in early), *((None, d) for d in late), *fx_dims, *((None, d) for d in at_start),
+            *((None, d) for d in dims)]
         total = 1
         for _, d in ordered:
             total *= max(len(d), 1)

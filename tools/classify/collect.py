@@ -43,6 +43,7 @@ from tools.classify.values import (
     ParamV,
     PathV,
     Seq,
+    SkipV,
     TestFnV,
     UnknownScalar,
     Unresolved,
@@ -193,6 +194,10 @@ class ParamCase:
     marks: tuple[Value, ...]
 
 
+# The mark of the one case an empty value list gives: pytest never runs it (`empty_parameter_set_mark`: skip by
+# default; xfail(run=False) or a collection error otherwise), whatever its body would need
+EMPTY_PARAMETER_SET = SkipV(True, "empty parameter set: pytest does not run the case", always=True)
+
 # What str() of a Python number may look like (int, float, complex, inf, nan), with pytest's `_<n>` suffix for
 # duplicates: an unknown number's id can never equal an id such as `histogram0` or `1 2 3 4`
 _REAL = r"(?:[0-9.]+(?:e[-+]?[0-9]+)?|inf|nan)"
@@ -233,7 +238,7 @@ def parametrize_cases(argnames: Value, argvalues: Value, ids: Value | None,
         return None  # ids that cannot be evaluated (an unknown list, a callable outside the repository)
     if not argvalues.items:
         return [ParamCase("NOTSET" if len(names) == 1 else "-".join(["NOTSET"] * len(names)),
-                          tuple((n, Const(None)) for n in names), ())]
+                          tuple((n, Const(None)) for n in names), (EMPTY_PARAMETER_SET,))]
     cases: list[ParamCase] = []
     raw_ids: list[str] = []
     unknown: list[re.Pattern[str]] = []  # what each unknown id may be

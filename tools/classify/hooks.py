@@ -4,10 +4,14 @@ pytest 9 (`_pytest/python.py`, `PyCollector._genfunctions`) calls the hook with 
 `pytest_generate_tests` and its class's (`cls().pytest_generate_tests`, inherited ones too) join the registered
 implementations, and pluggy calls the newest first, so the order of `metafunc.parametrize` calls is: the
 class's hook, the module's, then the conftests' (deepest first), then pytest's own plugins: the fixture
-manager (parametrized fixtures) and, last, `@pytest.mark.parametrize`. An initial conftest (the root's, the
-command line's) is registered before the fixture manager and is called after it, a deeper one before it; so
-where both a conftest hook and a parametrized fixture make ids their order is not known statically and the
-test is keyed by its function.
+manager (parametrized fixtures) and, last, `@pytest.mark.parametrize`. An initial conftest (one pytest loads
+before the session starts: in the directories of the command line's paths and above them, and in their `test*`
+subdirectories) is registered before the fixture manager and is called after it, a deeper one before it. The
+command line is not known here, but every run from the repository root loads the root's conftest and those of
+its `test*` directories at the start (a path below one of them has it among its parents; no path, or the root
+itself, loads them by pytest's `test*` rule), so their hooks come after the parametrized fixtures
+(`HookCalls.initial`: flair's `tests/conftest.py`, `[resume1.txt-False]`). Where another conftest hook and a
+parametrized fixture both make ids, their order is not known statically and the test is keyed by its function.
 
 A hook is run by the interpreter on a copy of its body in which every `metafunc.parametrize(...)` becomes
 `<calls>.append(pytest.mark.parametrize(...))`: what it parametrizes is then an ordinary value (a list of
@@ -50,10 +54,19 @@ _ATTRS = frozenset({"fixturenames", "function", "cls", "module", "config", "para
 @frozen
 class HookCalls:
     """The parametrize marks the hooks of one test make, in call order: `early` (class and module hooks, before
-    parametrized fixtures) and `conftest` (conftest hooks); None in either: a hook whose calls are not known."""
+    parametrized fixtures), `conftest` (deeper conftests' hooks) and `initial` (conftest hooks every run loads at
+    the start); None in any: a hook whose calls are not known."""
 
     early: tuple[MarkV, ...] | None
-    conftest: tuple[MarkV, ...] | None
+    conftest: tuple[MarkV, ...] | None  # deeper conftests: before or after the parametrized fixtures
+    initial: tuple[MarkV, ...] | None  # the root's and its `test*` directories' conftests: after them
+
+
+def always_initial(conftest: str) -> bool:
+    """Whether every pytest run from the repository root loads this conftest before the session starts: the
+    root's own, or one in a `test*` directory directly under the root (see the module docstring)."""
+    parts = conftest.split("/")
+    return len(parts) == 1 or len(parts) == 2 and parts[0].startswith("test")
 
 
 class _Rewrite(ast.NodeTransformer):
@@ -97,8 +110,10 @@ class Hooks:
         self.bodies: dict[tuple[str, tuple[int, int]], tuple[list[ast.stmt], str, str | None] | None] = {}
         self.keyword_memo: dict[tuple[str, int], dict[str, str]] = {}
 
-    def hooks_of(self, rel: str, classes: tuple[ClassV, ...], world: int) -> tuple[list[Value], list[Value]]:
-        """(class and module hooks, in call order; conftest hooks, deepest first) for a test of `rel`."""
+    def hooks_of(self, rel: str, classes: tuple[ClassV, ...],
+                 world: int) -> tuple[list[Value], list[Value], list[Value]]:
+        """(class and module hooks, in call order; deeper conftest hooks, deepest first; initial conftest hooks,
+        deepest first) for a test of `rel`."""
         early: list[Value] = []
         if classes:
             found = self.interp.class_lookup(classes[-1], HOOK, world)
@@ -108,11 +123,12 @@ class Hooks:
         if found is not None:
             early.append(found)
         conftest: list[Value] = []
+        initial: list[Value] = []
         for c in reversed(self.interp.source.conftests_for(rel)):
             found = self.interp.module_state(c, world).env.get(HOOK)
             if found is not None and c != rel:
-                conftest.append(found)
-        return early, conftest
+                (initial if always_initial(c) else conftest).append(found)
+        return early, conftest, initial
 
     def tested_keywords(self, rel: str, world: int) -> dict[str, str]:
         """Keywords a conftest's `pytest_collection_modifyitems` over a test of `rel` looks for
@@ -132,13 +148,12 @@ class Hooks:
         return got
 
     def has_hooks(self, rel: str, classes: tuple[ClassV, ...], world: int) -> bool:
-        early, conftest = self.hooks_of(rel, classes, world)
-        return bool(early or conftest)
+        return any(self.hooks_of(rel, classes, world))
 
     def calls(self, rel: str, classes: tuple[ClassV, ...], fv: FuncV, fixturenames: list[str],
               world: int) -> HookCalls:
         """What the hooks parametrize for test `fv` whose fixture closure is `fixturenames`."""
-        early, conftest = self.hooks_of(rel, classes, world)
+        early, conftest, initial = self.hooks_of(rel, classes, world)
         metafunc = Inst(METAFUNC, (
             ("cls", classes[-1] if classes else Const(None)),
             ("config", UNK),
@@ -146,7 +161,8 @@ class Hooks:
             ("function", fv),
         ))
         cls = classes[-1] if classes else None
-        return HookCalls(self._run_all(early, metafunc, cls, world), self._run_all(conftest, metafunc, None, world))
+        return HookCalls(self._run_all(early, metafunc, cls, world), self._run_all(conftest, metafunc, None, world),
+                         self._run_all(initial, metafunc, None, world))
 
     def _run_all(self, hooks: list[Value], metafunc: Inst, cls: ClassV | None,
                  world: int) -> tuple[MarkV, ...] | None:

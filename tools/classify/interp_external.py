@@ -514,6 +514,9 @@ class ExternalMixin(InterpBase):
             if cls is not None and obj is not None:
                 return SuperV(cls, obj)
             return UNK
+        if name == "type" and len(args) == 1 and all(isinstance(a, Inst) for a in alternatives(args[0])):
+            # an object of an in-repo class: that class (`type(strategy).__name__` in ids, `type(self)(...)`)
+            return join_all([a.cls for a in alternatives(args[0]) if isinstance(a, Inst)])
         if name == "type" and len(args) == 1:
             t = type_path(args[0])
             return Ext(TYPE_PREFIX + t) if t else UNK

@@ -136,3 +136,123 @@ class TestEmb:
     assert set(got) == {"test_plain[False]", "test_text[False-a]", "test_text[False-b]",
                         "TestEmb::test_empty[False-NOTSET]"}
     assert {v.label for v in got.values()} == {"cpu"}
+
+
+HOOK_CONFTEST = '''import pytest
+
+
+@pytest.fixture(autouse=True)
+def set_cpu(force_cpu):
+    pass
+
+
+def pytest_generate_tests(metafunc):
+    if "force_cpu" in metafunc.fixturenames:
+        metafunc.parametrize("force_cpu", [False])
+'''
+
+
+def test_root_test_directory_conftest_hooks_follow_parametrized_fixtures(
+        tmp_path: Path, collect_in: Callable[..., tuple[set[str], str]]) -> None:
+    """flair's `tests/conftest.py` is loaded before the session starts by every run from the root (a `test*`
+    directory under it), so its hook parametrizes after the fixture manager: `[resume1.txt-False]`. A deeper
+    conftest's hook may come before or after (it depends on the paths pytest is given): a function-level key."""
+    (tmp_path / "tests" / "sub").mkdir(parents=True)
+    (tmp_path / "tests" / "conftest.py").write_text(HOOK_CONFTEST)
+    (tmp_path / "tests" / "test_x.py").write_text('''import pytest
+import torch
+
+
+@pytest.fixture(params=["resume1.txt", "r2"])
+def resume(request):
+    return request.param
+
+
+class TestChunking:
+    def test_create(self, resume):
+        torch.ones(1)
+''')
+    (tmp_path / "tests" / "sub" / "conftest.py").write_text('''def pytest_generate_tests(metafunc):
+    if "mode" in metafunc.fixturenames:
+        metafunc.parametrize("mode", ["a"])
+''')
+    (tmp_path / "tests" / "sub" / "test_y.py").write_text('''import pytest
+
+
+@pytest.fixture(params=[1, 2])
+def size(request):
+    return request.param
+
+
+def test_mode(size, mode):
+    pass
+''')
+    result = run(tmp_path, paths=["tests"], cache_dir=None).files
+    got = {f"{rel}::{k}" for rel, r in result.items() for k in r.tests}
+    for paths in (["tests"], ["tests/test_x.py"], []):
+        collected, output = collect_in(tmp_path, *paths)
+        chunking = {c for c in collected if "TestChunking" in c}
+        assert chunking == {"tests/test_x.py::TestChunking::test_create[resume1.txt-False]",
+                            "tests/test_x.py::TestChunking::test_create[r2-False]"}, output
+        assert chunking <= got
+    assert "tests/sub/test_y.py::test_mode" in got and not any("test_mode[" in k for k in got)
+    sub_a, _ = collect_in(tmp_path, "tests/sub")
+    sub_b, _ = collect_in(tmp_path, "tests")
+    assert "tests/sub/test_y.py::test_mode[1-a-False]" in sub_a and "tests/sub/test_y.py::test_mode[a-1-False]" in sub_b
+
+
+def test_empty_parameter_set_never_runs(tmp_path: Path, collect_in: Callable[..., tuple[set[str], str]]) -> None:
+    """flair's embedding test bases parametrize over a class attribute that is empty in some subclasses: pytest
+    skips `[NOTSET]` ("got empty parameter set"), so whatever the body would need, the case runs nowhere."""
+    (tmp_path / "test_x.py").write_text('''import pytest
+import torch
+
+
+class Base:
+    valid_args = []
+
+    @pytest.mark.parametrize("args", valid_args)
+    def test_generic(self, args):
+        args.build().cuda()
+
+
+class TestReal(Base):
+    pass
+''')
+    got = run(tmp_path, paths=["test_x.py"], cache_dir=None).files["test_x.py"].tests
+    collected, output = collect_in(tmp_path, "test_x.py")
+    assert collected == {"test_x.py::TestReal::test_generic[NOTSET]"}, output
+    verdict = got["TestReal::test_generic[NOTSET]"]
+    assert verdict.label == "cpu" and "empty parameter set" in verdict.reasons[0]
+
+
+def test_type_of_an_in_repo_object_is_its_class(tmp_path: Path,
+                                                collect_in: Callable[..., tuple[set[str], str]]) -> None:
+    """flair: `ids=[type(strategy).__name__ for strategy in strategies]` over a dict keyed by objects."""
+    (tmp_path / "test_x.py").write_text('''import pytest
+
+
+class Strategy:
+    def __init__(self, special=False):
+        self.special = special
+
+
+class EntityMask(Strategy):
+    pass
+
+
+class TypedEntityMask(Strategy):
+    pass
+
+
+strategies = {EntityMask(): [("[HEAD]", "[TAIL]")], TypedEntityMask(): [("a", "b")]}
+
+
+@pytest.mark.parametrize(("strategy", "pairs"), strategies.items(), ids=[type(s).__name__ for s in strategies])
+def test_transform(strategy, pairs):
+    assert type(strategy)(special=True).special
+''')
+    got = run(tmp_path, paths=["test_x.py"], cache_dir=None).files["test_x.py"].tests
+    collected, output = collect_in(tmp_path, "test_x.py")
+    assert collected == {"test_x.py::test_transform[EntityMask]", "test_x.py::test_transform[TypedEntityMask]"}, output
+    assert set(got) == {"test_transform[EntityMask]", "test_transform[TypedEntityMask]"}
