@@ -1,7 +1,13 @@
-"""Round 15: a parametrization whose value list the analysis cannot choose (tensorly's `[False] if
-tl.get_backend() in ["tensorflow", "paddle"] else [True, False]`, the backend picked by an environment variable
-at run time). The cases every alternative list has keep their exact ids; the others, which may or may not be
-collected, are covered by the function-level key, never by a guessed id."""
+"""Round 15: pytest's collection rules met on three new suites (tensorly, flair, gluonts).
+
+* A parametrization whose value list the analysis cannot choose (tensorly's `[False] if tl.get_backend() in
+  ["tensorflow", "paddle"] else [True, False]`, the backend picked by an environment variable at run time): the
+  cases every alternative list has keep their exact ids; the others, which may or may not be collected, are
+  covered by the function-level key, never by a guessed id.
+* `metafunc.fixturenames` is the whole closure, names no fixture defines included; the hooks of conftests every
+  run loads at the start (the root's, a `test*` directory's under it) parametrize after the fixture manager.
+* An empty parameter set's case never runs; `type()` of an in-repo object is its class; pydantic's constrained
+  numbers are ided by value."""
 
 from __future__ import annotations
 
@@ -256,3 +262,18 @@ def test_transform(strategy, pairs):
     collected, output = collect_in(tmp_path, "test_x.py")
     assert collected == {"test_x.py::test_transform[EntityMask]", "test_x.py::test_transform[TypedEntityMask]"}, output
     assert set(got) == {"test_transform[EntityMask]", "test_transform[TypedEntityMask]"}
+
+
+ROUND15 = "tests/round15_collection"
+FILE = f"{ROUND15}/test_collection_rules.py"
+
+
+def test_corpus_ids_match_pytest_collect_only(ids_vs_pytest) -> None:
+    got = ids_vs_pytest(ROUND15)
+    assert len(got.collected) == 8, got.output
+    # `[True]`/`[cuda]` exist in one of the two lists only: covered by the function-level keys, never guessed
+    assert got.function_only == {f"{FILE}::test_fit"}
+    assert got.not_collected == {f"{FILE}::test_fit", f"{FILE}::test_on_device"}
+    assert got.tests[f"{FILE}::test_on_device"].label == "gpu"  # the function key covers a CUDA case
+    assert got.tests[f"{FILE}::test_on_device[cpu]"].label == "cpu"
+    assert got.tests[f"{FILE}::TestEmbedding::test_generic[NOTSET]"].label == "cpu"
