@@ -325,6 +325,23 @@ PROJECTS: dict[str, Project] = {
                      # its addopts need pytest-black etc.; its `filterwarnings = error` turns pytest-benchmark's
                      # warning under xdist (the host's plugin, seen through the venv) into an internal error
                      pytest_args=("-o", "addopts=", "-p", "no:benchmark")),
+    # Round 15, more suites. Interpretability on Hugging Face models: unit tests of a large in-repo library (model
+    # bridges for 100+ architectures), `if torch.cuda.is_available()` in autouse fixtures, models the Hub would
+    # give (offline here: those tests fail for want of the Hub, so `cpu`).
+    "transformer-lens": Project(
+        "transformer-lens", "4.3.0", "tests/unit",
+        deps=("accelerate>=1.1.0", "beartype>=0.14.1", "datasets>=2.7.1", "einops>=0.6.0", "fancy-einsum>=0.0.3",
+              "huggingface-hub>=0.23.2", "jaxtyping>=0.3", "numpy", "packaging", "pandas", "protobuf", "rich",
+              "sentencepiece", "tqdm", "transformers-stream-generator<0.1,>=0.0.5", "transformers>=5.9.0",
+              "typeguard<5,>=4.2", "typing-extensions", "wandb"),
+        pytest_args=("-o", "addopts=", "-p", "no:benchmark")),
+    # Tracing and editing models' internals (greenlets, serialised interventions); its tests build gpt2 from the
+    # Hub in module fixtures (offline: they fail, `cpu`), quantization tests ask for CUDA capabilities.
+    "nnsight": Project(
+        "nnsight", "0.8.1", "tests",
+        deps=("greenlet", "pydantic", "pyyaml", "cloudpickle", "transformers", "huggingface-hub", "websocket-client",
+              "zstandard", "httpx", "tqdm", "accelerate"),
+        pytest_args=("-o", "addopts=", "-p", "no:benchmark")),
 }
 
 COMMON_DEPS = ("pytest", "pytest-timeout", "pytest-xdist")
