@@ -582,6 +582,11 @@ class ExternalMixin(InterpBase):
             return Seq(iterated(args[0]).items, name)  # type: ignore[attr-defined]  # `list(d)`: its keys, in order
         if name in ("list", "tuple", "set") and not args and not kwargs:
             return Seq((), name)
+        if name == "sorted" and len(args) == 1 and set(kwargs) <= {"reverse"}:
+            # `parametrize("arch", sorted(REGISTRY))`: a registry's names, in order
+            got = _sorted(iterated(args[0]), kwargs.get("reverse", Const(False)))
+            if got is not None:
+                return got
         if name == "set" and len(args) == 1 and isinstance(args[0], Seq):
             return Seq(tuple(dict.fromkeys(args[0].items)), "set")
         if name == "sum" and len(args) == 1 and not kwargs and isinstance(args[0], Seq) and all(
@@ -599,6 +604,19 @@ class ExternalMixin(InterpBase):
             frame.add(Finding(MOCK, (step(frame.rel, line, "setattr on torch.cuda fakes CUDA"),)))
         return UNK
 
+
+
+def _sorted(items: Value, reverse: Value) -> Seq | None:
+    """`sorted(xs)` of strings, or of numbers, the analysis knows (a dict gives its keys, a set its elements);
+    None for anything else: items of other kinds, mixed kinds Python would not compare, an unknown `reverse`."""
+    if not isinstance(items, Seq) or items.kind == SLICE or not isinstance(reverse, Const):
+        return None
+    values = [i.value for i in items.items if isinstance(i, Const)]
+    if len(values) != len(items.items):
+        return None
+    if not (all(isinstance(v, str) for v in values) or all(type(v) in (int, float, bool) for v in values)):
+        return None
+    return Seq(tuple(Const(v) for v in sorted(values, reverse=bool(reverse.value))), "list")  # type: ignore[type-var]
 
 
 def _zipped(name: str, args: list[Value], kwargs: dict[str, Value]) -> Value | None:
