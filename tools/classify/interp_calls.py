@@ -28,8 +28,8 @@ from tools.classify.interp_base import (
 from tools.classify.module_device import DEVICE_PROPERTY_SUFFIXES
 from tools.classify.receivers import apply_delta, receiver_delta, receiver_uses
 from tools.classify.summaries import SUMMARY_BUDGET, context_size, widen_call
-from tools.classify.values import UNRESOLVED as UNK
 from tools.classify.values import (
+    MAX_ALTERNATIVES,
     ClassV,
     Const,
     DictV,
@@ -55,6 +55,7 @@ from tools.classify.values import (
     is_objects,
     join_all,
 )
+from tools.classify.values import UNRESOLVED as UNK
 from tools.classify.wrapper_marks import FUNCTION_NODES, checked_parametrize, visible_names
 
 MAX_DEPTH = 24
@@ -100,16 +101,29 @@ class CallsMixin(InterpBase):
                     args.append(UNK)
             else:
                 args.append(v)
-        kwargs: dict[str, Value] = {}
+        variants: list[dict[str, Value]] = [{}]
         for k in n.keywords:
             v = self.ev(k.value, frame)
+            choices = [a for a in alternatives(v) if isinstance(a, DictV)] if k.arg is None else []
             if k.arg is not None:
-                kwargs[k.arg] = v
-            elif isinstance(v, DictV):  # `f(**kwargs)` forwarding keyword arguments the analysis knows
-                kwargs.update((str(kk.value), vv) for kk, vv in v.items
-                              if isinstance(kk, Const) and isinstance(kk.value, str))
+                for kw in variants:
+                    kw[k.arg] = v
+            elif choices and len(choices) == len(alternatives(v)) and \
+                    len(variants) * len(choices) <= MAX_ALTERNATIVES:
+                # `f(**kwargs)` forwarding keyword arguments the analysis knows; a choice of dicts (one per path
+                # after `if cond: kwargs.setdefault("envoys", ...)`) makes one call per choice, as an undecided
+                # callee does: which keywords a call gets decides what the callee does with them
+                variants = [{**kw, **_keywords(d)} for kw in variants for d in choices]
             else:
-                kwargs[UNKNOWN_KWARGS] = UNK  # the callee's `**kwargs` is not known to be complete
+                for kw in variants:
+                    kw[UNKNOWN_KWARGS] = UNK  # the callee's `**kwargs` is not known to be complete
+        if len(variants) > 1:
+            return join_all([self._dispatch_call(n, args, kw, frame) for kw in variants])
+        return self._dispatch_call(n, args, variants[0], frame)
+
+    def _dispatch_call(self, n: ast.Call, args: list[Value], kwargs: dict[str, Value], frame: Frame) -> Value:
+        """The call `n` with its arguments evaluated: a container mutation, a method, or a callee's call."""
+        f = n.func
         if isinstance(f, ast.Attribute):
             if f.attr in ("update", "clear") and isinstance(f.value, ast.Attribute) and not kwargs and \
                     self.namespace_call(f.value, f.attr, args, frame):
@@ -129,8 +143,13 @@ class CallsMixin(InterpBase):
                     self.bind(f.value, UNK, frame)
                     return got_v
             if isinstance(recv, DictV) and f.attr in DICT_MUTATORS and _mutable_target(f.value):
-                # `d.setdefault(k, v)`, `d.update(...)`, `d.pop(k)`: the dict's contents are no longer known (a
-                # stale copy would let `d.values()` or `d.get(k)` miss what was stored)
+                known = _setdefault_dict(recv, args) if f.attr == "setdefault" and not kwargs else None
+                if known is not None:
+                    # `kwargs.setdefault("envoys", tp_envoys())` with a constant key on a dict whose keys are known
+                    self.bind(f.value, known[0], frame)
+                    return known[1]
+                # `d.update(...)`, `d.pop(k)` otherwise: the dict's contents are no longer known (a stale copy would
+                # let `d.values()` or `d.get(k)` miss what was stored)
                 got_v = self.method_call(recv, f.attr, args, kwargs, n, frame)
                 self.bind(f.value, UNK, frame)
                 return got_v
@@ -648,6 +667,19 @@ def _mutate_items(seq: Seq, name: str, args: list[Value]) -> tuple[Seq, Value] |
     return None
 
 
+def _setdefault_dict(d: DictV, args: list[Value]) -> tuple[DictV, Value] | None:
+    """(dict after, result) of `d.setdefault(key[, default])` with a constant key on a dict whose keys are all
+    constants: the value there, else the default (None without one), added at the end."""
+    if not 1 <= len(args) <= 2 or not isinstance(args[0], Const) or \
+            not all(isinstance(k, Const) for k, _ in d.items):
+        return None
+    for k, v in d.items:
+        if k == args[0]:
+            return d, v
+    default = args[1] if len(args) == 2 else Const(None)
+    return DictV((*d.items, (args[0], default))), default
+
+
 def _known_containers(v: Value) -> bool:
     """A known list or set, or a choice of them (what _mutated models)."""
     return all(isinstance(a, Seq) and a.kind in ("list", "set") for a in alternatives(v))
@@ -680,6 +712,11 @@ def _mutated(recv: Value, name: str, args: list[Value]) -> tuple[Value, Value] |
 def _attribute_target(obj: ast.expr, attr: str, n: ast.AST) -> ast.Attribute:
     """The target `obj.<attr>` of an assignment, placed at n (bind reads only its shape)."""
     return ast.copy_location(ast.Attribute(value=obj, attr=attr, ctx=ast.Store()), n)
+
+
+def _keywords(d: DictV) -> dict[str, Value]:
+    """The keyword arguments `**d` passes: its string keys (a dict of other keys would raise a TypeError)."""
+    return {str(k.value): v for k, v in d.items if isinstance(k, Const) and isinstance(k.value, str)}
 
 
 def _setattr_object(n: ast.Call) -> ast.Name | None:

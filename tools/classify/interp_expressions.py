@@ -460,6 +460,7 @@ class ExpressionsMixin(InterpBase):
             return None
         rows: list[list[Value]] = []
         left = [MAX_LISTED_ELEMENTS]
+        local = {t.id for gen in n.generators for t in ast.walk(gen.target) if isinstance(t, ast.Name)}
 
         def run(level: int, outer: Frame) -> bool:
             if level == len(n.generators):
@@ -482,6 +483,9 @@ class ExpressionsMixin(InterpBase):
                         break
                 if kept is None or kept and not run(level + 1, inner):
                     return False
+                # what an iteration did to names outside the comprehension (`{k: kwargs.pop(k) for k in
+                # list(kwargs) if k in ENVOY_KWARGS}` rebinds `kwargs`, as the pop changes the dict) holds after it
+                outer.env.update((k, v) for k, v in inner.env.items() if k not in local and outer.env.get(k) is not v)
             return True
 
         return rows if run(0, frame) else None

@@ -91,7 +91,9 @@ PARAMETERIZED_EXPAND = "<parameterized.expand>"  # MarkV name of @parameterized.
 # `PC = parameterized_class(...)` then `@PC`) is expanded like the literal form (interp_statements)
 PARAMETERIZED_CLASS = "<parameterized_class>"
 STR_METHODS = frozenset({"startswith", "endswith", "lower", "upper", "strip", "lstrip", "rstrip", "split",
-                         "rsplit", "partition", "replace", "casefold", "find", "count", "isdigit"})
+                         "rsplit", "partition", "rpartition", "replace", "casefold", "find", "rfind", "count",
+                         "isdigit", "removeprefix", "removesuffix", "title", "capitalize", "swapcase", "isalpha",
+                         "isalnum", "isupper", "islower", "isspace", "isidentifier", "isnumeric", "isdecimal"})
 
 
 # The `ids=` entry make_mark gives a parametrize case whose unknown values are strings built at run time: pytest
@@ -160,6 +162,31 @@ class ExternalMixin(InterpBase):
             return None
         return [a.arg for a in (*node.args.posonlyargs, *node.args.args)]
 
+    def _signature_names(self, fn: Value, world: int) -> list[str] | None:
+        """The parameter names `inspect.signature(fn).parameters` lists, in order, for an in-repo function (a
+        bound method without its first), or class (its dataclass fields, else its in-repo `__init__` without
+        `self`); None for anything else (an external callable, a class whose constructor is not in the
+        repository, a decorated function whose wrapper may change what signature reports)."""
+        if isinstance(fn, ClassV):
+            generated = self.generated_init(fn, world)
+            if generated is not None:
+                return [f.name for f in generated[0]]
+            init = self.class_lookup(fn, "__init__", world)
+            if not isinstance(init, FuncV):
+                return None
+            names = self._signature_names(init, world)
+            return names[1:] if names else None
+        if not isinstance(fn, FuncV):
+            return None
+        node = self.source.module(fn.rel).defs.get(fn.pos)
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node.decorator_list:
+            return None
+        a = node.args
+        names = [x.arg for x in (*a.posonlyargs, *a.args)]
+        names += [a.vararg.arg] if a.vararg else []
+        names += [x.arg for x in a.kwonlyargs] + ([a.kwarg.arg] if a.kwarg else [])
+        return names[1:] if fn.bound is not None and names else names
+
     def _find_spec(self, name: Value, frame: Frame) -> Value | None:
         """`importlib.util.find_spec("x")` of a top-level module outside the repository: None where it is not
         installed, a spec (not None) where it is (optional_imports.py); None here when not decided."""
@@ -215,6 +242,11 @@ class ExternalMixin(InterpBase):
             return args[1]  # `cast(Literal["cpu", "cuda"], device.type)`: the value itself
         if path == "itertools.product" and args and not kwargs:
             return _product(args)
+        if path in ("inspect.signature", "inspect.Signature.from_callable") and len(args) == 1 and not kwargs:
+            # `name in inspect.signature(Envoy.__init__).parameters` (nnsight), `signature(cls).parameters`
+            params = self._signature_names(args[0], frame.world)
+            if params is not None:
+                return _namespace({"parameters": DictV(tuple((Const(p), UNK) for p in params))})
         if path == "inspect.getfullargspec" and len(args) == 1 and not kwargs:
             names = self._arg_names(args[0])  # `",".join(inspect.getfullargspec(test_fn).args)`: argnames
             return _namespace({"args": Seq(tuple(Const(a) for a in names), "list")}) if names is not None else UNK
@@ -580,15 +612,16 @@ class ExternalMixin(InterpBase):
             return Seq(args[0].items, name)
         if name in ("list", "tuple") and len(args) == 1 and isinstance(args[0], DictV):
             return Seq(iterated(args[0]).items, name)  # type: ignore[attr-defined]  # `list(d)`: its keys, in order
-        if name in ("list", "tuple", "set") and not args and not kwargs:
-            return Seq((), name)
+        if name in ("list", "tuple", "set", "frozenset") and not args and not kwargs:
+            return Seq((), "set" if name == "frozenset" else name)
         if name == "sorted" and len(args) == 1 and set(kwargs) <= {"reverse"}:
             # `parametrize("arch", sorted(REGISTRY))`: a registry's names, in order
             got = _sorted(iterated(args[0]), kwargs.get("reverse", Const(False)))
             if got is not None:
                 return got
-        if name == "set" and len(args) == 1 and isinstance(args[0], Seq):
-            return Seq(tuple(dict.fromkeys(args[0].items)), "set")
+        if name in ("set", "frozenset") and len(args) == 1 and not kwargs and isinstance(iterated(args[0]), Seq):
+            # (a frozenset is a set the analysis never mutates: values are immutable anyway)
+            return Seq(tuple(dict.fromkeys(iterated(args[0]).items)), "set")  # type: ignore[union-attr]
         if name == "sum" and len(args) == 1 and not kwargs and isinstance(args[0], Seq) and all(
                 isinstance(i, Const) and type(i.value) in (int, float) for i in args[0].items):
             # `(MultiCategoricalDistribution([2, 3]), sum([2, 3]))`: a parameter pytest ids by its value
