@@ -235,38 +235,6 @@ class TestReal(Base):
     assert verdict.label == "cpu" and "empty parameter set" in verdict.reasons[0]
 
 
-def test_type_of_an_in_repo_object_is_its_class(tmp_path: Path,
-                                                collect_in: Callable[..., tuple[set[str], str]]) -> None:
-    """flair: `ids=[type(strategy).__name__ for strategy in strategies]` over a dict keyed by objects."""
-    (tmp_path / "test_x.py").write_text('''import pytest
-
-
-class Strategy:
-    def __init__(self, special=False):
-        self.special = special
-
-
-class EntityMask(Strategy):
-    pass
-
-
-class TypedEntityMask(Strategy):
-    pass
-
-
-strategies = {EntityMask(): [("[HEAD]", "[TAIL]")], TypedEntityMask(): [("a", "b")]}
-
-
-@pytest.mark.parametrize(("strategy", "pairs"), strategies.items(), ids=[type(s).__name__ for s in strategies])
-def test_transform(strategy, pairs):
-    assert type(strategy)(special=True).special
-''')
-    got = run(tmp_path, paths=["test_x.py"], cache_dir=None).files["test_x.py"].tests
-    collected, output = collect_in(tmp_path, "test_x.py")
-    assert collected == {"test_x.py::test_transform[EntityMask]", "test_x.py::test_transform[TypedEntityMask]"}, output
-    assert set(got) == {"test_transform[EntityMask]", "test_transform[TypedEntityMask]"}
-
-
 ROUND15 = "tests/round15_collection"
 FILE = f"{ROUND15}/test_collection_rules.py"
 
@@ -280,3 +248,6 @@ def test_corpus_ids_match_pytest_collect_only(ids_vs_pytest) -> None:
     assert got.tests[f"{FILE}::test_on_device"].label == "gpu"  # the function key covers a CUDA case
     assert got.tests[f"{FILE}::test_on_device[cpu]"].label == "cpu"
     assert got.tests[f"{FILE}::TestEmbedding::test_generic[NOTSET]"].label == "cpu"
+    # `ids=[type(s).__name__ for s in strategies]` over in-repo objects (flair)
+    assert {f"{FILE}::test_transform[EntityMask]", f"{FILE}::test_transform[TypedEntityMask]"} <= got.collected
+    assert {f"{FILE}::test_transform[EntityMask]", f"{FILE}::test_transform[TypedEntityMask]"} <= set(got.tests)
