@@ -594,12 +594,13 @@ class Analyzer:
                        for a in m.args if isinstance(a, Const)]
         args = self.fixtures.fixture_args(item.func)
         initial = [*autouse, *usefixtures, *(a for a in args if a not in direct_names)]
-        found = self.fixtures.closure_fixtures(tables, initial)
+        closure = self.fixtures.closure_names(tables, initial)
+        found = self.fixtures.closure_fixtures(tables, closure)
         early: list[list[ParamCase]] = []
         late: list[list[ParamCase]] = []  # deeper conftests' hooks
         at_start: list[list[ParamCase]] = []  # the hooks of conftests every run loads at the start
         if self.hooks.has_hooks(rel, item.classes, world):
-            names = list(dict.fromkeys([*autouse, *usefixtures, *args, *self.fixtures.closure_names(tables, initial)]))
+            names = list(dict.fromkeys([*autouse, *usefixtures, *args, *closure]))
             calls = self.hooks.calls(rel, item.classes, item.func, names, world)
             for hook_marks, into in ((calls.early, early), (calls.conftest, late), (calls.initial, at_start)):
                 for m in hook_marks if hook_marks is not None else ():

@@ -194,18 +194,18 @@ class Fixtures:
                 return names
         return names[1:] if fv.cls is not None and names and names[0] in ("self", "cls") else names
 
-    def closure_fixtures(self, tables: list[dict[str, Fixture]], initial: list[str]) -> list[Fixture]:
-        """pytest's fixture closure (pytest >= 9, the version the locks pin): the initial names, then the
-        dependencies each brings in, depth first; sorted by scope (stable). Its order is the order of
-        parametrized fixtures in a node id (`[1-False-False]` when `a` uses `b` uses parametrized `n`, and
-        parametrized `c` and `d` follow `a`)."""
-        found = [self.find(tables, n) for n in self.closure_names(tables, initial)]
+    def closure_fixtures(self, tables: list[dict[str, Fixture]], closure: list[str]) -> list[Fixture]:
+        """The fixtures of a closure (closure_names), sorted by scope (stable): the order of parametrized fixtures
+        in a node id (`[1-False-False]` when `a` uses `b` uses parametrized `n`, and parametrized `c` and `d`
+        follow `a`)."""
+        found = [self.find(tables, n) for n in closure]
         return sorted((fx for fx in found if fx is not None), key=lambda f: f.scope_rank)
 
     def closure_names(self, tables: list[dict[str, Fixture]], initial: list[str]) -> list[str]:
-        """The names of that closure in discovery order, those no fixture defines included: pytest's
-        `metafunc.fixturenames`, where a hook finds the argument a fixture asks for and only the hook provides
-        (flair: an autouse fixture takes `force_cpu`, which `pytest_generate_tests` parametrizes)."""
+        """pytest's fixture closure (pytest >= 9, the version the locks pin): the initial names, then the
+        dependencies each brings in, depth first, those no fixture defines included. It is `metafunc.fixturenames`,
+        where a hook finds the argument a fixture asks for and only the hook provides (flair: an autouse fixture
+        takes `force_cpu`, which `pytest_generate_tests` parametrizes)."""
         names = list(dict.fromkeys(initial))
         seen: set[str] = set()
 

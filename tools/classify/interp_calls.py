@@ -104,12 +104,12 @@ class CallsMixin(InterpBase):
         variants: list[dict[str, Value]] = [{}]
         for k in n.keywords:
             v = self.ev(k.value, frame)
-            choices = [a for a in alternatives(v) if isinstance(a, DictV)] if k.arg is None else []
             if k.arg is not None:
                 for kw in variants:
                     kw[k.arg] = v
-            elif choices and len(choices) == len(alternatives(v)) and \
-                    len(variants) * len(choices) <= MAX_ALTERNATIVES:
+                continue
+            choices = [a for a in alternatives(v) if isinstance(a, DictV)]
+            if choices and len(choices) == len(alternatives(v)) and len(variants) * len(choices) <= MAX_ALTERNATIVES:
                 # `f(**kwargs)` forwarding keyword arguments the analysis knows; a choice of dicts (one per path
                 # after `if cond: kwargs.setdefault("envoys", ...)`) makes one call per choice, as an undecided
                 # callee does: which keywords a call gets decides what the callee does with them
@@ -143,7 +143,7 @@ class CallsMixin(InterpBase):
                     self.bind(f.value, UNK, frame)
                     return got_v
             if isinstance(recv, DictV) and f.attr in DICT_MUTATORS and _mutable_target(f.value):
-                known = _setdefault_dict(recv, args) if f.attr == "setdefault" and not kwargs else None
+                known = _mutate_dict(recv, f.attr, args) if not kwargs else None
                 if known is not None:
                     # `kwargs.setdefault("envoys", tp_envoys())` with a constant key on a dict whose keys are known
                     self.bind(f.value, known[0], frame)
@@ -608,17 +608,22 @@ DICT_MUTATORS = frozenset({"update", "setdefault", "pop", "popitem", "clear", "_
 _GENERATOR = "_classify_is_generator"  # not an ast field: ast.unparse/dump and the fields ignore it
 
 
-def _pop_dict(d: DictV, args: list[Value]) -> tuple[DictV, Value] | None:
-    """(dict after, result) of `d.pop(key[, default])` with a constant key on a dict whose keys are all constants
-    (`device = kwargs.pop("device", "cpu")` after `kwargs.pop("model", None)` on a known `**kwargs`): the entry
-    goes, its value is the result, else the default and the dict is unchanged. None where it is not known exactly
-    (another key, no default for an absent key: a KeyError)."""
-    if not args or len(args) > 2 or not isinstance(args[0], Const) or \
+def _mutate_dict(d: DictV, name: str, args: list[Value]) -> tuple[DictV, Value] | None:
+    """(dict after, result) of `d.pop(key[, default])` or `d.setdefault(key[, default])` with a constant key on a
+    dict whose keys are all constants (`device = kwargs.pop("device", "cpu")` after `kwargs.pop("model", None)` on a
+    known `**kwargs`; `kwargs.setdefault("envoys", tp_envoys())`). pop: the entry goes and its value is the result,
+    else the default and the dict is unchanged; setdefault: the value there, else the default (None without one),
+    added at the end. None where it is not known exactly (another key, a pop with no default for an absent key: a
+    KeyError)."""
+    if name not in ("pop", "setdefault") or not args or len(args) > 2 or not isinstance(args[0], Const) or \
             not all(isinstance(k, Const) for k, _ in d.items):
         return None
     for k, v in d.items:
         if k == args[0]:
-            return DictV(tuple(kv for kv in d.items if kv[0] != k)), v
+            return (DictV(tuple(kv for kv in d.items if kv[0] != k)) if name == "pop" else d), v
+    if name == "setdefault":
+        default = args[1] if len(args) == 2 else Const(None)
+        return DictV((*d.items, (args[0], default))), default
     return (d, args[1]) if len(args) == 2 else None
 
 
@@ -667,19 +672,6 @@ def _mutate_items(seq: Seq, name: str, args: list[Value]) -> tuple[Seq, Value] |
     return None
 
 
-def _setdefault_dict(d: DictV, args: list[Value]) -> tuple[DictV, Value] | None:
-    """(dict after, result) of `d.setdefault(key[, default])` with a constant key on a dict whose keys are all
-    constants: the value there, else the default (None without one), added at the end."""
-    if not 1 <= len(args) <= 2 or not isinstance(args[0], Const) or \
-            not all(isinstance(k, Const) for k, _ in d.items):
-        return None
-    for k, v in d.items:
-        if k == args[0]:
-            return d, v
-    default = args[1] if len(args) == 2 else Const(None)
-    return DictV((*d.items, (args[0], default))), default
-
-
 def _known_containers(v: Value) -> bool:
     """A known list or set, or a choice of them (what _mutated models)."""
     return all(isinstance(a, Seq) and a.kind in ("list", "set") for a in alternatives(v))
@@ -690,8 +682,8 @@ def _mutated(recv: Value, name: str, args: list[Value]) -> tuple[Value, Value] |
     `d.pop(key[, default])` on a known dict."""
     if isinstance(recv, Seq) and recv.kind in ("list", "set"):
         return _mutate_seq(recv, name, args)
-    if isinstance(recv, DictV) and name == "pop":
-        return _pop_dict(recv, args)
+    if isinstance(recv, DictV):
+        return _mutate_dict(recv, name, args)
     if isinstance(recv, OneOf) and all(isinstance(a, Seq) and a.kind in ("list", "set") for a in recv.alts):
         afters: list[Value] = []
         results: list[Value] = []

@@ -148,9 +148,8 @@ class ExternalMixin(InterpBase):
                 kwargs = {**kwargs, "ids": Seq(tuple(unknown), "list")}
         return MarkV(name, tuple(args), tuple(sorted(kwargs.items(), key=lambda kv: kv[0])), where)
 
-    def _arg_names(self, fn: Value) -> list[str] | None:
-        """The positional parameter names of an in-repo function or test, as `inspect.getfullargspec(f).args`
-        lists them (a decorator's wrapper is not followed: getfullargspec does not follow `__wrapped__`)."""
+    def _def_of(self, fn: Value) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+        """The `def` of an in-repo function or test; None for anything else."""
         if isinstance(fn, TestFnV):
             rel, pos = fn.key[0], fn.key[1:]
         elif isinstance(fn, FuncV):
@@ -158,9 +157,13 @@ class ExternalMixin(InterpBase):
         else:
             return None
         node = self.source.module(rel).defs.get(pos)
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            return None
-        return [a.arg for a in (*node.args.posonlyargs, *node.args.args)]
+        return node if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+
+    def _arg_names(self, fn: Value) -> list[str] | None:
+        """The positional parameter names of an in-repo function or test, as `inspect.getfullargspec(f).args`
+        lists them (a decorator's wrapper is not followed: getfullargspec does not follow `__wrapped__`)."""
+        node = self._def_of(fn)
+        return None if node is None else [a.arg for a in (*node.args.posonlyargs, *node.args.args)]
 
     def _signature_names(self, fn: Value, world: int) -> list[str] | None:
         """The parameter names `inspect.signature(fn).parameters` lists, in order, for an in-repo function (a
@@ -176,10 +179,8 @@ class ExternalMixin(InterpBase):
                 return None
             names = self._signature_names(init, world)
             return names[1:] if names else None
-        if not isinstance(fn, FuncV):
-            return None
-        node = self.source.module(fn.rel).defs.get(fn.pos)
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node.decorator_list:
+        node = self._def_of(fn) if isinstance(fn, FuncV) else None
+        if not isinstance(fn, FuncV) or node is None or node.decorator_list:
             return None
         a = node.args
         names = [x.arg for x in (*a.posonlyargs, *a.args)]
