@@ -137,6 +137,9 @@ class Analyzer:
         self.over_bound: dict[tuple[object, ...], int] = {}
         self.param_memo: dict[tuple[object, ...], list[
             tuple[str, dict[str, Value], dict[str, ParamCase], list[Value]]] | None] = {}
+        # param_memo's key -> its cases by id suffix (the first of equal suffixes), so a case is found in O(1)
+        self.case_index: dict[tuple[object, ...], dict[
+            str, tuple[dict[str, Value], dict[str, ParamCase], list[Value]]]] = {}
         self.context_memo: dict[tuple[object, ...], CaseContext] = {}
         self.neutral_memo: dict[tuple[str, int], bool] = {}
         self.shape_memo: dict[tuple[int, str, int], tuple[TestItem, tuple[object, ...]]] = {}  # per file
@@ -478,9 +481,9 @@ class Analyzer:
             if suffix is None:
                 return {}, {}, []
             for w in dict.fromkeys((max(world, first_world), first_world)):
-                for sfx, direct, choice, marks in self.parametrizations(rel, item, w) or ():
-                    if sfx == suffix:
-                        return direct, choice, marks
+                got = self.parametrization(rel, item, w, suffix)
+                if got is not None:
+                    return got
             return {}, {}, []
 
         direct, choice, case_marks = case(0)
@@ -568,6 +571,18 @@ class Analyzer:
             except _TooManyCases as exc:
                 self.param_memo[key], self.over_bound[key] = None, exc.total
         return self.param_memo[key]
+
+    def parametrization(self, rel: str, item: TestItem, world: int, suffix: str) -> tuple[
+            dict[str, Value], dict[str, ParamCase], list[Value]] | None:
+        """The (direct bindings, fixture param choice, marks) of parametrizations()'s first case with this id
+        suffix; None if it has none."""
+        key = (self.shape(rel, item, world), world)
+        index = self.case_index.get(key)
+        if index is None:
+            index = self.case_index[key] = {}
+            for sfx, direct, choice, marks in self.parametrizations(rel, item, world) or ():
+                index.setdefault(sfx, (direct, choice, marks))
+        return index.get(suffix)
 
     def cases_over_bound(self, rel: str, item: TestItem) -> int | None:
         """How many cases a test has whose parametrizations() gave None for exceeding MAX_CASES; else None."""
