@@ -342,6 +342,23 @@ PROJECTS: dict[str, Project] = {
         deps=("greenlet", "pydantic", "pyyaml", "cloudpickle", "transformers", "huggingface-hub", "websocket-client",
               "zstandard", "httpx", "tqdm", "accelerate"),
         pytest_args=("-o", "addopts=", "-p", "no:benchmark")),
+    # Round 16: four small suites the earlier rounds listed but did not try.
+    # Quantum circuits in torch; a module-level `DEVICE = torch.device("cuda") if ... else "cpu"`; parametrizations
+    # drawn with `random` at import (ids differ between two collections).
+    "pyqtorch": Project("pyqtorch", "1.7.8", "tests", deps=("numpy", "qutip", "flaky"),
+                        pytest_args=("-o", "addopts=")),
+    # RL algorithms on stable-baselines3; `model_class.load(..., device="cuda")` falls back to the CPU inside
+    # sb3's get_device when CUDA is absent.
+    "sb3-contrib": Project("sb3-contrib", "2.9.2", "tests",
+                           deps=("gymnasium", "cloudpickle", "pandas", "matplotlib", "tqdm", "rich", "psutil"),
+                           nodeps=("stable-baselines3==2.9.2",),
+                           pytest_args=("-o", "addopts=", "-p", "no:cov")),
+    # Settings modules build problem lists over `get_available_devices()` (cpu, plus cuda when present); ids from
+    # a `make_id` helper.
+    "unfoldNd": Project("unfoldNd", "0.2.3", "test", deps=("packaging", "numpy"),
+                        pytest_args=("-o", "addopts=")),
+    # unittest classes choosing `self.device = torch.device('cuda') if torch.cuda.is_available() else ...`.
+    "pytorch-warmup": Project("pytorch-warmup", "0.2.0", "test"),
 }
 
 COMMON_DEPS = ("pytest", "pytest-timeout", "pytest-xdist")
