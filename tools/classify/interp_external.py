@@ -13,7 +13,7 @@ import math
 import re
 import string
 
-from tools.classify import conventions, limits, nn_modules, torch_api, versions
+from tools.classify import conventions, limits, log_levels, nn_modules, torch_api, versions
 from tools.classify.devices import (
     EXISTING_DEVICE,
     TYPE_PREFIX,
@@ -243,6 +243,10 @@ class ExternalMixin(InterpBase):
             return args[1]  # `cast(Literal["cpu", "cuda"], device.type)`: the value itself
         if path == "itertools.product" and args and not kwargs:
             return _product(args)
+        if path in RANDOM_DRAWS:
+            got = _drawn(path, args, kwargs)
+            if got is not None:
+                return got
         if path in ("inspect.signature", "inspect.Signature.from_callable") and len(args) == 1 and not kwargs:
             # `name in inspect.signature(Envoy.__init__).parameters` (nnsight), `signature(cls).parameters`
             params = self._signature_names(args[0], frame.world)
@@ -384,6 +388,12 @@ class ExternalMixin(InterpBase):
         if name == "skipTest":
             frame.add(Finding(SKIP, (step(frame.rel, line, "self.skipTest()"),), key=f"{frame.rel}:{line}"))
             return NORETURN
+        if name == "isEnabledFor" and len(args) == 1 and not kwargs:
+            # `if logger.isEnabledFor(logging.DEBUG):` around diagnostics (log_levels.py)
+            level = log_levels.lowest_level(args[0])
+            if level is not None and level <= log_levels.DEBUG and not self.debug_logging_possible(frame):
+                return Const(False)
+            return UNK
         if name in ("setattr", "setitem", "object", "patch", "delattr"):
             if args and _mocks_cuda(args[0], args[1] if len(args) > 1 else None):
                 frame.add(Finding(MOCK, (step(frame.rel, line, f"patches {_mock_target(args)}: CUDA is faked, "
@@ -391,6 +401,33 @@ class ExternalMixin(InterpBase):
                 return MockV(f"{frame.rel}:{line}")
             return UNK
         return None
+
+    def debug_logging_possible(self, frame: Frame) -> bool:
+        """Whether a module frame.rel loads (its import closure, its package `__init__`s) may lower a logging
+        level to DEBUG: a setting of a written level at or below it, of a computed level the module's top level
+        does not decide above it, or inside a function (log_levels.py). Memoised per module and world."""
+        key = (frame.rel, frame.world)
+        got = self.debug_logging.get(key)
+        if got is None:
+            got = self.debug_logging[key] = any(
+                self._may_lower_to_debug(m, frame.world)
+                for m in sorted(self.source.closure(frame.rel) | set(self.source.package_inits(frame.rel))))
+        return got
+
+    def _may_lower_to_debug(self, rel: str, world: int) -> bool:
+        tree = self.source.module(rel).tree
+        for setting in log_levels.level_settings(tree) if tree is not None else ():
+            if setting.arg is None:
+                return True
+            level = log_levels.written_level(setting.arg)
+            if level is None and setting.top_level:
+                st = self.module_state(rel, world)
+                if not st.done:  # (its import is still running: the value is not known yet)
+                    return True
+                level = log_levels.lowest_level(self.ev(setting.arg, Frame(rel, world, dict(st.env), None, [])))
+            if level is None or level <= log_levels.DEBUG:
+                return True
+        return False
 
     def container_method(self, recv: Value, name: str, args: list[Value], kwargs: dict[str, Value]) -> Value | None:
         """Methods of a known str, dict, list or set (`"{}".format(x)`, `device.startswith("cuda")`, `d.get(k)`,
@@ -532,6 +569,9 @@ class ExternalMixin(InterpBase):
             kept = _filtered(args[0], args[1].items)  # `list(filter(torch.is_tensor, (W, H)))`
             if kept is not None:
                 return Seq(kept, "list")
+        if name == "iter" and len(args) == 1 and not kwargs and isinstance(iterated(args[0]), Seq) \
+                and iterated(args[0]).kind != SLICE:  # type: ignore[union-attr]
+            return iterated(args[0])  # `next(iter(set(op.device for op in ops)))`: the elements, as next() reads
         if name == "next" and args and isinstance(args[0], Seq) and args[0].items:
             return join_all(list(args[0].items))  # the first element of a known sequence (or generator)
         if name == "next" and len(args) == 2 and isinstance(args[0], Seq) and not args[0].items:
@@ -638,6 +678,34 @@ class ExternalMixin(InterpBase):
             frame.add(Finding(MOCK, (step(frame.rel, line, "setattr on torch.cuda fakes CUDA"),)))
         return UNK
 
+
+
+RANDOM_DRAWS = frozenset({"random.choice", "random.choices", "random.sample"})
+
+
+def _drawn(path: str, args: list[Value], kwargs: dict[str, Value]) -> Value | None:
+    """What `random.choice(xs)`, `random.choices(xs, k=n)` and `random.sample(xs, n)` draw from a known
+    population: each element drawn is one of its elements (a choice), in a list of n; None when the population
+    or the count is not known (`random.choices(OPS, k=n_terms)` builds a test's circuit of known gate classes)."""
+    population = iterated(args[0]) if args else kwargs.get("population")
+    if not isinstance(population, Seq) or population.kind == SLICE or not population.items:
+        return None
+    one = join_all(list(population.items))
+    if path == "random.choice":
+        return one if len(args) == 1 and not kwargs else None
+    if path == "random.choices":
+        if len(args) != 1 or set(kwargs) - {"k", "weights", "cum_weights"}:
+            return None
+        count = kwargs.get("k", Const(1))
+    else:
+        if len(args) + len(kwargs) != 2 or set(kwargs) - {"k", "counts"} or "counts" in kwargs:
+            return None
+        count = args[1] if len(args) == 2 else kwargs.get("k")
+    if not (isinstance(count, Const) and type(count.value) is int and 0 <= count.value <= 64):
+        return None
+    if path == "random.sample" and count.value > len(population.items):
+        return None  # (Python raises)
+    return Seq((one,) * int(count.value), "list")
 
 
 def _sorted(items: Value, reverse: Value) -> Seq | None:

@@ -1,0 +1,110 @@
+"""Round 16: library idioms met on pyqtorch (tests/round16_library, labels in fixtures/expected.json).
+
+* `if logger.isEnabledFor(logging.DEBUG):` guards diagnostics (NVTX ranges raise on a CPU build): false unless a
+  module the caller loads may lower a level to DEBUG (log_levels.py); a level computed at import is the value
+  the module's top level gives it.
+* `random.choice/choices/sample` over a known population: each element drawn is one of its elements.
+* `next(iter(xs))`: the elements of a known sequence, as `next(xs)` reads them."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from tools.classify.interp_external import _drawn
+from tools.classify.log_levels import level_settings, lowest_level, written_level
+from tools.classify.runner import run
+from tools.classify.values import Const, Ext, OneOf, Seq
+
+
+def _settings(src: str) -> list[tuple[int, int | None, bool]]:
+    return [(s.line, written_level(s.arg) if s.arg is not None else None, s.top_level)
+            for s in level_settings(ast.parse(src))]
+
+
+def test_level_settings_are_read_from_the_syntax() -> None:
+    src = """import logging
+logging.basicConfig(format="%(message)s")
+logging.basicConfig(level="INFO")
+log = logging.getLogger(__name__)
+log.setLevel(logging.WARNING)
+LEVEL = 10
+log.setLevel(LEVEL)
+
+
+def enable(caplog):
+    caplog.set_level(logging.DEBUG)
+    logging.config.dictConfig({})
+"""
+    # basicConfig without a level keeps the root's; a computed level is None (asked of the module's state)
+    assert _settings(src) == [(3, 20, True), (5, 30, True), (7, None, True), (11, 10, False), (12, None, False)]
+
+
+@pytest.mark.parametrize(("value", "level"), [
+    (Ext("logging.DEBUG"), 10), (Const("info"), 20), (Const(5), 5),
+    (OneOf(frozenset({Ext("logging.INFO"), Ext("logging.DEBUG")})), 10),
+    (OneOf(frozenset({Ext("logging.INFO"), Const(None)})), None), (Ext("logging.getLogger"), None),
+])
+def test_lowest_level(value, level) -> None:
+    assert lowest_level(value) == level
+
+
+def test_random_draws_from_a_known_population() -> None:
+    pop = Seq((Const("a"), Const("b")), "list")
+    one = OneOf(frozenset({Const("a"), Const("b")}))
+    assert _drawn("random.choice", [pop], {}) == one
+    assert _drawn("random.choices", [pop], {"k": Const(3)}) == Seq((one, one, one), "list")
+    assert _drawn("random.choices", [pop], {}) == Seq((one,), "list")
+    assert _drawn("random.sample", [pop, Const(2)], {}) == Seq((one, one), "list")
+    assert _drawn("random.sample", [pop, Const(3)], {}) is None  # Python raises: larger than the population
+    assert _drawn("random.choices", [pop], {"k": Const(None)}) is None
+    assert _drawn("random.choice", [Seq((), "list")], {}) is None  # (IndexError)
+
+
+def _label(tmp_path: Path, files: dict[str, str], test: str) -> tuple[str, tuple[str, ...]]:
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    v = run(tmp_path, paths=["test_x.py"], cache_dir=None).files["test_x.py"].tests[test]
+    return v.label, v.reasons
+
+
+LIB = """import logging
+import torch
+
+logger = logging.getLogger(__name__)
+
+
+def traced(x):
+    if logger.isEnabledFor(logging.DEBUG):
+        torch.cuda.synchronize()
+    return x
+"""
+
+
+def test_a_level_lowered_inside_a_function_keeps_the_guard_open(tmp_path: Path) -> None:
+    # the library's own helper may turn DEBUG on when called: the guard stays undecided
+    lib = LIB + """
+
+def verbose():
+    logger.setLevel(logging.DEBUG)
+"""
+    label, reasons = _label(tmp_path, {"lib.py": lib, "test_x.py": "from lib import traced\n\n\n"
+                                       "def test_t():\n    traced(1)\n"}, "test_t")
+    assert label == "gpu", reasons
+
+
+def test_without_any_setting_debug_is_off(tmp_path: Path) -> None:
+    label, reasons = _label(tmp_path, {"lib.py": LIB, "test_x.py": "from lib import traced\n\n\n"
+                                       "def test_t():\n    traced(1)\n"}, "test_t")
+    assert label == "cpu", reasons
+
+
+def test_an_unread_configuration_keeps_the_guard_open(tmp_path: Path) -> None:
+    pkg = "import logging.config\n\nlogging.config.fileConfig('logging.ini')\n"
+    files = {"pkg/__init__.py": pkg, "pkg/lib.py": LIB,
+             "test_x.py": "from pkg.lib import traced\n\n\ndef test_t():\n    traced(1)\n"}
+    label, reasons = _label(tmp_path, files, "test_t")
+    assert label == "gpu", reasons
