@@ -405,16 +405,20 @@ class ExternalMixin(InterpBase):
     def debug_logging_possible(self, frame: Frame) -> bool:
         """Whether a module frame.rel loads (its import closure, its package `__init__`s) may lower a logging
         level to DEBUG: a setting of a written level at or below it, of a computed level the module's top level
-        does not decide above it, or inside a function (log_levels.py). Memoised per module and world."""
+        does not decide above it, or inside a function (log_levels.py). Memoised per module and world, unless
+        a module's import was still running (asked again later, so the answer does not depend on the order)."""
         key = (frame.rel, frame.world)
         got = self.debug_logging.get(key)
         if got is None:
-            got = self.debug_logging[key] = any(
-                self._may_lower_to_debug(m, frame.world)
-                for m in sorted(self.source.closure(frame.rel) | set(self.source.package_inits(frame.rel))))
+            modules = sorted(self.source.closure(frame.rel) | set(self.source.package_inits(frame.rel)))
+            answers = [self._may_lower_to_debug(m, frame.world) for m in modules]
+            if None in answers:
+                return True
+            got = self.debug_logging[key] = any(answers)
         return got
 
-    def _may_lower_to_debug(self, rel: str, world: int) -> bool:
+    def _may_lower_to_debug(self, rel: str, world: int) -> bool | None:
+        """None: a level computed at import, while that import is still running."""
         tree = self.source.module(rel).tree
         for setting in log_levels.level_settings(tree) if tree is not None else ():
             if setting.arg is None:
@@ -422,8 +426,8 @@ class ExternalMixin(InterpBase):
             level = log_levels.written_level(setting.arg)
             if level is None and setting.top_level:
                 st = self.module_state(rel, world)
-                if not st.done:  # (its import is still running: the value is not known yet)
-                    return True
+                if not st.done:
+                    return None
                 level = log_levels.lowest_level(self.ev(setting.arg, Frame(rel, world, dict(st.env), None, [])))
             if level is None or level <= log_levels.DEBUG:
                 return True
