@@ -359,6 +359,16 @@ PROJECTS: dict[str, Project] = {
                         pytest_args=("-o", "addopts=")),
     # unittest classes choosing `self.device = torch.device('cuda') if torch.cuda.is_available() else ...`.
     "pytorch-warmup": Project("pytorch-warmup", "0.2.0", "test"),
+    # Equivariant tensor products (NVIDIA); a module-level `device = torch.device("cuda:0") if
+    # torch.cuda.is_available() else ...` in most test files, CUDA-kernel tests under skipif.
+    "cuequivariance-torch": Project("cuequivariance-torch", "0.13.0", "tests",
+                                    deps=("cuequivariance", "numpy", "scipy"), pytest_args=("-o", "addopts=")),
+    # Transformer models (explosion.ai); `TORCH_DEVICES = [cpu]` grows a CUDA device only with a plugin
+    # (`-p curated_transformers.tests.enable_gpu`); most tests load models from the Hub (fail offline: cpu).
+    "curated-transformers": Project("curated-transformers", "2.0.1", "curated_transformers/tests",
+                                    deps=("catalogue>=2.0.4,<2.1.0", "curated-tokenizers>=2.0.0,<3.0.0",
+                                          "huggingface-hub", "tokenizers", "safetensors"),
+                                    pytest_args=("-o", "addopts=")),
 }
 
 COMMON_DEPS = ("pytest", "pytest-timeout", "pytest-xdist")
