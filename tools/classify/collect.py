@@ -133,11 +133,23 @@ def idval_from_value(value: Value) -> str | None:
         constant = last.isupper() and not value.path.startswith(TORCH_CLASS_MODULES)
         if torch_dtype or not last or last.endswith("()") or constant or value.path.startswith("<"):
             return None
-        return last
+        return None if _installed_attribute(value.path) else last
     if isinstance(value, OneOf):
         ids = {idval_from_value(a) for a in value.alts}
         return ids.pop() if len(ids) == 1 else None
     return None
+
+
+def _installed_attribute(path: str) -> bool:
+    """`pkg.mul_ir`, `pkg.IrrepsLayout.ir_mul`: a lower-case attribute of an installed package other than torch,
+    numpy and the standard library, which may be a function (pytest ids it by `__name__`) or an object: an enum
+    member (ided by str(member), which its class may define: cuequivariance's `mul_ir` prints `(mul,irrep)`), a
+    constant (`argnameN`). The analysis does not read installed packages, so no id is made from it (the test
+    gets a function-level key). A CapWords name is taken for a class; torch's, numpy's and the standard library's
+    lower-case attributes are their functions (`torch.relu`, `np.sum`, `math.sin`)."""
+    parts = path.split(".")
+    return len(parts) >= 2 and not parts[-1][:1].isupper() and parts[0] not in ("torch", "numpy", "np") \
+        and parts[0] not in sys.stdlib_module_names
 
 
 def idval(value: Value, argname: str, idx: int, idfn: Callable[[Value], Value] | None = None) -> str | None:
@@ -158,6 +170,8 @@ def idval(value: Value, argname: str, idx: int, idfn: Callable[[Value], Value] |
         return None  # a path string is spelled by its text, which depends on where the checkout is
     if isinstance(value, UnknownScalar):
         return None  # a string or number pytest spells, which the analysis cannot
+    if from_value is None and isinstance(value, Ext) and _installed_attribute(value.path):
+        return None  # a function (its name) or an object (str() or `<argname><index>`): not known which
     return from_value if from_value is not None else f"{argname}{idx}"
 
 
