@@ -256,6 +256,8 @@ class InterpBase:
         # did not grow is the same in every world, so its result is shared by all of them (summaries.py).
         self.world_reads = 0
         self.debug_logging: dict[tuple[str, int], bool] = {}  # (module, world) -> may lower a level to DEBUG
+        # (module, def position) -> the enclosing scopes' names whose containers the function changes in place
+        self.outer_mutations: dict[tuple[str, tuple[int, int]], frozenset[str]] = {}
         # whether computing an entry of a per-world class table read the world (absent: still being computed),
         # by the entry's key in class_bodies, mros, enum_kinds, store_keys
         self.body_reads_world: dict[tuple[ClassV, int], bool] = {}

@@ -489,6 +489,14 @@ class StatementsMixin(InterpBase):
         if isinstance(node, ast.Lambda):
             self.source.module(frame.rel).defs.setdefault(pos, node)  # lambdas are indexed when met
         name = getattr(node, "name", "<lambda>")
+        mutated = self.outer_mutations.get((frame.rel, pos))
+        if mutated is None:
+            mutated = self.outer_mutations[frame.rel, pos] = mutated_outer_names(node)
+        for n in mutated:
+            if isinstance(frame.env.get(n), (Seq, DictV)):
+                # `def register(fn): CASES.append(fn)`: calls change the container here, which values (immutable)
+                # cannot follow; it is unknown from now on rather than stale (an empty list would be no cases)
+                frame.env[n] = UNK
         if frame.module_env is None:
             return FuncV(frame.rel, pos, name, cls=frame.cls)
         # a closure: capture the enclosing locals it can see (values only, hashable)
@@ -866,6 +874,31 @@ def _swallows_device_errors(s: ast.Try) -> bool:
 def _safe_name(s: str) -> str:
     """parameterized.to_safe_name."""
     return re.sub("[^a-zA-Z0-9_]+", "_", s)
+
+
+_CONTAINER_MUTATORS = MUTATORS | {"setdefault", "popitem", "sort", "reverse"}
+
+
+def mutated_outer_names(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> frozenset[str]:
+    """Names of the enclosing scopes whose containers a function changes in place: `name.append(...)` (and the
+    other list, dict and set mutators), `name[k] = v`, `del name[k]`, or any binding under `global`/`nonlocal`,
+    where `name` is not one of the function's own locals (its parameters and plain assignments)."""
+    declared: set[str] = set()
+    local: set[str] = set()
+    used: set[str] = set()
+    a = node.args
+    local.update(x.arg for x in (*a.posonlyargs, *a.args, *a.kwonlyargs, *(p for p in (a.vararg, a.kwarg) if p)))
+    for n in ast.walk(node):
+        if isinstance(n, (ast.Global, ast.Nonlocal)):
+            declared.update(n.names)
+        elif isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+            local.add(n.id)
+        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in _CONTAINER_MUTATORS \
+                and isinstance(n.func.value, ast.Name):
+            used.add(n.func.value.id)
+        elif isinstance(n, ast.Subscript) and isinstance(n.ctx, (ast.Store, ast.Del)) and isinstance(n.value, ast.Name):
+            used.add(n.value.id)
+    return frozenset((used - local) | declared)
 
 
 def _free_names(node: ast.AST) -> frozenset[str]:
