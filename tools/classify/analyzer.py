@@ -71,6 +71,7 @@ from tools.classify.values import (
     ReqV,
     Seq,
     TestFnV,
+    UnknownParameter,
     Unresolved,
     Value,
 )
@@ -702,7 +703,9 @@ class Analyzer:
             names = param_argnames(argnames or UNK)
             if names is None:
                 return None
-            cases = [ParamCase(UNKNOWN_ID, tuple((n, UNK) for n in names), ())]
+            # values that cannot be computed (a registry filled by decorators): calling one is a dynamic dispatch
+            where = m.where.rstrip(": ") or "parametrize"
+            cases = [ParamCase(UNKNOWN_ID, tuple((n, UnknownParameter(f"{where}: {n}")) for n in names), ())]
         return cases
 
     @staticmethod

@@ -195,6 +195,12 @@ def _compare(op: ast.cmpop, a: Value, b: Value) -> Value:
         kb, vb = _const_of(b)
         if ka and kb and isinstance(va, str) and isinstance(vb, str):
             return Const((va in vb) if isinstance(op, ast.In) else (va not in vb))
+        if isinstance(b, Seq) and b.kind in ("list", "tuple", "set"):
+            # `math_dtype not in [None]`, `dtype in (torch.float16, torch.bfloat16)`: each element compared
+            equal = [_compare(ast.Eq(), a, i) for i in b.items]
+            if all(isinstance(e, Const) for e in equal):
+                hit = any(bool(e.value) for e in equal if isinstance(e, Const))
+                return Const(hit == isinstance(op, ast.In))
         return UNK
     if isinstance(a, Seq) and isinstance(b, Seq) and isinstance(op, (ast.Eq, ast.NotEq)):
         pa, pb = plain(a), plain(b)  # `picked - cases == set()`
@@ -214,6 +220,10 @@ def _compare(op: ast.cmpop, a: Value, b: Value) -> Value:
         # `layout == torch.sparse_coo`, `dtype is torch.float64`: torch's dtypes and layouts are singletons,
         # aliases included (`torch.float is torch.float32`)
         return Const((ta == tb) == isinstance(op, (ast.Eq, ast.Is)))
+    if isinstance(op, (ast.Eq, ast.NotEq, ast.Is, ast.IsNot)) and (
+            ta is not None and isinstance(b, Const) or tb is not None and isinstance(a, Const)):
+        # `math_dtype == None`, `dtype != "float32"`: a torch dtype or layout is no Python constant
+        return Const(isinstance(op, (ast.NotEq, ast.IsNot)))
     if isinstance(op, (ast.Is, ast.IsNot)) and _NONE in (a, b) and _never_none(b if a == _NONE else a):
         return Const(isinstance(op, ast.IsNot))  # `if device is None:` with a known device, object or list
     if isinstance(op, (ast.Eq, ast.NotEq)) and EXISTING_DEVICE in (a, b):

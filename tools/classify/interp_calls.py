@@ -49,6 +49,7 @@ from tools.classify.values import (
     SuperV,
     TensorV,
     TestFnV,
+    UnknownParameter,
     Value,
     alternatives,
     bounded,
@@ -193,6 +194,10 @@ class CallsMixin(InterpBase):
             return join_all([self.call(c, args, kwargs, n, frame, name) for c in alternatives(callee)])
         if isinstance(callee, Ext):
             return self.call_ext(callee.path, args, kwargs, n, frame)
+        if isinstance(callee, UnknownParameter):
+            frame.add(Finding(UNKNOWN, (step(frame.rel, line, f"calls {callee.where}, a parametrized value the "
+                                                              "analysis cannot compute"),)))
+            return UNK
         if isinstance(callee, (FuncV, ClassV)):
             kc = self.decided_by_world(conventions.known_call, callee.name, frame.world)
             if kc is not NotImplemented:

@@ -57,6 +57,15 @@ UNKNOWN_SCALAR = UnknownScalar()
 
 
 @frozen
+class UnknownParameter(Unresolved):
+    """A parametrized value the analysis cannot compute (a registry filled by decorators): unresolved everywhere,
+    but calling it runs code the analysis cannot see, a dynamic dispatch (`case()` over registered cases). `where`
+    names the parametrize mark and the argument."""
+
+    where: str
+
+
+@frozen
 class NoReturn:
     """Result of pytest.skip()/fail(): control does not continue."""
 

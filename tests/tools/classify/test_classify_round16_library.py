@@ -1,10 +1,18 @@
-"""Round 16: library idioms met on pyqtorch (tests/round16_library, labels in fixtures/expected.json).
+"""Round 16: idioms met on pyqtorch and cuequivariance-torch (tests/round16_library, labels in expected.json).
 
 * `if logger.isEnabledFor(logging.DEBUG):` guards diagnostics (NVTX ranges raise on a CPU build): false unless a
   module the caller loads may lower a level to DEBUG (log_levels.py); a level computed at import is the value
   the module's top level gives it.
 * `random.choice/choices/sample` over a known population: each element drawn is one of its elements.
-* `next(iter(xs))`: the elements of a known sequence, as `next(xs)` reads them."""
+* `next(iter(xs))`: the elements of a known sequence, as `next(xs)` reads them.
+
+Found on cuequivariance-torch (tests/round16_library/test_registries.py):
+* a container a function changes in place from an enclosing scope (a registry a decorator fills) is unknown
+  after the def: a function-level key, not the `[NOTSET]` case of an empty list; calling a parametrized value
+  the analysis cannot compute is a dynamic dispatch (`unknown`), not "no GPU use";
+* a torch dtype compared with a Python constant (`math_dtype not in [None]`) is decided;
+* no id is made from a lower-case attribute of an installed package (`cue.mul_ir`: an enum member whose str()
+  the package defines)."""
 
 from __future__ import annotations
 
@@ -13,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from tools.classify.collect import idval
 from tools.classify.interp_external import _drawn
 from tools.classify.log_levels import level_settings, lowest_level, written_level
 from tools.classify.runner import run
@@ -108,3 +117,35 @@ def test_an_unread_configuration_keeps_the_guard_open(tmp_path: Path) -> None:
              "test_x.py": "from pkg.lib import traced\n\n\ndef test_t():\n    traced(1)\n"}
     label, reasons = _label(tmp_path, files, "test_t")
     assert label == "gpu", reasons
+
+
+ROUND16 = "tests/round16_library"
+REGISTRIES = f"{ROUND16}/test_registries.py"
+
+
+def test_registries_get_function_keys_not_empty_cases(ids_vs_pytest) -> None:
+    # a list a decorator fills (and one a nested decorator fills in a helper) is not the empty list it starts as:
+    # no `[NOTSET]` case (which pytest would skip, so `cpu`), a function-level key instead
+    got = ids_vs_pytest(REGISTRIES)
+    assert got.collected == {f"{REGISTRIES}::test_registered[case_cuda]", f"{REGISTRIES}::test_generated[a-1]",
+                             f"{REGISTRIES}::test_dtype_skip[math_dtype0]", f"{REGISTRIES}::test_dtype_skip[None]"}
+    assert got.function_only == {f"{REGISTRIES}::test_registered", f"{REGISTRIES}::test_generated"}
+    assert got.not_collected == {f"{REGISTRIES}::test_registered", f"{REGISTRIES}::test_generated"}
+    # calling a registered case runs code the analysis cannot see: not `cpu`
+    registered = got.tests[f"{REGISTRIES}::test_registered"]
+    assert registered.label == "unknown" and "parametrized value the analysis cannot compute" in registered.reasons[-1]
+    # `math_dtype not in [None]` with a dtype is decided: that case is skipped before the CUDA check
+    assert got.tests[f"{REGISTRIES}::test_dtype_skip[math_dtype0]"].label == "cpu"
+    assert got.tests[f"{REGISTRIES}::test_dtype_skip[None]"].label == "gpu"
+
+
+@pytest.mark.parametrize(("path", "expected"), [
+    ("cuequivariance.mul_ir", None),  # an enum member pytest ids `(mul,irrep)`
+    ("pkg.Layout.ir_mul", None),
+    ("pkg.Model", "Model"),  # a class: its __name__
+    ("torch.relu", "relu"),
+    ("numpy.sum", "sum"),
+    ("math.sin", "sin"),
+])
+def test_ids_of_installed_attributes(path: str, expected: str | None) -> None:
+    assert idval(Ext(path), "arg", 0) == expected
