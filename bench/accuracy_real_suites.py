@@ -363,12 +363,6 @@ PROJECTS: dict[str, Project] = {
     # torch.cuda.is_available() else ...` in most test files, CUDA-kernel tests under skipif.
     "cuequivariance-torch": Project("cuequivariance-torch", "0.13.0", "tests",
                                     deps=("cuequivariance", "numpy", "scipy"), pytest_args=("-o", "addopts=")),
-    # Transformer models (explosion.ai); `TORCH_DEVICES = [cpu]` grows a CUDA device only with a plugin
-    # (`-p curated_transformers.tests.enable_gpu`); most tests load models from the Hub (fail offline: cpu).
-    "curated-transformers": Project("curated-transformers", "2.0.1", "curated_transformers/tests",
-                                    deps=("catalogue>=2.0.4,<2.1.0", "curated-tokenizers>=2.0.0,<3.0.0",
-                                          "huggingface-hub", "tokenizers", "safetensors"),
-                                    pytest_args=("-o", "addopts=")),
 }
 
 COMMON_DEPS = ("pytest", "pytest-timeout", "pytest-xdist")
