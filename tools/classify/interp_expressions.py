@@ -377,6 +377,13 @@ class ExpressionsMixin(InterpBase):
                 return obj.items[idx.value]
             except IndexError:
                 return UNK
+        if isinstance(obj, NNModV) and obj.name == "ModuleList" and obj.device is None and isinstance(idx, Const) \
+                and type(idx.value) is int:
+            # `self.operations[0].device`: the child the list was built with (on each path, when the list differs),
+            # while the list has not been moved
+            lists = alternatives(dict(obj.args).get("modules", UNK))
+            if all(isinstance(m, Seq) and -len(m.items) <= idx.value < len(m.items) for m in lists):
+                return join_all([m.items[idx.value] for m in lists if isinstance(m, Seq)])
         if isinstance(obj, Inst):
             meth = self.class_lookup(obj.cls, "__getitem__", frame.world)
             if isinstance(meth, FuncV):  # `cases(...)[:, ["a"]]`: the class's own indexing

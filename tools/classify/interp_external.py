@@ -516,6 +516,12 @@ class ExternalMixin(InterpBase):
         objs = alternatives(v)
         if not wanted or not all(isinstance(o, Inst) for o in objs):
             return None
+        if all(isinstance(c, Ext) and c.path in _BUILTIN_VALUE_TYPES for c in wanted) and all(
+                isinstance(b, ClassV) or isinstance(b, Ext) and (b.path in _PLAIN_BASES or b.path.startswith(
+                    "torch.")) for o in objs if isinstance(o, Inst) for b in self.mro(o.cls, world)):
+            # `operations if isinstance(operations, list) else [operations]` with an in-repo object whose bases
+            # are in-repo classes, torch's, object or the typing/abc markers: no list, tuple, dict, str or number
+            return Const(False)
         modules = all(isinstance(o, Inst) and o.nn is not None for o in objs)
         if not all(isinstance(c, ClassV) or modules and isinstance(c, Ext) and (
                 c.path == "builtins.object" or c.path.startswith("torch.")) for c in wanted):
@@ -607,6 +613,10 @@ class ExternalMixin(InterpBase):
             known = self._hasattr_module(args[0], args[1].value, frame.world)
             if known is not None:
                 return known
+        if name == "isinstance" and len(args) == 2 and isinstance(args[0], OneOf):
+            # one of several objects (a value chosen on an undecided path): decided when every one gives the same
+            outs = {self.call_builtin(name, [a, args[1]], kwargs, n, frame) for a in alternatives(args[0])}
+            return outs.pop() if len(outs) == 1 else UNK
         if name == "isinstance" and len(args) == 2:
             got = self._isinstance_in_repo(args[0], args[1], frame.world)
             if got is None:
@@ -684,6 +694,9 @@ class ExternalMixin(InterpBase):
 
 
 
+_BUILTIN_VALUE_TYPES = frozenset(f"builtins.{t}" for t in ("list", "tuple", "dict", "set", "frozenset", "str", "bytes",
+                                                             "int", "float", "complex", "bool"))
+_PLAIN_BASES = frozenset({"builtins.object", "abc.ABC", "typing.Generic", "typing.Protocol"})
 RANDOM_DRAWS = frozenset({"random.choice", "random.choices", "random.sample"})
 
 

@@ -552,7 +552,11 @@ def undecided_entry(obj: Value, idx: Value, default: Value | None = None) -> Val
 
 
 def iterated(v: Value) -> Value:
-    """What a loop or comprehension runs over: a dict gives its keys, in insertion order."""
+    """What a loop or comprehension runs over: a dict gives its keys, in insertion order; a torch.nn.ModuleList
+    the children it was built with, while it has not been moved (`op.device for op in self.operations`)."""
+    if isinstance(v, NNModV) and v.name == "ModuleList" and v.device is None:
+        modules = dict(v.args).get("modules")
+        return Seq(modules.items, "list") if isinstance(modules, Seq) else v
     return Seq(tuple(k for k, _ in v.items), "list") if isinstance(v, DictV) else v
 
 
