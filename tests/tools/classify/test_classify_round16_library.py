@@ -149,3 +149,12 @@ def test_registries_get_function_keys_not_empty_cases(ids_vs_pytest) -> None:
 ])
 def test_ids_of_installed_attributes(path: str, expected: str | None) -> None:
     assert idval(Ext(path), "arg", 0) == expected
+
+
+def test_a_moved_module_list_is_not_read_as_its_children() -> None:
+    from tools.classify.values import NNModV, iterated
+    children = Seq((Const("a"), Const("b")), "list")
+    built = NNModV("ModuleList", (("modules", children),))
+    assert iterated(built) == Seq(children.items, "list")
+    moved = NNModV("ModuleList", (("modules", children),), device="cuda")
+    assert iterated(moved) == moved  # its children are on CUDA now: not what they were built as
