@@ -317,14 +317,20 @@ class _Work:
         an = Analyzer(self.root, self.index, self.sources, self.pytest_torch, max_file_bytes=self.max_file_bytes)
         parse = an.source.module
 
+        known: dict[str, list[str]] = {}  # (a module's imports do not change during a run)
+
         def direct_deps(rel: str) -> list[str]:
+            got = known.get(rel)
+            if got is not None:
+                return got
             out: set[str] = set()
             for spec in self._imports(an, parse, rel):
                 if spec.level == 0 and spec.module.split(".", 1)[0] == "torch":
                     continue
                 out.update(an.source.dep_files(spec, rel))
             out.discard(rel)
-            return sorted(out)
+            known[rel] = sorted(out)
+            return known[rel]
 
         an.source.direct_deps = direct_deps  # type: ignore[method-assign]
         return an

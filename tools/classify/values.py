@@ -360,10 +360,15 @@ _LEAVES = frozenset({Const, Ext, Unresolved, NoReturn, ClassV, TensorV, PathV}) 
 def mentions(v: object, target: Value) -> bool:
     """Whether `target`, or one of its alternatives when it is a choice of objects, occurs inside v."""
     targets = set(alternatives(target)) | {target}
+    kinds = {type(t) for t in targets}  # (dataclass equality needs the same class: others are not hashed)
+    seen: set[int] = set()  # values share subtrees: each is walked once
     todo = [v]
     while todo:
         x = todo.pop()
-        if x in targets:
+        if id(x) in seen:
+            continue
+        seen.add(id(x))
+        if type(x) in kinds and x in targets:
             return True
         todo.extend(_children(x))
     return False
