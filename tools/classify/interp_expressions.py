@@ -76,6 +76,7 @@ from tools.classify.values import (
     join,
     join_all,
     literal_of,
+    module_list_children,
     slice_of,
     too_long_to_print,
     undecided_entry,
@@ -377,11 +378,9 @@ class ExpressionsMixin(InterpBase):
                 return obj.items[idx.value]
             except IndexError:
                 return UNK
-        if isinstance(obj, NNModV) and obj.name == "ModuleList" and obj.device is None and isinstance(idx, Const) \
-                and type(idx.value) is int:
-            # `self.operations[0].device`: the child the list was built with (on each path, when the list differs),
-            # while the list has not been moved
-            lists = alternatives(dict(obj.args).get("modules", UNK))
+        lists = module_list_children(obj)
+        if lists and isinstance(idx, Const) and type(idx.value) is int:
+            # `self.operations[0].device`: the child the list was built with (on each path, when the list differs)
             if all(isinstance(m, Seq) and -len(m.items) <= idx.value < len(m.items) for m in lists):
                 return join_all([m.items[idx.value] for m in lists if isinstance(m, Seq)])
         if isinstance(obj, Inst):

@@ -556,12 +556,20 @@ def undecided_entry(obj: Value, idx: Value, default: Value | None = None) -> Val
     return bounded(join_all(entries))
 
 
+def module_list_children(v: Value) -> tuple[Value, ...]:
+    """The children a torch.nn.ModuleList was built with (one sequence per path when they differ), while it has
+    not been moved (then they are elsewhere); () for anything else."""
+    if isinstance(v, NNModV) and v.name == "ModuleList" and v.device is None:
+        return alternatives(dict(v.args).get("modules", UNRESOLVED))
+    return ()
+
+
 def iterated(v: Value) -> Value:
     """What a loop or comprehension runs over: a dict gives its keys, in insertion order; a torch.nn.ModuleList
-    the children it was built with, while it has not been moved (`op.device for op in self.operations`)."""
-    if isinstance(v, NNModV) and v.name == "ModuleList" and v.device is None:
-        modules = dict(v.args).get("modules")
-        return Seq(modules.items, "list") if isinstance(modules, Seq) else v
+    the children it was built with (`op.device for op in self.operations`)."""
+    lists = module_list_children(v)
+    if len(lists) == 1 and isinstance(lists[0], Seq):
+        return Seq(lists[0].items, "list")
     return Seq(tuple(k for k, _ in v.items), "list") if isinstance(v, DictV) else v
 
 
