@@ -347,10 +347,13 @@ def _compare_types(op: ast.cmpop, a: Value, b: Value) -> Value | None:
 def _compare_enum(op: ast.cmpop, a: Value, b: Value) -> Value:
     """Enum members are singletons; a str/int mixin member also equals its value."""
     if isinstance(a, EnumV) and isinstance(b, EnumV):
+        # the same member: its class and name (its printed text is filled in once its `__str__` has run, and
+        # that `__str__` may compare `self` with the members: `if self == Layout.mul_ir`)
+        same = (a.cls, a.name) == (b.cls, b.name)
         if isinstance(op, (ast.Eq, ast.Is)):
-            return Const(a == b)
+            return Const(same)
         if isinstance(op, (ast.NotEq, ast.IsNot)):
-            return Const(a != b)
+            return Const(not same)
         return UNK
     if isinstance(a, EnumV) and a.mixin and not isinstance(op, (ast.Is, ast.IsNot)):
         return _compare(op, a.value, b)

@@ -33,6 +33,7 @@ from tools.classify.values import (
     ClassV,
     Const,
     DictV,
+    EnumV,
     Ext,
     FuncV,
     Inst,
@@ -169,7 +170,8 @@ class CallsMixin(InterpBase):
             return join_all([self.method_call(a, name, args, kwargs, n, frame) for a in alternatives(recv)])
         if isinstance(recv, (Ext, ModV, ClassV, SuperV)) or (is_objects(recv) and all(
                 a.attr(name) is not None or self.class_lookup(a.cls, name, frame.world) is not None
-                for a in alternatives(recv) if isinstance(a, Inst))):
+                for a in alternatives(recv) if isinstance(a, Inst))) or (
+                isinstance(recv, EnumV) and isinstance(self.class_lookup(recv.cls, name, frame.world), FuncV)):
             callee = self.getattr_v(recv, name, frame, n)
             if isinstance(recv, ClassV) and isinstance(callee, FuncV) and self._is_classmethod(callee):
                 callee = FuncV(callee.rel, callee.pos, callee.name, bound=recv, captured=callee.captured,

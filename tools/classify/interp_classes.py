@@ -140,15 +140,17 @@ class ClassesMixin(InterpBase):
         node = self.class_node(cls)
         found: list[Finding] = []
         if node is not None:
-            frame = Frame(cls.rel, world, env, self.module_state(cls.rel, world).env, found, cls=cls)
+            frame = Frame(cls.rel, world, env, self.module_state(cls.rel, world).env, found, cls=cls,
+                          captured=dict(cls.captured))
             for s in node.body:
                 if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     if s.name in env and any(isinstance(d, ast.Attribute) and d.attr in ("setter", "deleter")
                                              for d in s.decorator_list):
                         continue  # `@x.setter`: the attribute stays the property's getter
-                    env[s.name] = FuncV(cls.rel, (s.lineno, s.col_offset), s.name, cls=cls)
+                    env[s.name] = FuncV(cls.rel, (s.lineno, s.col_offset), s.name, cls=cls,
+                                        captured=cls.captured)
                 elif isinstance(s, ast.ClassDef):
-                    env[s.name] = ClassV(cls.rel, (s.lineno, s.col_offset), s.name)
+                    env[s.name] = ClassV(cls.rel, (s.lineno, s.col_offset), s.name, cls.captured)
                 else:
                     try:
                         self.budgeted(UNIT_BUDGET, self.exec_stmt, s, frame)
@@ -296,9 +298,21 @@ class ClassesMixin(InterpBase):
             _last_name(d) in PROPERTY_DECORATORS for d in node.decorator_list)
 
     def _is_classmethod(self, fv: FuncV) -> bool:
+        return self._decorated_as(fv, "classmethod")
+
+    def _decorated_as(self, fv: FuncV, decorator: str) -> bool:
         node = self.source.module(fv.rel).defs.get(fv.pos)
         return isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
-            isinstance(d, ast.Name) and d.id == "classmethod" for d in node.decorator_list)
+            isinstance(d, ast.Name) and d.id == decorator for d in node.decorator_list)
+
+    def bound_method(self, found: FuncV, obj: Value, cls: ClassV) -> FuncV:
+        """A method found on an object of class `cls` (or through `super()`), as the call receives it: bound to
+        the object, to its class for a `@classmethod`, unbound for a `@staticmethod` (`env =
+        self._wrap_env(env)` of stable-baselines3 must not pass the object as `env`)."""
+        if self._decorated_as(found, "staticmethod"):
+            return found
+        receiver = cls if self._is_classmethod(found) else obj
+        return FuncV(found.rel, found.pos, found.name, bound=receiver, captured=found.captured, cls=found.cls)
 
     def store_key(self, cls: ClassV, name: str, world: int) -> str | None:
         """The shared namespace that `cls.<name>` / `obj.<name>` is, or None: a class attribute (found through

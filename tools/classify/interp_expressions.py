@@ -529,6 +529,15 @@ class ExpressionsMixin(InterpBase):
             return False
         return any(isinstance(c, Ext) and c.path in TENSOR_CLASSES for c in self.mro(obj.cls, frame.world))
 
+    def _method_value(self, found: FuncV, obj: Value, cls: ClassV | None, node: ast.AST, frame: Frame) -> Value:
+        """`obj.<name>` where the class defines the function `found`: the method as bound_method binds it (to obj
+        when its class is unknown), or, for a property, what its getter returns."""
+        bound = self.bound_method(found, obj, cls) if cls is not None else FuncV(
+            found.rel, found.pos, found.name, bound=obj, captured=found.captured, cls=found.cls)
+        if self._is_property(found):
+            return self.call_function_from(bound, [], {}, getattr(node, "lineno", 0), frame)
+        return bound
+
     def getattr_v(self, obj: Value, name: str, frame: Frame, node: ast.AST) -> Value:
         if isinstance(obj, OneOf) and all(isinstance(a, Inst) for a in obj.alts):
             # `if ...: self.buffer_class = A else: self.buffer_class = B` leaves two objects: read from each
@@ -566,16 +575,17 @@ class ExpressionsMixin(InterpBase):
                 return attrs_dict(obj) if namespace_key(obj) == key else frame.env.get(key, EMPTY_DICT)
             found = self.class_lookup(obj.cls, name, frame.world)
             if isinstance(found, FuncV):
-                bound = FuncV(found.rel, found.pos, found.name, bound=obj, captured=found.captured, cls=found.cls)
-                if self._is_property(found):
-                    return self.call_function_from(bound, [], {}, getattr(node, "lineno", 0), frame)
-                return bound
+                return self._method_value(found, obj, obj.cls, node, frame)
             return found if found is not None else UNK
         if isinstance(obj, EnumV):
             if name == "value":
                 return obj.value
             if name == "name":
                 return Const(obj.name)
+            found = self.class_lookup(obj.cls, name, frame.world)
+            if isinstance(found, FuncV):
+                # a method of the Enum class (`layout.shape(x)`, `self.__repr__()` inside its `__str__`)
+                return self._method_value(found, obj, obj.cls, node, frame)
             return UNK
         if isinstance(obj, ClassV):
             member = self.enum_member(obj, name, frame.world)
@@ -591,10 +601,8 @@ class ExpressionsMixin(InterpBase):
         if isinstance(obj, SuperV):
             v = self.super_lookup(obj.cls, name, frame.world)
             if isinstance(v, FuncV):
-                bound = FuncV(v.rel, v.pos, v.name, bound=obj.obj, captured=v.captured, cls=v.cls)
-                if self._is_property(v):
-                    return self.call_function_from(bound, [], {}, getattr(node, "lineno", 0), frame)
-                return bound
+                owner = obj.obj.cls if isinstance(obj.obj, Inst) else obj.obj if isinstance(obj.obj, ClassV) else None
+                return self._method_value(v, obj.obj, owner, node, frame)
             return v
         if isinstance(obj, NNModV) and name in ("weight", "bias"):
             got = nn_modules.parameter(obj, name)  # `m.bias is not None` of `nn.Linear(2, 2, bias=False)`

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import re
+import symtable
 from collections.abc import Callable
 
 from tools.classify import limits, nn_modules
@@ -161,7 +162,7 @@ class StatementsMixin(InterpBase):
             frame.env[s.name] = value
             return False
         if isinstance(s, ast.ClassDef):
-            cv = ClassV(frame.rel, (s.lineno, s.col_offset), s.name)
+            cv = ClassV(frame.rel, (s.lineno, s.col_offset), s.name, self.closure_values(s, frame))
             frame.env[s.name] = cv
             if any(_last_name(d) == "instantiate_parametrized_tests" for d in s.decorator_list):
                 self.param_classes.add(cv)
@@ -480,7 +481,7 @@ class StatementsMixin(InterpBase):
                 suffix = _safe_name(str(first.value)) if isinstance(first, Const) and isinstance(first.value, str) \
                     else ""
                 name = f"{cv.name}_{num}" + (f"_{suffix}" if suffix else "")
-            gen = ClassV(cv.rel, cv.pos, name)
+            gen = ClassV(cv.rel, cv.pos, name, cv.captured)
             self.class_overrides[gen] = params
             frame.env[name] = gen
 
@@ -497,14 +498,23 @@ class StatementsMixin(InterpBase):
                 # `def register(fn): CASES.append(fn)`: calls change the container here, which values (immutable)
                 # cannot follow; it is unknown from now on rather than stale (an empty list would be no cases)
                 frame.env[n] = UNK
+        return FuncV(frame.rel, pos, name, captured=self.closure_values(node, frame), cls=frame.cls)
+
+    def closure_values(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef,
+                       frame: Frame) -> tuple[tuple[str, Value], ...]:
+        """What a def or class inside a function captures: the enclosing locals its code reads as free variables
+        (values only, hashable); nothing at module level, where names are looked up in the module. Only free
+        names: a method's own `self` must not capture the enclosing method's `self`, which would make the class
+        one per caller (gpytorch builds model classes inside test methods)."""
         if frame.module_env is None:
-            return FuncV(frame.rel, pos, name, cls=frame.cls)
-        # a closure: capture the enclosing locals it can see (values only, hashable)
+            return ()
+        key = (frame.rel, (node.lineno, node.col_offset))
+        names = self.free_names.get(key)
+        if names is None:
+            names = self.free_names[key] = free_names(node)
         captured = dict(frame.captured)
         captured.update(frame.env)
-        names = _free_names(node)
-        cap = tuple(sorted((k, v) for k, v in captured.items() if k in names and _hashable(v)))
-        return FuncV(frame.rel, pos, name, captured=cap, cls=frame.cls)
+        return tuple(sorted((k, v) for k, v in captured.items() if k in names and _hashable(v)))
 
     def _missing_import(self, s: ast.Try, frame: Frame) -> tuple[int, ast.ExceptHandler] | None:
         """(index in the body, handler) when a `try` whose body starts with imports imports a module that is not
@@ -901,8 +911,22 @@ def mutated_outer_names(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambd
     return frozenset((used - local) | declared)
 
 
-def _free_names(node: ast.AST) -> frozenset[str]:
-    return frozenset(n.id for n in ast.walk(node) if isinstance(n, ast.Name))
+def free_names(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef) -> frozenset[str]:
+    """The names the code of a def, lambda or class reads from enclosing scopes: referenced in its body (and in
+    its methods and nested functions) without being bound there, as Python's symbol table sees it. Where the
+    code alone does not compile (a `nonlocal` naming a variable of the enclosing function), every name it uses."""
+    try:
+        table = symtable.symtable(ast.unparse(node), "<closure>", "exec")
+    except (SyntaxError, ValueError, RecursionError):
+        return frozenset(n.id for n in ast.walk(node) if isinstance(n, ast.Name))
+    out: set[str] = set()
+    todo = list(table.get_children())
+    while todo:
+        t = todo.pop()
+        out.update(sym.get_name() for sym in t.get_symbols()
+                   if sym.is_referenced() and sym.is_global() and not sym.is_declared_global())
+        todo.extend(t.get_children())
+    return frozenset(out)
 
 
 def _hashable(v: object) -> bool:

@@ -126,9 +126,13 @@ class FuncV:
 
 @frozen
 class ClassV:
+    """An in-repo class definition; `captured`: for a class defined inside a function, the enclosing locals its
+    methods read (as a nested function's FuncV.captured: `device` of the function that defines the class)."""
+
     rel: str
     pos: tuple[int, int]
     name: str
+    captured: tuple[tuple[str, Value], ...] = ()
 
 
 @frozen

@@ -1,0 +1,37 @@
+"""Round 17: how a method reaches its receiver (tests/round17_library, labels in expected.json).
+
+Found on stable-baselines3 (read as sb3-contrib's base classes, see test_classify_library_bases.py):
+* a `@staticmethod` called through an object gets no object (`env = self._wrap_env(env)` had made the
+  constructor's `self` the wrapped environment: a later `self.device` use was lost, a false-CPU);
+* a `@classmethod` called through an object gets the object's class (`cls(...)` builds one).
+
+Found on cuequivariance-torch:
+* a method of an Enum member is the class's (`layout.shape(x)`, `self.__repr__()` in `__str__`), and two
+  members are the same member by class and name, so a `__str__` comparing `self` with the members gives
+  pytest's id (`(mul,irrep)`), and a method choosing a device per member is followed;
+* a class defined inside a function reads the function's locals (`device` of the function that builds it)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tools.classify.runner import run
+
+
+def test_enum_ids_and_method_kinds_equal_pytest(ids_vs_pytest) -> None:
+    for path in ("tests/round17_library/test_enum_members.py", "tests/round17_library/test_method_kinds.py",
+                 "tests/round17_library/test_local_classes.py"):
+        got = ids_vs_pytest(path)
+        assert set(got.tests) == got.collected, got.output
+        assert not got.function_only and not got.not_collected
+
+
+def test_explain_names_the_method_that_decided(corpus: Path) -> None:
+    path = "tests/round17_library/test_method_kinds.py"
+    tests = run(corpus, paths=[path], cache_dir=None).files[path].tests
+    reasons = tests["test_class_method_through_the_object_on_cuda"].reasons
+    assert any("calls zeros()" in r and "torch.zeros(device='cuda') needs a CUDA device" in r for r in reasons), reasons
+    enum_path = "tests/round17_library/test_enum_members.py"
+    enum_tests = run(corpus, paths=[enum_path], cache_dir=None).files[enum_path].tests
+    assert enum_tests["test_placement[(accel)]"].label == "gpu"
+    assert any("torch.zeros(device='cuda')" in r for r in enum_tests["test_placement[(accel)]"].reasons)
