@@ -6,9 +6,14 @@ inherits from them get their own node ids (docs/classification.md, "Round 12: te
 subclass. The classifier reads that module's source from the directories on the running Python's `sys.path`
 (site-packages and the like; never the standard library, torch, or a directory inside the analysed root,
 whose files the repository index has), parses it like a repository file and resolves the class base to it.
-Only modules that look like they hold tests are used (a `def test*` or a class named `*Test*`), so a
-library's ordinary classes stay external, as do calls into the package. Such files are named
-`<installed>/<pkg>/<mod>.py`; their content digests are part of the result key (see Sources.direct_deps).
+Modules that look like they hold tests are used (a `def test*` or a class named `*Test*`), and every module of
+a small library: a top-level package whose Python source is under LIBRARY_MAX_BYTES is read as the repository
+is (sb3-contrib's `class TQC(OffPolicyAlgorithm)` over stable-baselines3, whose base `__init__` sets
+`self.device`; cuequivariance's `IrrepsLayout` members, whose `__str__` pytest ids them by). A large framework
+(transformers, lightning) stays external: its code is too large to follow per test, and its conventions are
+modelled by name (conventions.py). See docs/classification.md, "Round 17: small installed libraries read as
+code". Such files are named `<installed>/<pkg>/<mod>.py`; their content digests are part of the result key
+(see Sources.direct_deps).
 """
 
 from __future__ import annotations
@@ -26,10 +31,16 @@ from tools.classify.modules import IDENT, digest_of
 PREFIX = "<installed>/"
 # what an installed module must contain to be read as a source of test bases
 _TEST_MODULE = re.compile(rb"^[ \t]*(?:async[ \t]+)?def[ \t]+test|^class[ \t]+\w*Test", re.MULTILINE)
-# roots never read here: torch (its testing classes are modelled in torch_testing.py) and frameworks whose
-# classes define no tests
-NEVER_ROOTS = frozenset({"torch", "pytest", "_pytest", "unittest", "numpy", "parameterized", "absl", "hypothesis",
-                         "expecttest", "typing_extensions"})
+# roots never read here: torch (its testing classes are modelled in torch_testing.py), frameworks whose classes
+# define no tests, and packages the analysis models by name, whose calls are rules rather than code to follow
+# (yaml.safe_load reads a data file: interp_datafiles.py; version parsing: versions.py; `mock.patch`;
+# optional-import helpers: optional_imports.py; pydantic models: interp_external.py)
+NEVER_ROOTS = frozenset({"torch", "pytest", "_pytest", "pluggy", "unittest", "numpy", "parameterized", "absl",
+                         "hypothesis", "expecttest", "typing_extensions", "yaml", "mock", "packaging", "looseversion",
+                         "pkg_resources", "setuptools", "pydantic", "skbase", "sktime", "safetensors"})
+# a top-level package with at most this much Python source is read as code (stable-baselines3 0.65 MB,
+# cuequivariance 0.43 MB, pyyaml 0.77 MB); pytorch_lightning (1.6 MB) and transformers (54 MB) are not
+LIBRARY_MAX_BYTES = 1024 * 1024
 
 
 def is_installed(rel: str) -> bool:
@@ -86,12 +97,15 @@ class InstalledIndex:
 
     dirs: tuple[str, ...]
     max_file_bytes: int = MAX_FILE_BYTES
-    found: dict[str, str | None] = field(default_factory=dict)  # dotted -> rel (None: not a test module)
+    found: dict[str, str | None] = field(default_factory=dict)  # dotted -> rel (None: not read)
+    test_modules: set[str] = field(default_factory=set)  # rels of the found modules that hold tests
+    library_bytes: dict[str, int] = field(default_factory=dict)  # package directory -> its source bytes (capped)
     paths: dict[str, str] = field(default_factory=dict)  # rel -> absolute file
     data: dict[str, bytes | None] = field(default_factory=dict)  # rel -> bytes (None: unreadable, too large)
 
     def module(self, dotted: str) -> str | None:
-        """rel of the installed module `dotted` when it exists, can be read and holds tests; else None."""
+        """rel of the installed module `dotted` when it exists, can be read, and holds tests or belongs to a small
+        library (is_library); else None."""
         if dotted in self.found:
             return self.found[dotted]
         self.found[dotted] = None
@@ -107,8 +121,11 @@ class InstalledIndex:
                     continue
                 rel = PREFIX + cand
                 data, _ = read_source(Path(d), cand, self.max_file_bytes)
-                if data is None or not _TEST_MODULE.search(data):
+                holds_tests = data is not None and _TEST_MODULE.search(data) is not None
+                if data is None or not (holds_tests or self.is_library(d, parts[0])):
                     return None  # the first one found is what Python imports
+                if holds_tests:
+                    self.test_modules.add(rel)
                 self.paths[rel], self.data[rel] = full, data
                 self.found[dotted] = rel
                 return rel
@@ -116,10 +133,39 @@ class InstalledIndex:
                 return None  # the package is in this directory, without that module
         return None
 
+    def is_library(self, directory: str, top: str) -> bool:
+        """Whether the package `top` in sys.path directory `directory` is small enough to read as a library: a
+        package directory whose `.py` files total at most LIBRARY_MAX_BYTES (a single-module distribution is
+        not: its classes are rarely bases, and it has no other modules to follow)."""
+        pkg = os.path.join(directory, top)
+        got = self.library_bytes.get(pkg)
+        if got is None:
+            got = 0
+            for base, dirs, files in os.walk(pkg):
+                dirs.sort()
+                got += sum(_size(os.path.join(base, f)) for f in files if f.endswith(".py"))
+                if got > LIBRARY_MAX_BYTES:
+                    break
+            self.library_bytes[pkg] = got
+        return os.path.isdir(pkg) and got <= LIBRARY_MAX_BYTES
+
+    def package_inits(self, rel: str) -> tuple[str, ...]:
+        """The `__init__.py` of each package enclosing installed module rel that the analysis reads, outermost
+        first: what Python runs before rel's own top level (modules.RepoIndex.package_inits for installed
+        code; without them an import cycle inside a library starts wherever the analysis entered it)."""
+        parts = rel[len(PREFIX):-3].split("/")
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        got = (self.module(".".join(parts[:i])) for i in range(1, len(parts)))
+        return tuple(g for g in got if g is not None and g.endswith("/__init__.py"))
+
+    def holds_tests(self, rel: str) -> bool:
+        return rel in self.test_modules
+
     def read(self, rel: str) -> tuple[bytes | None, str | None]:
         got = self.data.get(rel)
         if got is None:
-            return None, "not an installed test module"
+            return None, "not an installed module the analysis reads"
         return got, None
 
     def digest(self, rel: str) -> str:
@@ -132,3 +178,10 @@ class InstalledIndex:
         stem = rel[len(PREFIX):-3]
         dotted = stem.removesuffix("/__init__").replace("/", ".")
         return self.digest(rel) if self.module(dotted) == rel else "missing"
+
+
+def _size(path: str) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0

@@ -72,14 +72,15 @@ def data_unchanged(root: Path, stored: dict[str, Any], states: dict[str, str],
                    installed: InstalledIndex | None = None) -> bool:
     """Whether every data file a stored result read (datafiles.py) is still in the state it was read in: the
     result key covers Python files only, since which data files code reads is known only after running it.
-    The installed test base modules it used (installed.py) are listed too, with their digests: the whole-run
-    snapshot is keyed by the repository's files only. `states`: the files' current states, filled as they are
-    read (each file is read once per check)."""
+    The installed modules it used (installed.py) are listed too, with their digests: the whole-run snapshot is
+    keyed by the repository's files only; a data file an installed module opens (`version.txt` beside its
+    `__init__`) is named under `<installed>/` and is not read (its state is read_data's "cannot read").
+    `states`: the files' current states, filled as they are read (each file is read once per check)."""
     for f, state in stored.get("data", ()):
         now = states.get(f)
         if now is None and f.startswith(PRESENCE_PREFIX):
             now = states[f] = presence(f[len(PRESENCE_PREFIX):])
-        elif now is None and is_installed(f):
+        elif now is None and is_installed(f) and f.endswith(".py"):
             index = installed if installed is not None else InstalledIndex(running_python_dirs(root))
             now = states[f] = index.state(f)
         elif now is None:

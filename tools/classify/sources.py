@@ -11,7 +11,7 @@ from pathlib import Path
 
 from tools.bounded_read import MAX_FILE_BYTES, read_source
 from tools.classify.datafiles import read_data
-from tools.classify.installed import InstalledIndex, absolute_name, is_installed, running_python_dirs
+from tools.classify.installed import PREFIX, InstalledIndex, absolute_name, is_installed, running_python_dirs
 from tools.classify.modules import (
     ImportSpec,
     ParsedModule,
@@ -110,11 +110,22 @@ class Sources:
 
 
     def resolve_import(self, dotted: str, importer: str, level: int, module: str) -> str | None:
+        """The module file an import loads, when the analysis reads it: the repository's, else a module of a
+        small installed library (installed.py; test base modules of installed packages are reached as class
+        bases instead, ClassesMixin.installed_base). None: external."""
+        if is_installed(importer):
+            return self._library_module(dotted if not level else absolute_name(importer, level, module), importer)
         if level:
             return self.index.resolve_relative_file(ImportSpec(module, level, ()), importer)
-        if dotted.split(".", 1)[0] in EXCLUDED_ROOTS:
+        top = dotted.split(".", 1)[0]
+        if top in EXCLUDED_ROOTS:
             return None
-        return self.index.resolve_module(dotted, importer)
+        got = self.index.resolve_module(dotted, importer)
+        if got is None and not self.index.is_package_dir(top):
+            lib = self.installed.module(dotted)
+            if lib is not None and not self.installed.holds_tests(lib):
+                return lib
+        return got
 
     def on_pytest_path(self, dotted: str, importer: str) -> bool:
         return dotted.split(".", 1)[0] not in EXCLUDED_ROOTS and self.index.on_pytest_path(dotted, importer)
@@ -123,7 +134,7 @@ class Sources:
         return dotted.split(".", 1)[0] not in EXCLUDED_ROOTS and self.index.is_package_dir(dotted)
 
     def package_inits(self, rel: str) -> tuple[str, ...]:
-        return self.index.package_inits(rel)
+        return self.installed.package_inits(rel) if is_installed(rel) else self.index.package_inits(rel)
 
     def conftests_for(self, rel: str) -> tuple[str, ...]:
         return self.index.conftests_for(rel)
@@ -141,11 +152,13 @@ class Sources:
 
     def dep_files(self, spec: ImportSpec, importer: str) -> list[str]:
         """Files an import statement may load: in the repository (RepoIndex.dep_files), else installed test
-        base modules (installed.py), whose contents are then part of every result key that depends on importer.
-        Imports in an installed module resolve among installed modules only."""
+        base and small-library modules (installed.py), whose contents are then part of every result key that
+        depends on importer. Imports in an installed module resolve among installed modules only: test modules,
+        and the modules of its own library (the code the analysis follows from it, see resolve_import)."""
         if is_installed(importer):
             dotted = absolute_name(importer, spec.level, spec.module) if spec.level else spec.module
-            return self._installed_files(dotted, spec.names)
+            return [f for f in self._installed_files(dotted, spec.names)
+                    if self.installed.holds_tests(f) or _top(f) == _top(importer)]
         got = self.index.dep_files(spec, importer)
         if got or spec.level:
             return got
@@ -153,7 +166,15 @@ class Sources:
 
     def _installed_files(self, dotted: str, names: tuple[str, ...]) -> list[str]:
         cands = (dotted, *(f"{dotted}.{n}" for n in names if n != "*"))
-        return [f for f in (self.installed.module(c) for c in cands if c) if f is not None]
+        found = [f for f in (self.installed.module(c) for c in cands if c) if f is not None]
+        return [*found, *(i for f in found for i in self.installed.package_inits(f))]
+
+    def _library_module(self, dotted: str, importer: str) -> str | None:
+        """The installed module an import in installed module `importer` loads, when the analysis follows it: a
+        module of the importer's own package (a library's code calling itself); another package's stays
+        external, as it is for repository code."""
+        rel = self.installed.module(dotted) if dotted else None
+        return rel if rel is not None and _top(rel) == _top(importer) else None
 
     def installed_class_module(self, dotted: str, importer: str) -> str | None:
         """The installed test base module `dotted` (a class base's module), when the file of the class
@@ -242,3 +263,7 @@ class Sources:
         return [(r, self.data[r][1]) for r in sorted(rels)] + [
             (PRESENCE_PREFIX + t, self.presence[t]) for t in sorted(tops)]
 
+
+def _top(installed_rel: str) -> str:
+    """The top-level package of an installed module's rel (`<installed>/pkg/sub/mod.py` -> `pkg`)."""
+    return installed_rel[len(PREFIX):].split("/", 1)[0]

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tools.classify.cache import result_key, tool_version
-from tools.classify.installed import InstalledIndex, absolute_name, search_dirs
+from tools.classify.installed import LIBRARY_MAX_BYTES, InstalledIndex, absolute_name, search_dirs
 from tools.classify.modules import RepoIndex
 from tools.classify.runner import run
 from tools.classify.sources import Sources
@@ -106,7 +106,9 @@ def test_a_module_without_tests_stays_external(repo: Path, tmp_path: Path, monke
     site = tmp_path / "site"
     make_installed(site)
     # no `def test*`, no class named *Test*: not read (its tests, made by code, are not what the analysis lists)
+    # in a package too large to read as a library (installed.LIBRARY_MAX_BYTES)
     (site / "basepkg" / "testing.py").write_text('BaseTests = type("Base", (), {"test_x": lambda self: None})\n')
+    (site / "basepkg" / "tables.py").write_text("# " + "x" * LIBRARY_MAX_BYTES + "\n")
     monkeypatch.syspath_prepend(str(site))
     assert set(classify(repo)) == {"test_mine.py::TestMine", "test_mine.py::TestMine::test_own"}
 
@@ -122,8 +124,9 @@ def test_the_installed_files_are_part_of_the_result_key(repo: Path, tmp_path: Pa
     site = tmp_path / "site"
     make_installed(site)
     src = Sources(repo, RepoIndex(["test_mine.py"]), installed=InstalledIndex(search_dirs(repo, [str(site)])))
-    assert src.file_deps("test_mine.py") == ["<installed>/basepkg/helpers.py", "<installed>/basepkg/testing.py",
-                                             "test_mine.py"]
+    # (the package's __init__, which Python runs first, too: basepkg is a small library, installed.py)
+    assert src.file_deps("test_mine.py") == ["<installed>/basepkg/__init__.py", "<installed>/basepkg/helpers.py",
+                                             "<installed>/basepkg/testing.py", "test_mine.py"]
     before = key_of(repo, site)
     assert key_of(repo, site) == before
     (site / "basepkg" / "helpers.py").write_text(HELPERS + "\n# 2.0\n")
