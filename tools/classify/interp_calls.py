@@ -15,6 +15,7 @@ from tools.classify.dataclass_fields import Field
 from tools.classify.evidence import UNKNOWN, Finding, step
 from tools.classify.interp_base import (
     EMPTY_DICT,
+    MODULE_WITHIN,
     MUTATORS,
     BudgetExceeded,
     CallResult,
@@ -162,6 +163,9 @@ class CallsMixin(InterpBase):
 
     def method_call(self, recv: Value, name: str, args: list[Value], kwargs: dict[str, Value], n: ast.Call,
                     frame: Frame) -> Value:
+        if isinstance(recv, Ext) and recv.path.startswith(MODULE_WITHIN):
+            return module_startswith(recv.path[len(MODULE_WITHIN):], args) if name == "startswith" and not \
+                kwargs else UNK
         recv = versions.as_text(recv)  # `torch.__version__.split(".")`: a str
         if isinstance(recv, OneOf) and not is_objects(recv) and any(
                 isinstance(a, (ClassV, ModV, Inst)) for a in recv.alts):
@@ -728,3 +732,20 @@ def _setattr_object(n: ast.Call) -> ast.Name | None:
     if not (plain or dunder) or len(n.args) != 3 or n.keywords or any(isinstance(a, ast.Starred) for a in n.args):
         return None
     return n.args[0] if isinstance(n.args[0], ast.Name) else None
+
+
+def module_startswith(module: str, args: list[Value]) -> Value:
+    """`cls.__module__.startswith(prefix)` (a prefix or a tuple of them) where the module is `module` or one of its
+    submodules: true when `module` starts with a prefix; false when no prefix starts with `module` either (the
+    name cannot start with it); else unknown (`"torch.optim.ada"` of `torch.optim`)."""
+    if len(args) != 1:
+        return UNK
+    prefixes = args[0].items if isinstance(args[0], Seq) else (args[0],)
+    if not all(isinstance(p, Const) and isinstance(p.value, str) for p in prefixes):
+        return UNK
+    texts = [p.value for p in prefixes if isinstance(p, Const)]
+    if any(module.startswith(t) for t in texts):
+        return Const(True)
+    if any(t.startswith(module) for t in texts):
+        return UNK
+    return Const(False)

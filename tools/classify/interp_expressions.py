@@ -31,6 +31,7 @@ from tools.classify.interp_base import (
     EMPTY_DICT,
     MAX_GENERATED,
     MOCK_OBJECT,
+    MODULE_WITHIN,
     BudgetExceeded,
     Frame,
     InterpBase,
@@ -355,6 +356,12 @@ class ExpressionsMixin(InterpBase):
             return bounded(Seq(a.items + b.items, a.kind))
         if isinstance(a, Seq) and isinstance(b, Seq) and a.kind == b.kind == "set" and isinstance(op, ast.Sub):
             return Seq(tuple(i for i in a.items if i not in b.items), "set")  # `picked - set(cases)`
+        if isinstance(a, Seq) and isinstance(b, Seq) and a.kind == b.kind == "set" and isinstance(
+                op, (ast.BitOr, ast.BitAnd)) and all(isinstance(i, Const) for i in (*a.items, *b.items)):
+            # `NATIVE | {"demo"}`, `A & B` over constants (equal constants are one element, as in Python)
+            if isinstance(op, ast.BitOr):
+                return bounded(Seq(a.items + tuple(i for i in b.items if i not in a.items), "set"))
+            return Seq(tuple(i for i in a.items if i in b.items), "set")
         if isinstance(op, ast.Mod) and isinstance(a, Const) and isinstance(a.value, str) and isinstance(b, Seq) \
                 and b.kind == "tuple":
             return _percent_format(a.value, b)
@@ -555,6 +562,10 @@ class ExpressionsMixin(InterpBase):
                 return Const(last)
             if obj.path.startswith(DYNAMIC):
                 return UNK  # a method of a looked-up value dispatches on its type, like any unknown object's
+            if name == "__module__" and obj.path.startswith("torch.") and obj.path.count(".") >= 2:
+                # torch's classes are defined in submodules of the namespace that exports them
+                # (`torch.optim.AdamW.__module__` is `torch.optim.adamw`): known by that prefix
+                return Ext(MODULE_WITHIN + obj.path.rpartition(".")[0])
             return self.ext_value(f"{obj.path}.{name}", frame.world)
         if isinstance(obj, ModV):
             if obj.rel:
@@ -597,6 +608,8 @@ class ExpressionsMixin(InterpBase):
             found = self.class_lookup(obj, name, frame.world)
             if found is None and name in ("__name__", "__qualname__"):
                 return Const(obj.name)
+            if found is None and name == "__module__":
+                return Const(self.source.module_name(obj.rel))
             return found if found is not None else UNK
         if isinstance(obj, SuperV):
             v = self.super_lookup(obj.cls, name, frame.world)

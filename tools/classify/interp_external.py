@@ -169,7 +169,10 @@ class ExternalMixin(InterpBase):
         """The parameter names `inspect.signature(fn).parameters` lists, in order, for an in-repo function (a
         bound method without its first), or class (its dataclass fields, else its in-repo `__init__` without
         `self`); None for anything else (an external callable, a class whose constructor is not in the
-        repository, a decorated function whose wrapper may change what signature reports)."""
+        repository, a decorated function whose wrapper may change what signature reports); a torch optimizer's
+        from torch_api.OPTIMIZER_PARAMETERS."""
+        if isinstance(fn, Ext) and fn.path in torch_api.OPTIMIZER_PARAMETERS:
+            return list(torch_api.OPTIMIZER_PARAMETERS[fn.path])
         if isinstance(fn, ClassV):
             generated = self.generated_init(fn, world)
             if generated is not None:

@@ -127,6 +127,17 @@ class Sources:
                 return lib
         return got
 
+    def module_name(self, rel: str) -> str:
+        """The name Python gives module rel (a class's `__module__`): dotted from its base directory, as pytest
+        imports it (RepoIndex.package_of); an installed module's from its sys.path directory."""
+        if is_installed(rel):
+            return rel[len(PREFIX):-3].removesuffix("/__init__").replace("/", ".")
+        package = self.index.package_of(rel)
+        stem = rel.rsplit("/", 1)[-1][:-3]
+        if stem == "__init__":
+            return package or stem
+        return f"{package}.{stem}" if package else stem
+
     def on_pytest_path(self, dotted: str, importer: str) -> bool:
         return dotted.split(".", 1)[0] not in EXCLUDED_ROOTS and self.index.on_pytest_path(dotted, importer)
 

@@ -223,3 +223,38 @@ def device_index(device: str) -> int:
     """Index in 'cuda:1' (0 when absent or malformed)."""
     _, _, idx = device.partition(":")
     return int(idx) if idx.strip().isdigit() else 0
+
+
+# `inspect.signature(cls).parameters` of torch's optimizers, as the pinned torch (the CPU lock's) defines them,
+# checked against the installed one by tests/tools/classify/test_torch_api_table.py. Optimizer suites filter their
+# cases by them (pytorch_optimizer: `name for name, cls in OPTIMIZERS.items() if "foreach" in
+# signature(cls).parameters`), over torch's classes and their own.
+OPTIMIZER_PARAMETERS: dict[str, tuple[str, ...]] = {
+    "torch.optim.ASGD": ("params", "lr", "lambd", "alpha", "t0", "weight_decay", "foreach", "maximize",
+                         "differentiable", "capturable"),
+    "torch.optim.Adadelta": ("params", "lr", "rho", "eps", "weight_decay", "foreach", "capturable", "maximize",
+                             "differentiable"),
+    "torch.optim.Adafactor": ("params", "lr", "beta2_decay", "eps", "d", "weight_decay", "foreach", "maximize"),
+    "torch.optim.Adagrad": ("params", "lr", "lr_decay", "weight_decay", "initial_accumulator_value", "eps", "foreach",
+                            "maximize", "differentiable", "fused"),
+    "torch.optim.Adam": ("params", "lr", "betas", "eps", "weight_decay", "amsgrad", "foreach", "maximize",
+                         "capturable", "differentiable", "fused", "decoupled_weight_decay"),
+    "torch.optim.AdamW": ("params", "lr", "betas", "eps", "weight_decay", "amsgrad", "maximize", "foreach",
+                          "capturable", "differentiable", "fused"),
+    "torch.optim.Adamax": ("params", "lr", "betas", "eps", "weight_decay", "foreach", "maximize", "differentiable",
+                           "capturable"),
+    "torch.optim.LBFGS": ("params", "lr", "max_iter", "max_eval", "tolerance_grad", "tolerance_change", "history_size",
+                          "line_search_fn"),
+    "torch.optim.Muon": ("params", "lr", "weight_decay", "momentum", "nesterov", "ns_coefficients", "eps", "ns_steps",
+                         "adjust_lr_fn"),
+    "torch.optim.NAdam": ("params", "lr", "betas", "eps", "weight_decay", "momentum_decay", "decoupled_weight_decay",
+                          "foreach", "maximize", "capturable", "differentiable"),
+    "torch.optim.RAdam": ("params", "lr", "betas", "eps", "weight_decay", "decoupled_weight_decay", "foreach",
+                          "maximize", "capturable", "differentiable"),
+    "torch.optim.RMSprop": ("params", "lr", "alpha", "eps", "weight_decay", "momentum", "centered", "capturable",
+                            "foreach", "maximize", "differentiable"),
+    "torch.optim.Rprop": ("params", "lr", "etas", "step_sizes", "capturable", "foreach", "maximize", "differentiable"),
+    "torch.optim.SGD": ("params", "lr", "momentum", "dampening", "weight_decay", "nesterov", "maximize", "foreach",
+                        "differentiable", "fused"),
+    "torch.optim.SparseAdam": ("params", "lr", "betas", "eps", "maximize"),
+}

@@ -9,18 +9,25 @@ Found on cuequivariance-torch:
 * a method of an Enum member is the class's (`layout.shape(x)`, `self.__repr__()` in `__str__`), and two
   members are the same member by class and name, so a `__str__` comparing `self` with the members gives
   pytest's id (`(mul,irrep)`), and a method choosing a device per member is followed;
-* a class defined inside a function reads the function's locals (`device` of the function that builds it)."""
+* a class defined inside a function reads the function's locals (`device` of the function that builds it).
+
+Found on pytorch_optimizer: a class's `__module__` (an in-repo class's is its module's name; a torch class's is
+known by prefix, enough for `startswith`), and `|`/`&` of sets of constants."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from tools.classify.interp_calls import module_startswith
 from tools.classify.runner import run
+from tools.classify.values import UNRESOLVED, Const, Seq
 
 
 def test_enum_ids_and_method_kinds_equal_pytest(ids_vs_pytest) -> None:
     for path in ("tests/round17_library/test_enum_members.py", "tests/round17_library/test_method_kinds.py",
-                 "tests/round17_library/test_local_classes.py"):
+                 "tests/round17_library/test_local_classes.py", "tests/round17_library/test_class_modules.py"):
         got = ids_vs_pytest(path)
         assert set(got.tests) == got.collected, got.output
         assert not got.function_only and not got.not_collected
@@ -35,3 +42,13 @@ def test_explain_names_the_method_that_decided(corpus: Path) -> None:
     enum_tests = run(corpus, paths=[enum_path], cache_dir=None).files[enum_path].tests
     assert enum_tests["test_placement[(accel)]"].label == "gpu"
     assert any("torch.zeros(device='cuda')" in r for r in enum_tests["test_placement[(accel)]"].reasons)
+
+
+@pytest.mark.parametrize(("prefixes", "expected"), [
+    (Const("torch.optim"), Const(True)), (Const("torch."), Const(True)), (Const("torch.nn"), Const(False)),
+    (Const("torch.optim.ada"), UNRESOLVED),  # (`torch.optim.adamw` would; `torch.optim.sgd` would not)
+    (Seq((Const("numpy"), Const("torch.op")), "tuple"), Const(True)), (Const(3), UNRESOLVED),
+])
+def test_a_module_known_by_prefix(prefixes, expected) -> None:
+    """`torch.optim.AdamW.__module__` is `torch.optim` or one of its submodules."""
+    assert module_startswith("torch.optim", [prefixes]) == expected

@@ -6,7 +6,15 @@ import warnings
 
 import pytest
 
-from tools.classify.torch_api import ATTRIBUTES_BOOL_AVAILABLE, CONSTANTS, CPU, SAME_DEVICE_METHODS, TABLE, TorchApi
+from tools.classify.torch_api import (
+    ATTRIBUTES_BOOL_AVAILABLE,
+    CONSTANTS,
+    CPU,
+    OPTIMIZER_PARAMETERS,
+    SAME_DEVICE_METHODS,
+    TABLE,
+    TorchApi,
+)
 
 torch = pytest.importorskip("torch")
 
@@ -70,3 +78,15 @@ def test_same_device_methods_keep_the_device(name: str) -> None:
     out = getattr(x, name)(*args)
     assert isinstance(out, torch.Tensor)
     assert out.device == x.device
+
+
+def test_optimizer_signatures_match_the_installed_torch() -> None:
+    """Every optimizer class torch.optim exports is in OPTIMIZER_PARAMETERS, with the parameters
+    `inspect.signature` lists for it."""
+    import inspect
+
+    import torch.optim
+
+    installed = {f"torch.optim.{n}": tuple(inspect.signature(c).parameters) for n, c in vars(torch.optim).items()
+                 if isinstance(c, type) and issubclass(c, torch.optim.Optimizer) and c is not torch.optim.Optimizer}
+    assert installed == OPTIMIZER_PARAMETERS
