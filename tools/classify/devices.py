@@ -174,6 +174,9 @@ def _compare(op: ast.cmpop, a: Value, b: Value) -> Value:
         return outs.pop() if len(outs) == 1 else UNK
     if isinstance(a, EnumV) or isinstance(b, EnumV):
         return _compare_enum(op, a, b)
+    tensor_vs_text = _compare_tensor_with_text(op, a, b)
+    if tensor_vs_text is not None:
+        return tensor_vs_text
     got = versions.compare(op, a, b)
     if got is not None:
         return got
@@ -298,10 +301,28 @@ def _class_path(v: Value) -> str | None:
     return None
 
 
+def _compare_tensor_with_text(op: ast.cmpop, a: Value, b: Value) -> Value | None:
+    """`param_name == ""`, `x != None` with a tensor: a tensor is never equal to a str or None (torch's `==` gives
+    False for them, not an element-wise tensor); None when this is not such a comparison."""
+    if not isinstance(op, (ast.Eq, ast.NotEq)):
+        return None
+    tensor, other = (a, b) if isinstance(a, TensorV) else (b, a)
+    if not isinstance(tensor, TensorV) or not (isinstance(other, Const) and (
+            other.value is None or isinstance(other.value, str))):
+        return None
+    return Const(isinstance(op, ast.NotEq))
+
+
 def isinstance_of(v: Value, classes: Value) -> Value:
-    """`isinstance(x, torch.Tensor)` for an x of a known type and classes among KNOWN_TYPES."""
+    """`isinstance(x, torch.Tensor)` for an x of a known type and classes among KNOWN_TYPES. A value on a known
+    device (a tensor, or a module moved with `.to()`) is none of the others; it is a torch.Tensor when a factory
+    made it (its shape is known), else that stays undecided."""
     t = type_path(v)
     wanted = [_class_path(c) for c in (classes.items if isinstance(classes, Seq) else (classes,))]
+    if isinstance(v, TensorV) and all(w is not None for w in wanted):
+        if "torch.Tensor" not in wanted:
+            return Const(False)
+        return Const(True) if v.shape is not None else UNK
     if t is None or any(w is None for w in wanted):
         return UNK
     hit = t in wanted or (t == "builtins.bool" and "builtins.int" in wanted)

@@ -339,6 +339,9 @@ class ExpressionsMixin(InterpBase):
         got = path_binop(op, a, b)
         if got is not None:
             return got
+        got = _tensor_arithmetic(op, a, b)
+        if got is not None:
+            return got
         if (isinstance(a, OneOf) or isinstance(b, OneOf)) and _const_alternatives(a) and _const_alternatives(b):
             # `"run_" + kind` with kind one of known strings: one of the results
             return join_all([self._binop(op, x, y) for x in alternatives(a) for y in alternatives(b)])
@@ -643,6 +646,20 @@ class ExpressionsMixin(InterpBase):
         if isinstance(obj, (FuncV, ClassV)) and name in ("__name__", "__qualname__"):
             return Const(obj.name)
         return UNK
+
+
+_TENSOR_ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)
+
+
+def _tensor_arithmetic(op: ast.operator, a: Value, b: Value) -> Value | None:
+    """`x + y`, `2 * x` of tensors the analysis tracks: a tensor on their device (shape not followed); tensors on
+    two devices (torch raises unless one is a CPU scalar) and other operands are not decided here."""
+    if not isinstance(op, _TENSOR_ARITHMETIC) or not (isinstance(a, TensorV) or isinstance(b, TensorV)):
+        return None
+    devices = {v.device for v in (a, b) if isinstance(v, TensorV)}
+    others_plain = all(isinstance(v, TensorV) or (isinstance(v, Const) and type(v.value) in (int, float, bool))
+                       for v in (a, b))
+    return TensorV(devices.pop()) if len(devices) == 1 and others_plain else None
 
 
 def set_literal(items: list[Value]) -> Value:

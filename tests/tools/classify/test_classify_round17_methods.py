@@ -12,22 +12,28 @@ Found on cuequivariance-torch:
 * a class defined inside a function reads the function's locals (`device` of the function that builds it).
 
 Found on pytorch_optimizer: a class's `__module__` (an in-repo class's is its module's name; a torch class's is
-known by prefix, enough for `startswith`), and `|`/`&` of sets of constants."""
+known by prefix, enough for `startswith`), and `|`/`&` of sets of constants.
+
+Found on pyqtorch: a tensor compared with a str or None, `isinstance()` of a tensor, tensor arithmetic."""
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import pytest
 
+from tools.classify.devices import isinstance_of
 from tools.classify.interp_calls import module_startswith
+from tools.classify.interp_expressions import _tensor_arithmetic
 from tools.classify.runner import run
-from tools.classify.values import UNRESOLVED, Const, Seq
+from tools.classify.values import UNRESOLVED, Const, Ext, Seq, TensorV
 
 
 def test_enum_ids_and_method_kinds_equal_pytest(ids_vs_pytest) -> None:
     for path in ("tests/round17_library/test_enum_members.py", "tests/round17_library/test_method_kinds.py",
-                 "tests/round17_library/test_local_classes.py", "tests/round17_library/test_class_modules.py"):
+                 "tests/round17_library/test_local_classes.py", "tests/round17_library/test_class_modules.py",
+                 "tests/round17_library/test_tensor_values.py"):
         got = ids_vs_pytest(path)
         assert set(got.tests) == got.collected, got.output
         assert not got.function_only and not got.not_collected
@@ -52,3 +58,17 @@ def test_explain_names_the_method_that_decided(corpus: Path) -> None:
 def test_a_module_known_by_prefix(prefixes, expected) -> None:
     """`torch.optim.AdamW.__module__` is `torch.optim` or one of its submodules."""
     assert module_startswith("torch.optim", [prefixes]) == expected
+
+
+def test_tensor_arithmetic_and_types() -> None:
+    cpu, cuda, made = TensorV("cpu"), TensorV("cuda"), TensorV("cpu", (3,))
+    assert _tensor_arithmetic(ast.Add(), cpu, made) == cpu
+    assert _tensor_arithmetic(ast.Mult(), Const(2), cuda) == cuda
+    assert _tensor_arithmetic(ast.Add(), cpu, cuda) is None  # (torch raises)
+    assert _tensor_arithmetic(ast.MatMult(), cpu, cpu) is None
+    assert _tensor_arithmetic(ast.Add(), cpu, UNRESOLVED) is None
+    tensor, text = Ext("torch.Tensor"), Ext("builtins.str")
+    assert isinstance_of(made, Seq((Ext("builtins.float"), tensor), "tuple")) == Const(True)
+    assert isinstance_of(cpu, text) == Const(False)
+    # (a value on a known device that no factory made may be a module moved with `.to()`)
+    assert isinstance_of(cpu, tensor) == UNRESOLVED
