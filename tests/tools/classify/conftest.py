@@ -27,6 +27,18 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return dst
 
 
+@pytest.fixture
+def repo_with_test(tmp_path: Path) -> Callable[[str], Path]:
+    """Make a repository `<tmp_path>/repo` holding one test file, test_mine.py, with the given text (for tests of
+    installed packages the repository uses: their site directory goes beside it)."""
+    def make(text: str) -> Path:
+        root = tmp_path / "repo"
+        root.mkdir()
+        (root / "test_mine.py").write_text(text)
+        return root
+    return make
+
+
 def _collect(root: Path, *paths: str) -> tuple[set[str], str]:
     """`pytest --collect-only -q <paths>` in `root`: (the node ids it prints, its whole output)."""
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}

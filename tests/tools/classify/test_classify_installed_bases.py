@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -67,11 +68,8 @@ def make_installed(site: Path) -> None:
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    root.mkdir()
-    (root / "test_mine.py").write_text(REPO_TEST)
-    return root
+def repo(repo_with_test: Callable[[str], Path]) -> Path:
+    return repo_with_test(REPO_TEST)
 
 
 def classify(root: Path) -> dict[str, tuple[str, tuple[str, ...]]]:

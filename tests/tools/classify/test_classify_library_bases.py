@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -145,11 +146,8 @@ def make_library(site: Path, padding: int = 0) -> None:
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    root.mkdir()
-    (root / "test_mine.py").write_text(REPO_TEST)
-    return root
+def repo(repo_with_test: Callable[[str], Path]) -> Path:
+    return repo_with_test(REPO_TEST)
 
 
 def labels(root: Path) -> dict[str, str]:
