@@ -95,6 +95,10 @@ class OneOf:
 
     alts: frozenset[Value]
 
+    def ordered(self) -> tuple[Value, ...]:
+        """The alternatives in a process-independent order (by repr); computed once per object (see below)."""
+        return tuple(sorted(self.alts, key=repr))
+
 
 @frozen
 class Ext:
@@ -447,6 +451,8 @@ def cached_repr(cls: type) -> type:
 for _cls in (Seq, DictV, OneOf, FuncV, Inst, SuperV, MarkV, ParamV, TestFnV, EnumV, RequestV, NNModV):
     cached_hash(_cls)
     cached_repr(_cls)
+# the same choice is taken apart many times (every call, branch and attribute read on it): sort it once
+_stored(OneOf, "ordered", "_ordered")
 
 
 def join(a: Value, b: Value) -> Value:
@@ -585,7 +591,7 @@ def is_objects(v: Value | None) -> bool:
 
 def alternatives(v: Value) -> tuple[Value, ...]:
     if isinstance(v, OneOf):
-        return tuple(sorted(v.alts, key=repr))
+        return v.ordered()
     return (v,)
 
 
