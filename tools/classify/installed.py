@@ -80,6 +80,16 @@ def _in_stdlib(real: str, stdlib: set[str]) -> bool:
     return any(real == s or real.startswith(s + os.sep) for s in stdlib)
 
 
+def module_name(rel: str) -> str:
+    """The dotted name of installed module rel (`<installed>/pkg/sub/__init__.py` -> `pkg.sub`)."""
+    return rel[len(PREFIX):-3].removesuffix("/__init__").replace("/", ".")
+
+
+def top_package(rel: str) -> str:
+    """The top-level package of installed module rel (`<installed>/pkg/sub/mod.py` -> `pkg`)."""
+    return rel[len(PREFIX):].split("/", 1)[0]
+
+
 def absolute_name(rel: str, level: int, module: str) -> str:
     """The dotted name a relative import (`from ..x import y`, level 2) in installed module rel names."""
     parts = rel[len(PREFIX):-3].split("/")
@@ -153,9 +163,7 @@ class InstalledIndex:
         """The `__init__.py` of each package enclosing installed module rel that the analysis reads, outermost
         first: what Python runs before rel's own top level (modules.RepoIndex.package_inits for installed
         code; without them an import cycle inside a library starts wherever the analysis entered it)."""
-        parts = rel[len(PREFIX):-3].split("/")
-        if parts[-1] == "__init__":
-            parts = parts[:-1]
+        parts = module_name(rel).split(".")
         got = (self.module(".".join(parts[:i])) for i in range(1, len(parts)))
         return tuple(g for g in got if g is not None and g.endswith("/__init__.py"))
 
@@ -175,9 +183,7 @@ class InstalledIndex:
 
     def state(self, rel: str) -> str:
         """The digest of the module rel names as it is installed now: what a stored result is checked against."""
-        stem = rel[len(PREFIX):-3]
-        dotted = stem.removesuffix("/__init__").replace("/", ".")
-        return self.digest(rel) if self.module(dotted) == rel else "missing"
+        return self.digest(rel) if self.module(module_name(rel)) == rel else "missing"
 
 
 def _size(path: str) -> int:

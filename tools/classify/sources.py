@@ -11,7 +11,14 @@ from pathlib import Path
 
 from tools.bounded_read import MAX_FILE_BYTES, read_source
 from tools.classify.datafiles import read_data
-from tools.classify.installed import PREFIX, InstalledIndex, absolute_name, is_installed, running_python_dirs
+from tools.classify.installed import (
+    InstalledIndex,
+    absolute_name,
+    is_installed,
+    module_name,
+    running_python_dirs,
+    top_package,
+)
 from tools.classify.modules import (
     ImportSpec,
     ParsedModule,
@@ -131,7 +138,7 @@ class Sources:
         """The name Python gives module rel (a class's `__module__`): dotted from its base directory, as pytest
         imports it (RepoIndex.package_of); an installed module's from its sys.path directory."""
         if is_installed(rel):
-            return rel[len(PREFIX):-3].removesuffix("/__init__").replace("/", ".")
+            return module_name(rel)
         package = self.index.package_of(rel)
         stem = rel.rsplit("/", 1)[-1][:-3]
         if stem == "__init__":
@@ -169,7 +176,7 @@ class Sources:
         if is_installed(importer):
             dotted = absolute_name(importer, spec.level, spec.module) if spec.level else spec.module
             return [f for f in self._installed_files(dotted, spec.names)
-                    if self.installed.holds_tests(f) or _top(f) == _top(importer)]
+                    if self.installed.holds_tests(f) or top_package(f) == top_package(importer)]
         got = self.index.dep_files(spec, importer)
         if got or spec.level:
             return got
@@ -185,7 +192,7 @@ class Sources:
         module of the importer's own package (a library's code calling itself); another package's stays
         external, as it is for repository code."""
         rel = self.installed.module(dotted) if dotted else None
-        return rel if rel is not None and _top(rel) == _top(importer) else None
+        return rel if rel is not None and top_package(rel) == top_package(importer) else None
 
     def installed_class_module(self, dotted: str, importer: str) -> str | None:
         """The installed test base module `dotted` (a class base's module), when the file of the class
@@ -273,8 +280,3 @@ class Sources:
         tops = set().union(*(self.presence_readers.get(d, ()) for d in deps))
         return [(r, self.data[r][1]) for r in sorted(rels)] + [
             (PRESENCE_PREFIX + t, self.presence[t]) for t in sorted(tops)]
-
-
-def _top(installed_rel: str) -> str:
-    """The top-level package of an installed module's rel (`<installed>/pkg/sub/mod.py` -> `pkg`)."""
-    return installed_rel[len(PREFIX):].split("/", 1)[0]
