@@ -99,6 +99,7 @@ class CallResult:
     generated: tuple[Value, ...] | None = None  # an undecorated generator's exact yields (Generated)
     widened: bool = False  # the summary of a recursive call, in its widened context (summaries.widen)
     world_dependent: bool = True  # its computation let the world decide something (InterpBase.world_reads)
+    cells: tuple[tuple[str, Value], ...] = ()  # the enclosing locals it shares, as it left them (closures.py)
 
 
 @dataclass
@@ -263,6 +264,8 @@ class InterpBase:
         # (module, def position) -> the enclosing scopes' names whose containers the function changes in place
         self.outer_mutations: dict[tuple[str, tuple[int, int]], frozenset[str]] = {}
         self.free_names: dict[tuple[str, tuple[int, int]], frozenset[str]] = {}  # def/class -> its free variables
+        self.cell_names: dict[tuple[str, tuple[int, int]], frozenset[str]] = {}  # def -> closures.shared_cells
+        self.raw_generators: dict[tuple[str, tuple[int, int]], bool] = {}  # closures.decorated_by_local_defs
         # whether computing an entry of a per-world class table read the world (absent: still being computed),
         # by the entry's key in class_bodies, mros, enum_kinds, store_keys
         self.body_reads_world: dict[tuple[ClassV, int], bool] = {}

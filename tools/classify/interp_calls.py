@@ -11,6 +11,7 @@ import ast
 from typing import Any
 
 from tools.classify import conventions, nn_modules, versions
+from tools.classify.closures import decorated_by_local_defs
 from tools.classify.dataclass_fields import Field
 from tools.classify.evidence import UNKNOWN, Finding, step
 from tools.classify.interp_base import (
@@ -348,8 +349,16 @@ class CallsMixin(InterpBase):
 
     def call_function_from(self, fv: FuncV, args: list[Value], kwargs: dict[str, Value], line: int,
                            frame: Frame, site: ast.AST | None = None) -> Value:
+        cells = self.cell_names.get((fv.rel, fv.pos)) if fv.captured else None
+        if cells:
+            # a closure that shares locals with this frame (closures.shared_cells): handed their current values
+            current = {n: frame.env[n] for n in cells if n in frame.env}
+            fv = FuncV(fv.rel, fv.pos, fv.name, fv.bound, tuple(sorted({**dict(fv.captured), **current}.items())),
+                       fv.cls)
         res = self.invoke(fv, args, kwargs, frame)
         self._absorb(res, frame, line, fv.name)
+        if res.cells:
+            frame.env.update(res.cells)  # and what the call left in them
         if res.self_after is not None and frame.self_name:
             self._replace_object(frame.self_name, fv.bound, res.self_after, frame)
         if res.self_after is not None and res.self_after != fv.bound and isinstance(site, ast.Call) and \
@@ -582,8 +591,11 @@ class CallsMixin(InterpBase):
         if isinstance(node, ast.Lambda):
             value = self.ev(node.body, frame)
             return CallResult(value, tuple(frame.findings))
-        if not node.decorator_list and is_generator(node):
+        if is_generator(node) and (not node.decorator_list or self._raw_generator(fv, node)):
             frame.generated = Generated()
+        cells = [n for n in self.cell_names.get((fv.rel, fv.pos), ()) if n in frame.captured]
+        for n in cells:
+            frame.env.setdefault(n, frame.captured[n])  # on every path, so each branch keeps or changes it
         self.exec_block(node.body, frame)
         value = join_all(frame.returns) if frame.returns else Const(None)
         if isinstance(value, NoReturn):
@@ -592,7 +604,18 @@ class CallsMixin(InterpBase):
         gen = frame.generated
         return CallResult(value, tuple(frame.findings), self_after if is_objects(self_after) else None,
                           stores=frame_stores(frame) if self.stores_seen else (),
-                          generated=tuple(gen.items) if gen is not None and gen.exact else None)
+                          generated=tuple(gen.items) if gen is not None and gen.exact else None,
+                          cells=tuple((n, frame.env[n]) for n in sorted(cells) if n in frame.env))
+
+
+    def _raw_generator(self, fv: FuncV, node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+        """A decorated generator whose decorators are in-repo defs of its enclosing function: what they call is
+        the generator itself (closures.decorated_by_local_defs); memoised."""
+        key = (fv.rel, fv.pos)
+        got = self.raw_generators.get(key)
+        if got is None:
+            got = self.raw_generators[key] = decorated_by_local_defs(self.source.module(fv.rel).defs, node)
+        return got
 
 
 _INSTANCE = "<the object's attribute>"  # in a projection plan: read the name from the object itself

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import ast
 import re
-import symtable
 from collections.abc import Callable
 
 from tools.classify import limits, nn_modules
+from tools.classify.closures import enclosing_function, free_names, mutated_outer_names, shared_cells
 from tools.classify.devices import EXISTING_DEVICE, _compare, accel_device, gpu_count_of, isinstance_of, truth
 from tools.classify.evidence import GPU, IMPORTS, SKIP, UNKNOWN, Finding, step
 from tools.classify.guards import (
@@ -493,6 +493,12 @@ class StatementsMixin(InterpBase):
         mutated = self.outer_mutations.get((frame.rel, pos))
         if mutated is None:
             mutated = self.outer_mutations[frame.rel, pos] = mutated_outer_names(node)
+        if frame.module_env is not None and isinstance(node, ast.FunctionDef):
+            cells = self.cell_names.get((frame.rel, pos))
+            if cells is None:
+                outer = enclosing_function(self.source.module(frame.rel).defs, node)
+                cells = self.cell_names[frame.rel, pos] = shared_cells(outer, node) if outer else frozenset()
+            mutated -= cells  # followed call by call instead (CallsMixin.call_function_from)
         for n in mutated:
             if isinstance(frame.env.get(n), (Seq, DictV)):
                 # `def register(fn): CASES.append(fn)`: calls change the container here, which values (immutable)
@@ -884,49 +890,6 @@ def _swallows_device_errors(s: ast.Try) -> bool:
 def _safe_name(s: str) -> str:
     """parameterized.to_safe_name."""
     return re.sub("[^a-zA-Z0-9_]+", "_", s)
-
-
-_CONTAINER_MUTATORS = MUTATORS | {"setdefault", "popitem", "sort", "reverse"}
-
-
-def mutated_outer_names(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> frozenset[str]:
-    """Names of the enclosing scopes whose containers a function changes in place: `name.append(...)` (and the
-    other list, dict and set mutators), `name[k] = v`, `del name[k]`, or any binding under `global`/`nonlocal`,
-    where `name` is not one of the function's own locals (its parameters and plain assignments)."""
-    declared: set[str] = set()
-    local: set[str] = set()
-    used: set[str] = set()
-    a = node.args
-    local.update(x.arg for x in (*a.posonlyargs, *a.args, *a.kwonlyargs, *(p for p in (a.vararg, a.kwarg) if p)))
-    for n in ast.walk(node):
-        if isinstance(n, (ast.Global, ast.Nonlocal)):
-            declared.update(n.names)
-        elif isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
-            local.add(n.id)
-        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in _CONTAINER_MUTATORS \
-                and isinstance(n.func.value, ast.Name):
-            used.add(n.func.value.id)
-        elif isinstance(n, ast.Subscript) and isinstance(n.ctx, (ast.Store, ast.Del)) and isinstance(n.value, ast.Name):
-            used.add(n.value.id)
-    return frozenset((used - local) | declared)
-
-
-def free_names(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef) -> frozenset[str]:
-    """The names the code of a def, lambda or class reads from enclosing scopes: referenced in its body (and in
-    its methods and nested functions) without being bound there, as Python's symbol table sees it. Where the
-    code alone does not compile (a `nonlocal` naming a variable of the enclosing function), every name it uses."""
-    try:
-        table = symtable.symtable(ast.unparse(node), "<closure>", "exec")
-    except (SyntaxError, ValueError, RecursionError):
-        return frozenset(n.id for n in ast.walk(node) if isinstance(n, ast.Name))
-    out: set[str] = set()
-    todo = list(table.get_children())
-    while todo:
-        t = todo.pop()
-        out.update(sym.get_name() for sym in t.get_symbols()
-                   if sym.is_referenced() and sym.is_global() and not sym.is_declared_global())
-        todo.extend(t.get_children())
-    return frozenset(out)
 
 
 def _hashable(v: object) -> bool:

@@ -1,0 +1,97 @@
+"""Round 18: locals a nested function shares with the function that defines it (tests/round18_closures, labels in
+expected.json; closures.shared_cells).
+
+Found on cuequivariance-torch: its parametrize list is built by `@yield_from` decorators that extend a list of
+the helper that defines them (`result.extend(list(fn()))`). A nested function that changes an enclosing local
+made that local unknown from the def on (a function-level key for 576 tests, most of them `gpu`); one that is
+only ever called by name in the enclosing body is now handed the locals' current values at each call, and the
+caller takes back what the call left in them."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from tools.classify.closures import decorated_by_local_defs, enclosing_function, shared_cells
+from tools.classify.modules import index_defs
+
+CLOSURES = "tests/round18_closures/test_closure_cells.py"
+
+
+def test_closure_cells_ids_equal_pytest(ids_vs_pytest) -> None:
+    got = ids_vs_pytest(CLOSURES)
+    assert got.function_only == {f"{CLOSURES}::test_filled_by_a_closure_passed_on",
+                                 f"{CLOSURES}::test_closure_with_an_early_return"}
+    # only a machine with CUDA collects the cuda case of a list the closure fills only there
+    assert got.not_collected == {f"{CLOSURES}::test_filled_by_local_calls[cuda]", *got.function_only}
+    assert got.tests[f"{CLOSURES}::test_filled_by_a_local_decorator[cuda-1]"].label == "gpu"
+    assert got.tests[f"{CLOSURES}::test_filled_by_local_calls[cpu]"].label == "cpu"
+
+
+def _cells(src: str, inner: str) -> frozenset[str]:
+    tree = ast.parse(src)
+    defs = index_defs(tree)
+    node = next(d for d in defs.values() if isinstance(d, ast.FunctionDef) and d.name == inner)
+    outer = enclosing_function(defs, node)
+    assert outer is not None
+    return shared_cells(outer, node)
+
+
+_BODY = """
+def outer():
+    out = []
+    n = 0
+
+    def add(x):
+        nonlocal n
+        out.append(x)
+        n += 1
+{extra}
+    add(1)
+    return out
+"""
+
+
+@pytest.mark.parametrize(("extra", "expected"), [
+    ("", {"out", "n"}),  # called by name only
+    ("    f = add\n", set()),  # the function is a value: calls through `f` are not followed
+    ("    list(map(add, [2]))\n", set()),  # passed on
+    ("    def later():\n        add(2)\n", set()),  # called from another scope
+    ("    show = lambda: out\n", {"n"}),  # a lambda keeps a snapshot of `out`: left to the general rule
+    ("    def show():\n        return out\n", {"out", "n"}),  # a reader called by name is refreshed too
+])
+def test_shared_cells_only_where_every_call_is_in_the_enclosing_body(extra: str, expected: set[str]) -> None:
+    assert _cells(_BODY.format(extra=extra), "add") == expected
+
+
+@pytest.mark.parametrize("inner", [
+    "    @staticmethod\n    def add(x):\n        out.append(x)\n",  # decorated: the decorator may keep it
+    "    def add(x):\n        out.append(x)\n        yield x\n",  # a generator runs when iterated
+    "    def add(x):\n        if x:\n            return\n        out.append(x)\n",  # an early return
+    "    async def add(x):\n        out.append(x)\n",
+])
+def test_no_shared_cells_for_functions_whose_effects_outlive_the_call(inner: str) -> None:
+    src = f"def outer():\n    out = []\n{inner}    add(1)\n    return out\n"
+    tree = ast.parse(src)
+    defs = index_defs(tree)
+    node = next(d for d in defs.values() if isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and d.name == "add")
+    outer = enclosing_function(defs, node)
+    assert outer is not None and shared_cells(outer, node) == frozenset()
+
+
+def test_a_method_of_a_local_class_has_no_enclosing_function_body() -> None:
+    src = "def outer():\n    out = []\n\n    class C:\n        def add(self, x):\n            out.append(x)\n"
+    defs = index_defs(ast.parse(src))
+    node = next(d for d in defs.values() if isinstance(d, ast.FunctionDef) and d.name == "add")
+    assert enclosing_function(defs, node) is None
+
+
+def test_a_generator_decorated_by_a_local_def_runs_as_a_generator() -> None:
+    src = ("def outer():\n    def collect(fn):\n        pass\n\n    @collect\n    def a():\n        yield 1\n\n"
+           "    @contextlib.contextmanager\n    def b():\n        yield 1\n")
+    defs = index_defs(ast.parse(src))
+    by_name = {d.name: d for d in defs.values() if isinstance(d, ast.FunctionDef)}
+    assert decorated_by_local_defs(defs, by_name["a"])
+    assert not decorated_by_local_defs(defs, by_name["b"])
