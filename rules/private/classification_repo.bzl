@@ -8,7 +8,7 @@ The validator is contract.bzl's (twin of tools/contract/classification.py).
 
 load(":contract.bzl", "validate_classification")
 
-_ROUTING_KEYS = ["label", "gpu_count", "vram_gb", "source", "torch"]
+_ROUTING_KEYS = ["label", "gpu_count", "vram_gb", "source", "torch", "without_gpus"]
 
 def _strip(entry):
     # Keep what routing needs; evidence ("reasons") stays in the JSON for reviewers.

@@ -21,7 +21,13 @@ _TEST_LABELS = ["cpu", "gpu", "unknown"]
 _SOURCES = ["static", "runtime", "manual"]
 _TOP_KEYS = ["version", "generated_by", "files"]
 _FILE_KEYS = ["label", "torch", "gpu_count", "vram_gb", "source", "tests", "reasons"]
-_TEST_KEYS = ["label", "gpu_count", "vram_gb", "source", "reasons"]
+_TEST_KEYS = ["label", "gpu_count", "vram_gb", "source", "reasons", "without_gpus"]
+
+# A test key naming another case on a machine without GPUs: that case's label (only ever "cpu").
+WITHOUT_GPUS = "without_gpus"
+
+# Its label in the runner's routing (runtime.ROUTE_CPU_WITHOUT_GPUS): gpu where the test sees a GPU, else cpu.
+ROUTE_CPU_WITHOUT_GPUS = "gpu; cpu without gpus"
 
 # C0 control characters and DEL (octal escapes): never in a path or a test key (they would break node ids and tags).
 _CONTROL = [
@@ -173,7 +179,15 @@ def validate_classification(data, origin):
             problem = test_key_problem(path, key)
             if problem:
                 return "%s.tests[%r]: %s" % (where, key, problem)
-            error = _check_entry("%s.tests[%r]" % (where, key), tests[key], _TEST_LABELS, _TEST_KEYS)
+            test = tests[key]
+            error = _check_entry("%s.tests[%r]" % (where, key), test, _TEST_LABELS, _TEST_KEYS)
             if error:
                 return error
+            if WITHOUT_GPUS in test and (test[WITHOUT_GPUS] != "cpu" or test["label"] == "cpu"):
+                return "%s.tests[%r]: 'without_gpus' must be 'cpu', on a gpu or unknown test; got %r on %r" % (
+                    where,
+                    key,
+                    test[WITHOUT_GPUS],
+                    test["label"],
+                )
     return None

@@ -13,7 +13,9 @@ pytest behave there as it does at the workspace root:
   package directories (atomically, as Python always does) and later tests import it ~1 s faster;
   `__pycache__` of workspace sources lands in the sandbox's runfiles tree and is discarded;
 * for a file split between a CPU and a GPU target, `TORCH_TEST_ROUTING`/`TORCH_TEST_PART` select
-  the node ids of this part (exact ids, unlike pytest's prefix-matching `--deselect`);
+  the node ids of this part (exact ids, unlike pytest's prefix-matching `--deselect`); an id that names
+  another case where no GPU is seen (`device0` over `[cuda:0, cpu]` or `[cpu]`) goes by what this
+  process sees, as the test's own parametrization did;
 * torch/OpenMP threads follow the CPUs Bazel reserved for the test (`cpu:N` tag, default 1),
   unless the user set `OMP_NUM_THREADS` themselves;
 * pytest-torch gets Bazel-aware options (artifacts, baselines, threads, seed): pytest_torch_glue.py;
@@ -29,12 +31,13 @@ Runner options come first and start with `--runner-`; everything else is passed 
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
 import os
 import sys
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -66,13 +69,28 @@ THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"
 NO_TESTS_COLLECTED = 5
 
 
-def in_part(routing: Mapping[str, Mapping[str, str]], part: str, nodeid: str) -> bool:
-    """Whether a node id belongs to `part`: CPU parts run `cpu` tests, GPU parts everything else."""
+def in_part(routing: Mapping[str, Mapping[str, str]], part: str, nodeid: str, gpus: Callable[[], bool]) -> bool:
+    """Whether a node id belongs to `part`: CPU parts run `cpu` tests, GPU parts everything else. A key whose
+    id names another case where no GPU is seen (`device0` over `[cuda:0, cpu]` or `[cpu]`) is decided by
+    `gpus()`, asked only then."""
     path, key = contract.split_nodeid(nodeid)
     if path not in routing:
         return True
-    is_cpu = contract.route_label(routing[path], key) == "cpu"
+    label = contract.route_label(routing[path], key)
+    if label == contract.ROUTE_CPU_WITHOUT_GPUS:
+        label = contract.machine_label(label, gpus())
+    is_cpu = label == "cpu"
     return is_cpu if part == "cpu" else not is_cpu
+
+
+def cuda_visible() -> bool:
+    """Whether this test process sees a CUDA device: the question a parametrization over
+    `torch.cuda.is_available()` asked when pytest collected it, in the same process."""
+    try:
+        import torch
+    except ImportError:
+        return False
+    return bool(torch.cuda.is_available())
 
 
 def shard(items: list[Any], total: int, index: int) -> list[Any]:
@@ -131,8 +149,10 @@ class BazelPytestPlugin:
         total_shards: int,
         shard_index: int,
         selection: TestFilter | None = None,
+        gpus: Callable[[], bool] = cuda_visible,
     ):
         self.routing = routing
+        self.gpus = functools.cache(gpus)
         self.part = part
         self.total_shards = total_shards
         self.shard_index = shard_index
@@ -150,7 +170,7 @@ class BazelPytestPlugin:
     def pytest_collection_modifyitems_select(self, config: Any, items: list[Any]) -> None:
         keep = items
         if self.part and self.routing:
-            keep = [item for item in keep if in_part(self.routing, self.part, item.nodeid)]
+            keep = [item for item in keep if in_part(self.routing, self.part, item.nodeid, self.gpus)]
         keep = [item for item in keep if selected_by_filter(item.nodeid, self.selection)]
         self.matched = len(keep)
         if self.total_shards > 1:

@@ -6,6 +6,8 @@ output and testable without running anything. The tag vocabulary is the twin of 
 (tests/rules/contract_cases.json).
 """
 
+load(":contract.bzl", "ROUTE_CPU_WITHOUT_GPUS", "WITHOUT_GPUS")
+
 DEVICES = ["cpu", "gpu"]
 
 REQUIRES_TORCH_CPU = "requires-torch-cpu"
@@ -61,6 +63,12 @@ def _add(part, path, source, torch = True, gpu_count = 0, vram_gb = 0, unclassif
     part["vram_gb"] = max(part["vram_gb"], vram_gb)
     part["unclassified"] = part["unclassified"] or unclassified
 
+def _routing_label(test):
+    # A key that names another case on a machine without GPUs is decided where the test runs.
+    if test.get(WITHOUT_GPUS) == "cpu":
+        return ROUTE_CPU_WITHOUT_GPUS
+    return test["label"]
+
 def route(paths, classified, device = None):
     """Splits the test files of one target into a CPU part and a GPU part.
 
@@ -101,7 +109,7 @@ def route(paths, classified, device = None):
             )
         else:  # mixed: the CPU part runs the cpu tests, the GPU part everything else.
             tests = entry.get("tests", {})
-            labels = {key: tests[key]["label"] for key in tests}
+            labels = {key: _routing_label(tests[key]) for key in tests}
             _add(cpu, path, entry.get("source", "static"), torch = torch)
             gpu_tests = [tests[k] for k in tests if tests[k]["label"] != "cpu"]
             _add(

@@ -21,6 +21,15 @@ _CLASSIFIED = {
         },
         "vram_gb": 1,
     },
+    "p/test_positional.py": {
+        "gpu_count": 1,
+        "label": "mixed",
+        "source": "static",
+        "tests": {
+            "test_ones[device0]": {"gpu_count": 1, "label": "gpu", "without_gpus": "cpu"},
+            "test_ones[device1]": {"gpu_count": 1, "label": "gpu"},
+        },
+    },
     "p/test_plain.py": {"label": "cpu", "source": "manual", "torch": False},
     "p/test_unknown.py": {"label": "unknown", "source": "static"},
 }
@@ -89,6 +98,17 @@ def _route_mixed_impl(ctx):
 
 route_mixed_test = unittest.make(_route_mixed_impl)
 
+def _route_without_gpus_impl(ctx):
+    env = unittest.begin(ctx)
+    parts = route(["p/test_positional.py"], _CLASSIFIED)
+    labels = {"test_ones[device0]": "gpu; cpu without gpus", "test_ones[device1]": "gpu"}
+    asserts.equals(env, {"p/test_positional.py": labels}, parts["cpu"]["routing"], "device0 is the CPU case where no GPU is seen")
+    asserts.equals(env, {"p/test_positional.py": labels}, parts["gpu"]["routing"])
+    asserts.equals(env, ["gpu-count:1", "gpu-vram-gb:0", "requires-gpu", "resources:gpu:1", "torch-label-source:static"], part_tags("gpu", parts["gpu"]))
+    return unittest.end(env)
+
+route_without_gpus_test = unittest.make(_route_without_gpus_impl)
+
 def _device_attribute_impl(ctx):
     env = unittest.begin(ctx)
     parts = route(["p/test_cpu.py", "p/test_gpu.py"], _CLASSIFIED, device = "gpu")
@@ -137,6 +157,7 @@ def tags_test_suite(name):
         route_cpu_gpu_test,
         route_unclassified_test,
         route_mixed_test,
+        route_without_gpus_test,
         device_attribute_test,
         parse_tags_test,
     )

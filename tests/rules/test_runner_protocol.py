@@ -128,3 +128,46 @@ def test_seed_options_and_report_line():
     assert glue.seed_report({}) is None
     with pytest.raises(ValueError, match="TEST_RANDOM_SEED='x' is not a non-negative integer"):
         glue.pytest_torch_args({"TEST_RANDOM_SEED": "x"}, "/r", user_set_threads=True)
+
+
+def test_an_id_that_names_another_case_without_gpus_goes_by_what_the_process_sees():
+    """`test_beta[1]` is the CPU case where no GPU is seen and the CUDA case where one is (a positional id over
+    a device list that CUDA extends): the CPU part runs it only without GPUs, the GPU part only with them."""
+    routing = {"test_sample.py": {"test_alpha": "cpu", "test_beta[1]": runner.contract.ROUTE_CPU_WITHOUT_GPUS,
+                                  "test_beta": "gpu", "TestGamma": "gpu"}}
+    asked = []
+
+    def sees(gpus: bool):
+        def probe() -> bool:
+            asked.append(gpus)
+            return gpus
+        return probe
+
+    def kept(part: str, gpus: bool) -> set[str]:
+        ids = ["test_sample.py::test_alpha", "test_sample.py::test_beta[1]", "test_sample.py::test_beta[2]",
+               "test_sample.py::TestGamma::test_delta"]
+        return {i for i in ids if runner.in_part(routing, part, i, sees(gpus))}
+
+    assert kept("cpu", False) == {"test_sample.py::test_alpha", "test_sample.py::test_beta[1]"}
+    assert kept("gpu", False) == {"test_sample.py::test_beta[2]", "test_sample.py::TestGamma::test_delta"}
+    assert kept("cpu", True) == {"test_sample.py::test_alpha"}
+    assert kept("gpu", True) == {"test_sample.py::test_beta[1]", "test_sample.py::test_beta[2]",
+                                 "test_sample.py::TestGamma::test_delta"}
+    assert len(asked) == 4  # only for the one id that depends on it
+
+
+def test_the_plugin_asks_whether_there_are_gpus_once(tmp_path: Path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    (tmp_path / "test_sample.py").write_text(TESTS)
+    calls = []
+
+    def no_gpus() -> bool:
+        calls.append(1)
+        return False
+
+    routing = {"test_sample.py": {"test_alpha": "gpu", "test_beta": runner.contract.ROUTE_CPU_WITHOUT_GPUS,
+                                  "TestGamma": "gpu"}}
+    plugin = runner.BazelPytestPlugin(routing=routing, part="cpu", total_shards=1, shard_index=0, gpus=no_gpus)
+    code = pytest.main(["-q", "-p", "no:cacheprovider", "--import-mode=importlib", str(tmp_path)], plugins=[plugin])
+    assert code == 0 and plugin.selected == 2 and calls == [1]

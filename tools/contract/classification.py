@@ -39,7 +39,11 @@ SOURCES = (STATIC, RUNTIME, MANUAL)
 MEASURED = "measured peak"  # in a reason: the VRAM need was measured on a GPU run (tools/feedback/vram.py)
 TOP_KEYS = ("version", "generated_by", "files")
 FILE_KEYS = ("label", "torch", "gpu_count", "vram_gb", "source", "tests", "reasons")
-TEST_KEYS = ("label", "gpu_count", "vram_gb", "source", "reasons")
+TEST_KEYS = ("label", "gpu_count", "vram_gb", "source", "reasons", "without_gpus")
+# A test key whose node id names another case on a machine without GPUs (a positional id over a device list
+# that CUDA extends: `device0` is `cuda:0` there and `cpu` here) says what that case is: `label` stays the
+# GPU machine's, which must run it; `without_gpus` is only ever `cpu` (the one value that changes routing).
+WITHOUT_GPUS = "without_gpus"
 CONFLICT_MARKER = re.compile(r"^(<<<<<<<|=======|>>>>>>>|\|\|\|\|\|\|\|)( |$)", re.MULTILINE)
 CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
@@ -57,6 +61,16 @@ def file_label(labels: list[str]) -> str:
     return CPU
 
 
+def label_without_gpus(test: Mapping[str, Any]) -> str:
+    """A test entry's label on a machine without GPUs (`without_gpus` when it has one)."""
+    return str(test.get(WITHOUT_GPUS) or test["label"])
+
+
+def test_labels(tests: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """Every label the tests have on either kind of machine: what a file's label is derived from."""
+    return [*(t["label"] for t in tests.values()), *(CPU for t in tests.values() if t.get(WITHOUT_GPUS) == CPU)]
+
+
 def file_source(tests: Mapping[str, Mapping[str, Any]]) -> str:
     """`runtime` once any test's label was proven by a run (the `torch-label-source:` tag shows it)."""
     return RUNTIME if any(t.get("source") == RUNTIME for t in tests.values()) else STATIC
@@ -66,7 +80,7 @@ def file_summary(tests: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
     """What a file entry says about its tests as a whole: label, source, and the largest GPU count and
     VRAM need of one test (the classifier's merge and the feedback loop both write it this way)."""
     return {
-        "label": file_label([t["label"] for t in tests.values()]),
+        "label": file_label(test_labels(tests)),
         "gpu_count": max((int(t.get("gpu_count", 0)) for t in tests.values()), default=0),
         "vram_gb": max((t.get("vram_gb", 0) for t in tests.values()), default=0),
         "source": file_source(tests),
@@ -162,6 +176,9 @@ def validate(data: Any, origin: str = DEFAULT_FILENAME) -> dict[str, Any]:
             if problem:
                 raise ClassificationFileError(f"{where}.tests[{key!r}]: {problem}")
             _check_common(f"{where}.tests[{key!r}]", test, TEST_LABELS, TEST_KEYS)
+            if WITHOUT_GPUS in test and (test[WITHOUT_GPUS] != CPU or test["label"] == CPU):
+                raise ClassificationFileError(f"{where}.tests[{key!r}]: 'without_gpus' must be 'cpu', on a gpu or "
+                                              f"unknown test; got {test[WITHOUT_GPUS]!r} on {test['label']!r}")
     return data
 
 

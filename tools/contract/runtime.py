@@ -54,6 +54,18 @@ def resolve_key(tests: Mapping[str, V], key: str) -> str | None:
     return None
 
 
+# In ROUTING, the label of a key whose node id names another case on a machine without GPUs (the
+# classification file's `without_gpus`): gpu where the test process sees a GPU, cpu where it does not.
+ROUTE_CPU_WITHOUT_GPUS = "gpu; cpu without gpus"
+
+
+def machine_label(label: str, gpus: bool) -> str:
+    """A routing label on this machine: ROUTE_CPU_WITHOUT_GPUS is gpu where there are GPUs, else cpu."""
+    if label == ROUTE_CPU_WITHOUT_GPUS:
+        return "gpu" if gpus else "cpu"
+    return label
+
+
 def route_label(labels: Mapping[str, str], key: str) -> str:
     """The label of one test key under `resolve_key`; `unknown` (routed like gpu) when no key covers it."""
     found = resolve_key(labels, key)

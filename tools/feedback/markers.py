@@ -92,7 +92,8 @@ def plan(entry: Mapping[str, Any]) -> tuple[dict[tuple[str, ...], Spec], list[st
     specs: dict[tuple[str, ...], Spec] = {}
     problems: list[str] = []
     for defpath, tests in sorted(groups.items()):
-        labels = {t.get("label") for t in tests}
+        # (a key that names a CPU case where no GPU is seen, `without_gpus`, is both: one marker cannot say it)
+        labels = {t.get("label") for t in tests} | {"cpu" for t in tests if t.get("without_gpus") == "cpu"}
         if labels - {"cpu", "gpu"}:
             continue  # unknown: nothing to write down
         if len(labels) != 1:

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from tools.contract.classification import MANUAL, RUNTIME, file_summary
+from tools.contract.classification import MANUAL, RUNTIME, file_summary, label_without_gpus
 from tools.contract.runtime import resolve_key, split_nodeid
 from tools.feedback.cuda_failures import Verdict, classify_outcome
 from tools.feedback.results import Results, Run, TestCase
@@ -83,7 +83,7 @@ def is_gpu_run(run: Run, cases: list[TestCase], files: Mapping[str, Any]) -> str
                 return None
             tests = entry.get("tests") or {}
             found = resolve_key(tests, key) if key else None
-            labels.append(tests[found]["label"] if found else entry.get("label"))
+            labels.append(label_without_gpus(tests[found]) if found else entry.get("label"))
         if labels and all(label == "gpu" for label in labels):
             return (f"{run.label} ran only tests classified gpu: it is a GPU target, not a CPU run "
                     "(its results are used only for VRAM, see --vram-from)")
@@ -179,7 +179,7 @@ def _apply(files: dict[str, Any], case: TestCase, verdict: Verdict, run: Run, re
     if found is None:
         report.missing.append(Note(case.nodeid, f"no test {key!r} in {path}'s classification (renamed or removed?)"))
         return False
-    if found != key and tests[found].get("label") != "gpu" and tests[found].get("source") != MANUAL:
+    if found != key and label_without_gpus(tests[found]) != "gpu" and tests[found].get("source") != MANUAL:
         # Only this parametrization (or method) failed: give it its own, more specific entry.
         tests[key] = copy.deepcopy(tests[found])
         found = key
@@ -193,9 +193,9 @@ def _apply_key(tests: dict[str, Any], key: str, nodeid: str, case: TestCase, ver
         report.manual_kept.append(Note(nodeid, f"classified {test.get('label')} manually; CPU run said: "
                                                f"{verdict.evidence}"))
         return False
-    if test.get("label") == "gpu":
+    if test.get("label") == "gpu" and label_without_gpus(test) == "gpu":
         report.already_gpu.append(nodeid)
-        return False
+        return False  # (a gpu key whose id names a CPU case where no GPU is seen moves: that case needs one too)
     reason = evidence_reason(path, case, verdict, run, test.get("reasons", []))
     tests[key] = _move(test, reason, verdict.gpu_count)
     report.moves.append(Move(nodeid, reason, verdict.note, tests[key]["gpu_count"], case.outcome))

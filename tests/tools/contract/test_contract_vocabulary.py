@@ -86,6 +86,12 @@ def test_contract_bzl_names_the_variables_as_runtime_py_does() -> None:
     assert starlark and all(getattr(runtime, name) == value for name, value in starlark.items()), starlark
 
 
+def test_contract_bzl_spells_the_machine_dependent_label_as_python_does() -> None:
+    starlark = _constants(REPO / "rules" / "private" / "contract.bzl")
+    assert starlark["ROUTE_CPU_WITHOUT_GPUS"] == runtime.ROUTE_CPU_WITHOUT_GPUS
+    assert starlark["WITHOUT_GPUS"] == classification.WITHOUT_GPUS
+
+
 def test_every_torch_test_variable_in_the_code_is_the_contracts() -> None:
     """The runner's glue, the perf tool and the macro spell some names as literals (the glue runs inside
     the tested repository's pytest, where `tools` may be someone else's package): they must be these."""

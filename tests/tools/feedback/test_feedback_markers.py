@@ -13,7 +13,14 @@ from feedback_helpers import REPO, classification, file_entry, test_entry
 
 pytest.importorskip("libcst")
 
-from tools.feedback.markers import add_ini_markers, add_markers, add_toml_markers, register_markers, write_markers  # noqa: E402
+from tools.feedback.markers import (  # noqa: E402
+    add_ini_markers,
+    add_markers,
+    add_toml_markers,
+    plan,
+    register_markers,
+    write_markers,
+)
 
 SOURCE = '''"""Tests of a module; comments and odd spacing must survive."""
 import os  # not pytest
@@ -196,3 +203,12 @@ def test_write_markers_end_to_end_passes_strict_markers(tmp_path: Path):
                           "-m", "gpu", "--collect-only"], cwd=tmp_path, capture_output=True, text=True, env=env)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "1/3 tests collected" in run.stdout
+
+
+def test_a_key_naming_a_cpu_case_without_gpus_gets_no_marker():
+    """`test_ones[device0]` is gpu on a GPU machine and a CPU test where no GPU is seen: `@pytest.mark.gpu`
+    would pin the CPU case to GPU runners, so the function is left for a person, as parametrizations that differ."""
+    entry = file_entry({"test_ones[device0]": test_entry("gpu", gpu_count=1, without_gpus="cpu"),
+                        "test_ones[device1]": test_entry("gpu", gpu_count=1)})
+    specs, problems = plan(entry)
+    assert specs == {} and problems == ["test_ones: parametrizations differ (cpu and gpu); mark the pytest.param()s"]

@@ -157,3 +157,18 @@ def test_runtime_labels_survive_a_static_update(tmp_path: Path):
     assert classify_main(["--root", str(root), "--update", "--no-cache"]) == 0
     after = cf.load(out)["files"][HIDDEN]["tests"]["test_waits_for_device"]
     assert (after["label"], after["source"]) == ("gpu", "runtime")
+
+
+def test_a_cuda_failure_of_the_case_an_id_names_without_gpus_moves_it():
+    """`test_waits_for_device` is gpu on a GPU machine and names a CPU case where no GPU is seen (`without_gpus`):
+    the CPU run proves that case needs CUDA too, so the key becomes a plain runtime gpu."""
+    data = example_classification()
+    entry = data["files"][HIDDEN]
+    entry["tests"]["test_waits_for_device"].update({"label": "gpu", "gpu_count": 1, "without_gpus": "cpu"})
+    entry.update(cf.file_summary(entry["tests"]))
+    assert entry["label"] == "mixed"
+    new, report = reclassify(data, read_results([TESTLOGS]))
+    assert new["files"][HIDDEN]["tests"]["test_waits_for_device"] == {
+        "label": "gpu", "gpu_count": 1, "vram_gb": 0, "source": "runtime", "reasons": [EVIDENCE]}
+    assert [m.nodeid for m in report.moves] == [f"{HIDDEN}::test_waits_for_device"] and not report.already_gpu
+    cf.validate(new)
