@@ -22,3 +22,14 @@ def test_layernorm_is_normalised(device):
     x = torch.randn(4, 32, device=device)
     y = torch.nn.functional.layer_norm(x, (32,))
     torch.testing.assert_close(y.mean(dim=-1).cpu(), torch.zeros(4), atol=1e-5, rtol=0)
+
+
+# pytest ids torch.device objects by position: `[device0]` is the CUDA case on a GPU machine and the CPU case on
+# a CPU runner. The classification says so (`without_gpus`), and each runner runs the case it collects.
+DEVICES = [torch.device("cuda:0"), torch.device("cpu")] if torch.cuda.is_available() else [torch.device("cpu")]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_matmul_on_each_device(device):
+    a = torch.eye(3, device=device)
+    torch.testing.assert_close((a @ a).cpu(), torch.eye(3))

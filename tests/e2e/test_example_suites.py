@@ -78,6 +78,21 @@ def test_mixed_file_splits_by_node_id():
     assert "requires-torch-cpu" in cpu_tags and "requires-gpu" not in cpu_tags
 
 
+def test_cpu_part_runs_the_cpu_case_an_id_names_without_gpus():
+    """`test_matmul_on_each_device[device0]` is gpu with `without_gpus: cpu` (the CUDA case on a GPU machine):
+    a CPU runner's part runs it, and the GPU part, run on a machine without GPUs, leaves it out."""
+    bazel("test", "//examples/mixed:test_mixed_devices_cpu")
+    xml_path = ROOT / "bazel-testlogs/examples/mixed/test_mixed_devices_cpu/test.xml"
+    cases = {case.get("name") for case in ET.parse(xml_path).iter("testcase")}
+    assert "test_matmul_on_each_device[device0]" in cases and "test_softmax_on_gpu_matches_cpu" not in cases
+    gpu = bazel("test", "--config=gpu", "--//rules:torch_lock=cpu", "--run_under=/usr/bin/env",
+                "--local_resources=gpu=2", "//examples/mixed:test_mixed_devices_gpu", check=False)
+    assert gpu.returncode in (0, 3), gpu.stderr[-3000:]
+    xml_path = ROOT / "bazel-testlogs/examples/mixed/test_mixed_devices_gpu/test.xml"
+    cases = {case.get("name") for case in ET.parse(xml_path).iter("testcase")}
+    assert "test_matmul_on_each_device[device0]" not in cases and "test_softmax_on_gpu_matches_cpu" in cases
+
+
 def test_gpu_config_selects_only_gpu_targets(tmp_path):
     # The cpu lock (so nothing CUDA is fetched here) and no GPU wrapper. Without a GPU the tests
     # skip or fail (a GPU part whose [cuda] cases are not even collected): only the selection counts.

@@ -476,12 +476,48 @@ class Analyzer:
                       first_world: int = 0) -> Verdict:
         """Label one parametrization (its id suffix in parametrizations(), None: the bare test). A case that
         exists only from world `first_world` on (`DEVICES.append("cuda")` under `torch.cuda.is_available()`)
-        is analysed with that world's values and needs its GPUs."""
+        is analysed with that world's values and needs its GPUs. An id that names another case on a machine
+        with GPUs (`device0` of `[cuda:0, cpu]` there, of `[cpu]` here) is two tests under one key: the one
+        a GPU machine collects must run on a GPU runner, so it is labelled like a case that exists only there;
+        the one a machine without GPUs collects is analysed on its own, and a CPU test there says so
+        (`cpu_without_gpus`: the runner decides by what the test process sees)."""
+        if suffix is None or first_world or not self.named_twice(rel, item, suffix):
+            return self._classify_case(rel, item, suffix, extra, first_world)
+        there = self._classify_case(rel, item, suffix, extra, 1, "names another case on a machine with a GPU "
+                                    "(a parametrization that an accelerator query changes)")
+        here = self._classify_case(rel, item, suffix, extra, 0, values_from_cpu_world=True)
+        if here.label != "cpu":
+            return join_verdicts(there, here)
+        without = step(rel, item.line, f"on a machine without GPUs, {suffix} is this CPU case: {here.reasons[-1]}")
+        return Verdict(there.label, there.gpu_count, there.vram_gb, (*there.reasons, without), there.label != "cpu")
+
+    def named_twice(self, rel: str, item: TestItem, suffix: str) -> bool:
+        """Whether a machine with a GPU collects another case under this id than one without (its values in
+        the first GPU world differ from the CPU world's); only for tests whose values may depend on the world."""
+        if not self.world_dependent(rel, item):
+            return False
+        here = self.parametrization(rel, item, 0, suffix)
+        there = self.parametrization(rel, item, WORLDS[0], suffix)
+        if here is None or there is None:
+            return False
+
+        def values(case: tuple[dict[str, Value], dict[str, ParamCase], list[Value]]) -> tuple[object, ...]:
+            # the parameters' values, not the marks: a mark evaluated per world (a skipif on CUDA) is that
+            # world's view of the same case
+            return tuple(sorted(case[0].items())), tuple(sorted((k, p.bindings) for k, p in case[1].items()))
+
+        return values(here) != values(there)
+
+    def _classify_case(self, rel: str, item: TestItem, suffix: str | None, extra: list[Finding],
+                       first_world: int = 0, only_there: str = "exists only on a machine with a GPU (an "
+                       "accelerator query is false on a CPU-only one)", values_from_cpu_world: bool = False) -> Verdict:
+        """classify_case's analysis of one case; `values_from_cpu_world`: the case a machine without GPUs collects,
+        with its values in every world (else each world's own values, as its skips are checked)."""
 
         def case(world: int) -> tuple[dict[str, Value], dict[str, ParamCase], list[Value]]:
             if suffix is None:
                 return {}, {}, []
-            for w in dict.fromkeys((max(world, first_world), first_world)):
+            for w in dict.fromkeys((0,) if values_from_cpu_world else (max(world, first_world), first_world)):
                 got = self.parametrization(rel, item, w, suffix)
                 if got is not None:
                     return got
@@ -489,9 +525,8 @@ class Analyzer:
 
         direct, choice, case_marks = case(0)
         if first_world:
-            case_marks = [*case_marks, ReqV(first_world, 0, step(rel, item.line, f"parametrization {suffix} exists "
-                                                                 "only on a machine with a GPU (an accelerator query "
-                                                                 "is false on a CPU-only one)"))]
+            case_marks = [*case_marks, ReqV(first_world, 0, step(rel, item.line, f"parametrization {suffix} "
+                                                                 f"{only_there}"))]
         findings = self.analyse_case(rel, item, direct, choice, case_marks, 0) + extra
         skips = {f.key for f in findings if f.kind == SKIP}
         gpu_skips: dict[str, int] = {}
@@ -797,11 +832,24 @@ class Analyzer:
 
 
 def _literal_only(node: ast.AST) -> bool:
-    """A decorator whose parameter values are all literals (no names, calls or attributes in them); a bare
-    `@pytest.mark.slow` too. An alias (`@on_devices`) may stand for a parametrize mark: not literal."""
+    """A mark or parametrize decorator whose parameter values are all literals (no names, calls or attributes in
+    them); a bare `@pytest.mark.slow` too. An alias (`@on_devices`) may stand for a parametrize mark, and a call of
+    a decorator factory (`@device_dtype_float_test(only64=True)`, xitorch) may compute its values from the machine
+    (`devices = [cpu] if not torch.cuda.is_available()`): not literal."""
     if not isinstance(node, ast.Call):
         return isinstance(node, ast.Attribute)
+    if not (isinstance(node.func, ast.Attribute) and (node.func.attr in _LITERAL_FACTORIES or _names_mark(node.func))):
+        return False
     return all(_literal(a) for a in node.args) and all(_literal(k.value) for k in node.keywords)
+
+
+_LITERAL_FACTORIES = frozenset({"parametrize", "expand"})  # pytest's and parameterized's, whatever the prefix
+
+
+def _names_mark(func: ast.Attribute) -> bool:
+    """`pytest.mark.<name>`, `mark.<name>`: a mark whose arguments are its values."""
+    return isinstance(func.value, ast.Attribute) and func.value.attr == "mark" or isinstance(
+        func.value, ast.Name) and func.value.id == "mark"
 
 
 _NOT_LITERAL = (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.Starred)

@@ -120,6 +120,8 @@ def valid_result(d: Any) -> bool:
         count, vram, reasons = v.get("gpu_count"), v.get("vram_gb"), v.get("reasons")
         if type(count) is not int or count < 0 or type(reasons) not in (list, tuple):
             return False
+        if v.get("without_gpus", "cpu") != "cpu":
+            return False
         kind = type(vram)
         if not ((kind is int and vram >= 0) or (kind is float and 0 <= vram <= _MAX_FLOAT)):
             return False

@@ -330,8 +330,9 @@ def isinstance_of(v: Value, classes: Value) -> Value:
 
 
 def _compare_dicts(op: ast.cmpop, a: DictV, b: DictV) -> Value:
-    """`state._shared_state != {}`: dicts whose keys are known constants are equal only with the same keys;
-    two empty ones are equal. Values are compared only when they are constants."""
+    """`state._shared_state != {}`, `indexing != SHORT_INDEXING[0]`: dicts whose keys are known constants are
+    equal only with the same keys; two empty ones are equal. Values are compared as `==` compares them (tuples
+    of constants, nested dicts, devices): unequal if one pair is, equal if every pair is."""
     ka = [_const_of(k) for k, _ in a.items]
     kb = [_const_of(k) for k, _ in b.items]
     if not all(k for k, _ in ka) or not all(k for k, _ in kb):
@@ -340,13 +341,12 @@ def _compare_dicts(op: ast.cmpop, a: DictV, b: DictV) -> Value:
     if {v for _, v in ka} != {v for _, v in kb}:
         same = False
     else:
-        va = {_const_of(k)[1]: _const_of(x) for k, x in a.items}
-        vb = {_const_of(k)[1]: _const_of(x) for k, x in b.items}
-        known = [k for k in va if va[k][0] and vb[k][0]]
-        if any(va[k][1] != vb[k][1] for k in known):
+        vb = {_const_of(k)[1]: x for k, x in b.items}
+        pairs = [_compare(ast.Eq(), x, vb[_const_of(k)[1]]) for k, x in a.items]
+        if any(p == Const(False) for p in pairs):
             same = False
         else:
-            same = True if len(known) == len(va) else None
+            same = True if all(p == Const(True) for p in pairs) else None
     if same is None:
         return UNK
     return Const(same == isinstance(op, ast.Eq))

@@ -68,14 +68,20 @@ class Verdict:
     gpu_count: int = 0
     vram_gb: float = 0
     reasons: tuple[str, ...] = field(default=())
+    # the id names another case on a machine without GPUs, and that one is a CPU test (the classification
+    # file's `without_gpus`); `label` is the GPU machine's
+    cpu_without_gpus: bool = False
 
     def to_json(self) -> dict[str, object]:
-        return {
+        out: dict[str, object] = {
             "label": self.label,
             "gpu_count": self.gpu_count,
             "vram_gb": self.vram_gb,
             "reasons": list(self.reasons),
         }
+        if self.cpu_without_gpus:
+            out["without_gpus"] = "cpu"
+        return out
 
 
 def _chain(f: Finding) -> str:

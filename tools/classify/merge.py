@@ -13,12 +13,24 @@ from typing import Any
 
 from tools.classify.analyzer import FileResult
 from tools.classify.evidence import Verdict
-from tools.contract.classification import MANUAL, MEASURED, RUNTIME, STATIC, empty, file_summary
+from tools.contract.classification import (
+    MANUAL,
+    MEASURED,
+    RUNTIME,
+    STATIC,
+    WITHOUT_GPUS,
+    empty,
+    file_summary,
+    label_without_gpus,
+)
 
 
 def test_entry(v: Verdict) -> dict[str, Any]:
-    return {"label": v.label, "gpu_count": v.gpu_count if v.label == "gpu" else 0,
-            "vram_gb": v.vram_gb if v.label == "gpu" else 0, "source": STATIC, "reasons": list(v.reasons)}
+    entry = {"label": v.label, "gpu_count": v.gpu_count if v.label == "gpu" else 0,
+             "vram_gb": v.vram_gb if v.label == "gpu" else 0, "source": STATIC, "reasons": list(v.reasons)}
+    if v.cpu_without_gpus:
+        entry[WITHOUT_GPUS] = "cpu"
+    return entry
 
 
 def file_entry(r: FileResult) -> dict[str, Any]:
@@ -51,8 +63,9 @@ def _keep_knowledge(tests: dict[str, Any], previous: Mapping[str, Any]) -> dict[
         if src == MANUAL:
             tests[key] = pt
         elif src == RUNTIME and pt.get("label") == "gpu":
-            if (new is None and _still_collected(key, tests)) or (new is not None and new["label"] != "gpu"):
-                tests[key] = pt
+            if (new is None and _still_collected(key, tests)) or (
+                    new is not None and label_without_gpus(new) != "gpu"):
+                tests[key] = pt  # (a CPU run proved what the id names where no GPU is seen needs one)
         elif new is not None and new["label"] == "gpu" and pt.get("label") == "gpu":
             measured = [r for r in pt.get("reasons", []) if MEASURED in r]
             if measured:

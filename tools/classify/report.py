@@ -57,15 +57,15 @@ def markdown_summary(results: Mapping[str, FileResult]) -> str:
 
 
 def json_report(results: Mapping[str, FileResult]) -> str:
-    """Every test node id and every file -> {label, gpu_count, vram_gb, reasons} (sorted, stable)."""
+    """Every test node id and every file -> {label, gpu_count, vram_gb, reasons} (sorted, stable); a test whose
+    id names a CPU case on a machine without GPUs also has `"without_gpus": "cpu"`."""
     out: dict[str, Any] = {}
     for rel, r in sorted(results.items()):
         fe = file_entry(r)
         out[rel] = {"label": fe["label"], "gpu_count": fe["gpu_count"], "vram_gb": fe["vram_gb"],
                     "torch": r.torch, "reasons": fe.get("reasons", [])}
         for key, v in sorted(r.tests.items()):
-            out[f"{rel}::{key}"] = {"label": v.label, "gpu_count": v.gpu_count, "vram_gb": v.vram_gb,
-                                    "reasons": list(v.reasons)}
+            out[f"{rel}::{key}"] = v.to_json()
     return pretty_json.dumps(out) + "\n"  # = json.dumps(indent=2, sort_keys=True), faster
 
 
@@ -88,7 +88,8 @@ def explain(results: Mapping[str, FileResult], nodeid: str) -> str | None:
         if not cands:
             return None
         return "".join(explain(results, f"{rel}::{k}") or "" for k in cands)
-    lines = [f"{nodeid}: {v.label} (gpu_count={v.gpu_count}, vram_gb={v.vram_gb})"]
+    without = "; on a machine without GPUs: cpu" if v.cpu_without_gpus else ""
+    lines = [f"{nodeid}: {v.label} (gpu_count={v.gpu_count}, vram_gb={v.vram_gb}){without}"]
     for i, reason in enumerate(v.reasons, 1):
         parts = reason.split(" -> ")
         lines.append(f"  {i}. {parts[0]}")

@@ -63,7 +63,8 @@ def result_to_json(r: FileResult) -> dict[str, Any]:
 
 
 def result_from_json(rel: str, d: dict[str, Any]) -> FileResult:
-    tests = {k: Verdict(v["label"], v["gpu_count"], v["vram_gb"], tuple(v["reasons"])) for k, v in d["tests"].items()}
+    tests = {k: Verdict(v["label"], v["gpu_count"], v["vram_gb"], tuple(v["reasons"]), v.get("without_gpus") == "cpu")
+             for k, v in d["tests"].items()}
     return FileResult(rel, bool(d["torch"]), tests, d.get("error"), list(d.get("deps", [])),
                       [(f, s) for f, s in d.get("data", [])])
 
@@ -253,7 +254,8 @@ class _Chunk:
         """Plain tuples in marshal's format: what a worker sends (a fifth of the cost of pickling objects)."""
         return marshal.dumps((
             [(rel, key, None if r is None else (r.torch, r.error, r.deps, [
-                (k, v.label, v.gpu_count, v.vram_gb, v.reasons) for k, v in r.tests.items()], r.data))
+                (k, v.label, v.gpu_count, v.vram_gb, v.reasons, v.cpu_without_gpus) for k, v in r.tests.items()],
+                r.data))
              for rel, key, r in self.results],
             [(d, [(s.module, s.level, s.names, s.line, s.toplevel) for s in specs]) for d, specs in self.imports],
             self.errors, self.read))
@@ -263,7 +265,8 @@ class _Chunk:
         results, imports, errors, read = marshal.loads(data)
         return _Chunk(
             [(rel, key, None if r is None else FileResult(rel, r[0], {
-                k: Verdict(label, count, vram, reasons) for k, label, count, vram, reasons in r[3]}, r[1], r[2],
+                k: Verdict(label, count, vram, reasons, without) for k, label, count, vram, reasons, without in r[3]},
+                r[1], r[2],
                 [tuple(d) for d in r[4]]))
              for rel, key, r in results],
             [(d, tuple(ImportSpec(*s) for s in specs)) for d, specs in imports],

@@ -71,6 +71,39 @@ def test_manual_and_runtime_are_preserved(tmp_path: Path) -> None:
     assert data["files"]["tests/test_y.py"]["label"] == "gpu"
 
 
+POSITIONAL_TEST = """import pytest
+import torch
+
+DEVICES = [torch.device("cuda:0"), torch.device("cpu")] if torch.cuda.is_available() else [torch.device("cpu")]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_ones(device):
+    torch.ones(1, device=device)
+"""
+
+
+def test_an_id_naming_another_case_without_gpus_is_written_kept_and_cached(tmp_path: Path) -> None:
+    root = _tree(tmp_path, {"tests/test_p.py": POSITIONAL_TEST})
+    assert main(["--root", str(root), "--update", "--no-cache"]) == 0
+    entry = cf.load(root / "torch_classification.json")["files"]["tests/test_p.py"]
+    assert entry["label"] == "mixed"  # the CPU case runs on a CPU runner, the CUDA one on a GPU runner
+    assert {k: (t["label"], t.get("without_gpus")) for k, t in entry["tests"].items()} == {
+        "test_ones[device0]": ("gpu", "cpu"), "test_ones[device1]": ("gpu", None)}
+    # a CPU run that proved the CPU case needs CUDA (runtime) outlives the static `without_gpus`
+    data = cf.load(root / "torch_classification.json")
+    data["files"]["tests/test_p.py"]["tests"]["test_ones[device0]"] = {
+        "label": "gpu", "gpu_count": 1, "source": "runtime", "reasons": ["ci run"]}
+    cf.save(root / "torch_classification.json", data)
+    assert main(["--root", str(root), "--update", "--no-cache"]) == 0
+    kept = cf.load(root / "torch_classification.json")["files"]["tests/test_p.py"]["tests"]["test_ones[device0]"]
+    assert kept["source"] == "runtime" and "without_gpus" not in kept
+    cold = run(root, None, tmp_path / "cache")
+    warm = run(root, None, tmp_path / "cache")
+    assert warm.cache_hits == 1 and warm.files["tests/test_p.py"].tests == cold.files["tests/test_p.py"].tests
+    assert cold.files["tests/test_p.py"].tests["test_ones[device0]"].cpu_without_gpus
+
+
 def test_json_report_and_explain(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     root = _tree(tmp_path, {"tests/test_x.py": GPU_TEST})
     assert main(["--root", str(root), "--format", "json", "--no-cache"]) == 0

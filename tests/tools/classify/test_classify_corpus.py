@@ -18,9 +18,10 @@ def result(corpus: Path):
 
 
 def test_corpus_labels_exact(result) -> None:
+    """[label, gpu_count, vram_gb], and "cpu" fourth where the id names a CPU case on a machine without GPUs."""
     expected = json.loads((CORPUS / "expected.json").read_text())
-    got = {f"{rel}::{k}": [v.label, v.gpu_count, v.vram_gb] for rel, r in result.files.items()
-           for k, v in r.tests.items()}
+    got = {f"{rel}::{k}": [v.label, v.gpu_count, v.vram_gb, *(["cpu"] if v.cpu_without_gpus else [])]
+           for rel, r in result.files.items() for k, v in r.tests.items()}
     assert got == expected
 
 

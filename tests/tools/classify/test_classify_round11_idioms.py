@@ -38,7 +38,12 @@ def _keys(root: Path, path: str) -> dict[str, str]:
 def test_round11_ids_match_pytest_collect_only(corpus: Path, collect_only) -> None:
     collected, out = collect_only(ROUND11)
     assert len(collected) == 19, out
-    assert set(_keys(corpus, ROUND11)) == collected
+    # the decorator factory adds cuda devices where CUDA is available (round 18: its call is not literal): those
+    # cases are keys a machine with GPUs collects
+    only_with_gpus = {f"{ROUND11}/test_computed_argnames.py::{k}" for k in (
+        "test_default[dtype2-device2]", "test_default[dtype3-device3]", "test_product[dtype2-device2-1]",
+        "test_product[dtype3-device3-2]")}
+    assert set(_keys(corpus, ROUND11)) == collected | only_with_gpus
 
 
 def _write(tmp_path: Path, text: str) -> Path:

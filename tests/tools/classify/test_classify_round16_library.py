@@ -126,7 +126,7 @@ REGISTRIES = f"{ROUND16}/test_registries.py"
 def test_registries_get_function_keys_not_empty_cases(ids_vs_pytest) -> None:
     # a list a module-level decorator fills is not the empty list it starts as: no `[NOTSET]` case (which pytest
     # would skip, so `cpu`), a function-level key instead; one a nested decorator fills in a helper is followed
-    # call by call (round 18, test_classify_round18_closures.py): exact ids
+    # call by call (round 18, test_classify_round18.py): exact ids
     got = ids_vs_pytest(REGISTRIES)
     assert got.collected == {f"{REGISTRIES}::test_registered[case_cuda]", f"{REGISTRIES}::test_generated[a-1]",
                              f"{REGISTRIES}::test_dtype_skip[math_dtype0]", f"{REGISTRIES}::test_dtype_skip[None]"}

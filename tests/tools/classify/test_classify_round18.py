@@ -14,7 +14,10 @@ import ast
 import pytest
 
 from tools.classify.closures import decorated_by_local_defs, enclosing_function, shared_cells
+from tools.classify.devices import _compare
 from tools.classify.modules import index_defs
+from tools.classify.runner import run
+from tools.classify.values import UNRESOLVED, Const, DictV, Seq
 
 CLOSURES = "tests/round18_closures/test_closure_cells.py"
 
@@ -95,3 +98,50 @@ def test_a_generator_decorated_by_a_local_def_runs_as_a_generator() -> None:
     by_name = {d.name: d for d in defs.values() if isinstance(d, ast.FunctionDef)}
     assert decorated_by_local_defs(defs, by_name["a"])
     assert not decorated_by_local_defs(defs, by_name["b"])
+
+
+POSITIONAL = "tests/round18_ids/test_positional_devices.py"
+
+
+def test_ids_that_name_another_case_with_gpus(ids_vs_pytest) -> None:
+    """cuequivariance-torch's `DEVICES = [cuda:0, cpu] if torch.cuda.is_available() else [cpu]`: `[device0]` is
+    the CUDA case on a GPU machine (which must run it on a GPU runner) and the CPU case here (which a CPU runner
+    runs): gpu, with `without_gpus: cpu`. Was: the CPU case's label alone (`cpu`: the CUDA case ran nowhere), or
+    `gpu` when the CPU case skipped (the CPU case was never run on a CPU runner)."""
+    got = ids_vs_pytest(POSITIONAL)
+    assert not got.function_only
+    assert got.not_collected == {f"{POSITIONAL}::test_cuda_first[device1]", f"{POSITIONAL}::test_cpu_first[device1]",
+                                 f"{POSITIONAL}::test_costly_on_cpu[False-device1]",
+                                 f"{POSITIONAL}::test_costly_on_cpu[True-device1]"}
+    first = got.tests[f"{POSITIONAL}::test_cuda_first[device0]"]
+    assert (first.label, first.cpu_without_gpus) == ("gpu", True)
+    assert "names another case on a machine with a GPU" in first.reasons[0]
+    assert "without GPUs, [device0] is this CPU case" in first.reasons[-1]
+    assert not got.tests[f"{POSITIONAL}::test_cpu_first[device0]"].cpu_without_gpus  # the same case everywhere
+    costly = got.tests[f"{POSITIONAL}::test_costly_on_cpu[True-device0]"]  # skipped here, for no lack of a GPU
+    assert (costly.label, costly.cpu_without_gpus) == ("gpu", True)
+
+
+def test_a_mark_that_differs_with_gpus_is_not_another_case(corpus) -> None:
+    """`pytest.param("cuda", marks=requires_cuda)`: the skipif is each machine's view of the same case."""
+    path = "tests/unit/test_fixtures_params.py"
+    got = run(corpus, paths=[path], cache_dir=None).files[path].tests["test_param_marks[g]"]
+    assert (got.label, got.cpu_without_gpus) == ("gpu", False)
+
+
+def _d(**items) -> DictV:
+    return DictV(tuple((Const(k), v) for k, v in items.items()))
+
+
+@pytest.mark.parametrize(("a", "b", "expected"), [
+    # cuequivariance's `indexing != SHORT_INDEXING[0]`: values that are tuples of constants
+    (_d(input=Seq((Const("all"), Const("batch")), "tuple")), _d(input=Seq((Const("all"), Const("batch")), "tuple")),
+     Const(False)),
+    (_d(input=Seq((Const("all"), Const("shared")), "tuple")), _d(input=Seq((Const("all"), Const("batch")), "tuple")),
+     Const(True)),
+    (_d(a=_d(b=Const(1))), _d(a=_d(b=Const(2))), Const(True)),  # nested dicts
+    (_d(a=UNRESOLVED), _d(a=Const(1)), UNRESOLVED),  # a value the analysis does not know
+    (_d(a=UNRESOLVED, b=Const(1)), _d(a=Const(1), b=Const(2)), Const(True)),  # one pair differs: unequal anyway
+])
+def test_dicts_compare_their_values_as_python_does(a, b, expected) -> None:
+    assert _compare(ast.NotEq(), a, b) == expected
