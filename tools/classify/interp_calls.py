@@ -607,7 +607,6 @@ class CallsMixin(InterpBase):
                           generated=tuple(gen.items) if gen is not None and gen.exact else None,
                           cells=tuple((n, frame.env[n]) for n in sorted(cells) if n in frame.env))
 
-
     def _raw_generator(self, fv: FuncV, node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
         """A decorated generator whose decorators are in-repo defs of its enclosing function: what they call is
         the generator itself (closures.decorated_by_local_defs); memoised."""
