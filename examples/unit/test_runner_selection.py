@@ -26,6 +26,13 @@ def test_unknown_tests_go_to_the_gpu_part():
     assert runner.in_part(routing, "gpu", "t.py::test_new")
 
 
+def test_a_key_that_names_another_case_without_gpus_goes_where_the_test_runs():
+    routing = {"t.py": {"test_p[device0]": runner.contract.ROUTE_CPU_WITHOUT_GPUS}}
+    assert runner.in_part(routing, "cpu", "t.py::test_p[device0]", lambda: False)
+    assert not runner.in_part(routing, "gpu", "t.py::test_p[device0]", lambda: False)
+    assert runner.in_part(routing, "gpu", "t.py::test_p[device0]", lambda: True)
+
+
 def test_shards_partition_the_items():
     items = list(range(10))
     shards = [runner.shard(items, 3, index) for index in range(3)]

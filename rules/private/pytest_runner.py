@@ -69,7 +69,18 @@ THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"
 NO_TESTS_COLLECTED = 5
 
 
-def in_part(routing: Mapping[str, Mapping[str, str]], part: str, nodeid: str, gpus: Callable[[], bool]) -> bool:
+def cuda_visible() -> bool:
+    """Whether this test process sees a CUDA device: the question a parametrization over
+    `torch.cuda.is_available()` asked when pytest collected it, in the same process."""
+    try:
+        import torch
+    except ImportError:
+        return False
+    return bool(torch.cuda.is_available())
+
+
+def in_part(routing: Mapping[str, Mapping[str, str]], part: str, nodeid: str,
+            gpus: Callable[[], bool] = cuda_visible) -> bool:
     """Whether a node id belongs to `part`: CPU parts run `cpu` tests, GPU parts everything else. A key whose
     id names another case where no GPU is seen (`device0` over `[cuda:0, cpu]` or `[cpu]`) is decided by
     `gpus()`, asked only then."""
@@ -81,16 +92,6 @@ def in_part(routing: Mapping[str, Mapping[str, str]], part: str, nodeid: str, gp
         label = contract.machine_label(label, gpus())
     is_cpu = label == "cpu"
     return is_cpu if part == "cpu" else not is_cpu
-
-
-def cuda_visible() -> bool:
-    """Whether this test process sees a CUDA device: the question a parametrization over
-    `torch.cuda.is_available()` asked when pytest collected it, in the same process."""
-    try:
-        import torch
-    except ImportError:
-        return False
-    return bool(torch.cuda.is_available())
 
 
 def shard(items: list[Any], total: int, index: int) -> list[Any]:
