@@ -49,6 +49,7 @@ from tools.classify.frozen import frozen
 from tools.classify.hooks import MODIFY_HOOK, Hooks
 from tools.classify.inert import InertProver
 from tools.classify.interp_base import WORLDS as ANALYSIS_WORLDS
+from tools.classify.item_hooks import ItemHooks
 from tools.classify.marks import mark_findings
 from tools.classify.modules import RepoIndex
 from tools.classify.plugins import (
@@ -131,6 +132,7 @@ class Analyzer:
         self.interp = Interp(self.source)
         self.fixtures = Fixtures(self.source, self.interp)
         self.hooks = Hooks(self.interp)
+        self.item_hooks = ItemHooks(self.interp)
         self.marks_memo: dict[tuple[object, ...], tuple[list[tuple[Value, str]], list[FuncV],
                                                                tuple[Finding, ...]]] = {}
         self.fixture_modules: set[str] = set()
@@ -356,6 +358,10 @@ class Analyzer:
         ctx = self.case_context(rel, item, direct, choice, world)
         findings.extend(ctx.findings)
         findings.extend(mark_findings(case_marks, step(rel, item.line, "parameter marks")))
+        if self.item_hooks.of(rel, world):
+            # conftest hooks that skip tests by their markers (item_hooks.py)
+            own = [m for m, _ in self.item_marks(rel, item, world, [])[0]]
+            findings.extend(self.item_hooks.findings(rel, [*own, *case_marks], item.func.name, world))
         for name, where, fs in ctx.fixture_findings:
             findings.extend(f.prefixed(step(rel, item.line, f"uses fixture {name} ({where})")) for f in fs)
         self.fixture_modules.update(ctx.fixture_modules)
@@ -424,8 +430,8 @@ class Analyzer:
         """The verdict of a case of an item that may_be_quiet, without the general machinery, when its marks,
         parameters and fixtures yield no finding. None: take the general path (budgeted_case), which gives the
         same verdict for such a case, only slower."""
-        if case_marks or self.interp.steps >= self.interp.limit:  # (the caller asked may_be_quiet(item))
-            return None
+        if case_marks or self.interp.steps >= self.interp.limit or self.item_hooks.of(rel, 0):
+            return None  # (the caller asked may_be_quiet(item); conftest item hooks may skip it by its marks)
         key = self.context_key(rel, item, direct, choice, 0)
         known = self.context_memo.get(key) if key is not None else None
         if known is not None:  # what case_context under CASE_BUDGET would give, without the calls

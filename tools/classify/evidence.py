@@ -37,6 +37,9 @@ MARK_SKIP_KEY = "mark:"
 # A skip mark without a condition (`@pytest.mark.skip(reason=...)`, `unittest.skip`): its key starts with this.
 # When no GPU world lifts it either, the test runs nowhere, whatever its body would need.
 ALWAYS_SKIP_KEY = MARK_SKIP_KEY + "always:"
+# An `assert torch.cuda.is_available()` that the world decided (checked in the GPU worlds like a skip); a test that
+# patches torch.cuda (MOCK) makes such an assert hold on a CPU, so it is no need there
+ASSERT_KEY = "assert:"
 
 
 @frozen
@@ -114,7 +117,8 @@ def decide(findings: Iterable[Finding], gpu_skips: dict[str, int], default_step:
         return Verdict("cpu", 0, 0, tuple(_chain(f) for f in by_kind[MANUAL_CPU]))
     if ERROR in by_kind:
         return Verdict(UNKNOWN, 0, 0, tuple(_chain(f) for f in by_kind[ERROR]))
-    required = [f for f in by_kind.get(SKIP, []) if f.key in gpu_skips]
+    required = [f for f in by_kind.get(SKIP, []) if f.key in gpu_skips
+                and not (MOCK in by_kind and f.key.startswith(ASSERT_KEY))]
     requirement = [
         Finding(GPU, f.steps, gpu_skips[f.key], f.vram_gb, f.key) for f in required
     ]

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from tools.classify import conventions
-from tools.classify.evidence import IF_IMPORTED, IMPORTS, SKIP, Finding
+from tools.classify.evidence import ASSERT_KEY, IF_IMPORTED, IMPORTS, SKIP, Finding, step
 from tools.classify.modules import ParsedModule
 from tools.classify.summaries import Frames
 from tools.classify.values import ClassV, Const, DictV, EnumV, FuncV, Inst, PathV, Seq, Value, alternatives
@@ -289,6 +289,15 @@ class InterpBase:
         if got is not NotImplemented and any(query(name, w) != got for w in WORLDS):
             self.world_reads += 1
         return got
+
+    def world_decided_assert(self, holds: bool | None, reads_before: int, frame: Frame, line: int, text: str) -> None:
+        """An assertion (`assert torch.cuda.is_available()`, `self.assertGreater(torch.cuda.device_count(), 1)`)
+        that fails here because the world decided it: checked in the GPU worlds like a skip (ASSERT_KEY), so a
+        world where it holds makes it a GPU need. One that fails everywhere, or that the world did not decide, is
+        no need; the path goes on either way (an assert the analysis decides wrongly must not hide what follows)."""
+        if holds is False and self.world_reads != reads_before:
+            frame.add(Finding(SKIP, (step(frame.rel, line, f"{text} fails on a machine without the GPUs it asks "
+                                                           "for"),), key=f"{ASSERT_KEY}{frame.rel}:{line}"))
 
     def world_memo_hit(self, reads_world: dict[Any, bool], key: Any) -> None:
         """A hit in a per-world class table (class bodies, MROs...): it counts as a read of the world when

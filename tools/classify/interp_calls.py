@@ -13,6 +13,7 @@ from typing import Any
 from tools.classify import conventions, nn_modules, versions
 from tools.classify.closures import decorated_by_local_defs
 from tools.classify.dataclass_fields import Field
+from tools.classify.devices import _compare, truth
 from tools.classify.evidence import UNKNOWN, Finding, step
 from tools.classify.interp_base import (
     EMPTY_DICT,
@@ -73,6 +74,7 @@ class CallsMixin(InterpBase):
 
     def ev_Call(self, n: ast.Call, frame: Frame) -> Value:
         f = n.func
+        reads_before = self.world_reads
         obj = _setattr_object(n)
         if obj is not None and (isinstance(f, ast.Attribute) or self.lookup("setattr", frame) == SETATTR):
             attr = self._attribute_name(self.ev(obj, frame), self.ev(n.args[1], frame), frame.world)
@@ -105,6 +107,11 @@ class CallsMixin(InterpBase):
                     args.append(UNK)
             else:
                 args.append(v)
+        if isinstance(f, ast.Attribute) and f.attr in UNITTEST_ASSERTS and isinstance(f.value, ast.Name) \
+                and len(args) >= UNITTEST_ASSERTS[f.attr][0]:
+            # `self.assertTrue(torch.cuda.is_available())` is `assert torch.cuda.is_available()`
+            self.world_decided_assert(_unittest_assertion_holds(f.attr, args), reads_before, frame, n.lineno,
+                                      short_source(n))
         variants: list[dict[str, Value]] = [{}]
         for k in n.keywords:
             v = self.ev(k.value, frame)
@@ -618,6 +625,34 @@ class CallsMixin(InterpBase):
 
 
 _INSTANCE = "<the object's attribute>"  # in a projection plan: read the name from the object itself
+
+
+# unittest.TestCase assertions: (arguments they compare, the comparison; None: the truth of the first)
+UNITTEST_ASSERTS: dict[str, tuple[int, ast.cmpop | ast.unaryop | None]] = {
+    "assertTrue": (1, None), "assertFalse": (1, ast.Not()),
+    "assertEqual": (2, ast.Eq()), "assertNotEqual": (2, ast.NotEq()), "assertGreater": (2, ast.Gt()),
+    "assertGreaterEqual": (2, ast.GtE()), "assertLess": (2, ast.Lt()), "assertLessEqual": (2, ast.LtE()),
+    "assertIs": (2, ast.Is()), "assertIsNot": (2, ast.IsNot()),
+    "assertIsNone": (1, ast.Is()), "assertIsNotNone": (1, ast.IsNot()),
+}
+
+
+def _unittest_assertion_holds(name: str, args: list[Value]) -> bool | None:
+    """Whether `self.<name>(*args)` holds (None: undecided)."""
+    count, op = UNITTEST_ASSERTS[name]
+    if op is None:
+        return truth(args[0])
+    if isinstance(op, ast.unaryop):
+        t = truth(args[0])
+        return None if t is None else not t
+    other = args[1] if count == 2 else Const(None)
+    return truth(_compare(op, args[0], other))
+
+
+def short_source(n: ast.AST) -> str:
+    """A node's source for a reason, cut at 80 characters."""
+    text = ast.unparse(n)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def is_generator(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:

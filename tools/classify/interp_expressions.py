@@ -59,6 +59,7 @@ from tools.classify.values import (
     FuncV,
     Inst,
     KnownTruth,
+    MarkV,
     ModV,
     NNModV,
     OneOf,
@@ -570,6 +571,10 @@ class ExpressionsMixin(InterpBase):
                 # (`torch.optim.AdamW.__module__` is `torch.optim.adamw`): known by that prefix
                 return Ext(MODULE_WITHIN + obj.path.rpartition(".")[0])
             return self.ext_value(f"{obj.path}.{name}", frame.world)
+        if isinstance(obj, MarkV) and name in ("name", "args", "kwargs"):
+            # pytest's Mark, as a conftest hook reads it (`item.get_closest_marker("gpus").args[0]`)
+            return Const(obj.name) if name == "name" else Seq(obj.args, "tuple") if name == "args" else DictV(
+                tuple((Const(k), v) for k, v in obj.kwargs))
         if isinstance(obj, ModV):
             if obj.rel:
                 return self.module_attr(obj.rel, name, frame.world, obj.dotted)

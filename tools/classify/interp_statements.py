@@ -43,6 +43,7 @@ from tools.classify.interp_base import (
     namespace_key,
     own_attrs,
 )
+from tools.classify.interp_calls import short_source
 from tools.classify.interp_external import PARAMETERIZED_CLASS
 from tools.classify.optional_imports import (
     ABSENT,
@@ -133,7 +134,9 @@ class StatementsMixin(InterpBase):
                 self.bind(t, v, frame)
             return isinstance(v, NoReturn)
         if isinstance(s, ast.Assert):  # (early: test bodies are full of them)
-            self.ev(s.test, frame)
+            before = self.world_reads
+            holds = truth(self.ev(s.test, frame))
+            self.world_decided_assert(holds, before, frame, s.lineno, f"assert {short_source(s.test)}")
             return False
         if isinstance(s, ast.AnnAssign):
             if s.value is not None:

@@ -91,6 +91,15 @@ class TorchMixin(InterpBase):
                     return _on(recv, d) if name != "register_buffer" else TensorV(d)
             return recv if (isinstance(recv, (TensorV, NNModV)) or _printable_module(recv)) and \
                 name != "register_buffer" else UNK
+        if name == "type" and len(args) + len(kwargs) >= 1:
+            # `x.type("torch.cuda.FloatTensor")`, `x.type(torch.cuda.HalfTensor)`: a CUDA tensor type is a copy on the
+            # GPU (torch raises where there is none)
+            t = args[0] if args else kwargs.get("dtype")
+            text = t.value if isinstance(t, Const) and isinstance(t.value, str) else t.path if isinstance(t, Ext) \
+                else None
+            if text is not None and text.startswith("torch.cuda."):
+                frame.add(Finding(GPU, (step(frame.rel, line, f".type({text!r}) makes a CUDA tensor"),)))
+                return TensorV("cuda") if isinstance(recv, TensorV) else UNK
         if name in ("pin_memory", "record_stream"):
             if not (kwargs.get("device") and device_of(kwargs["device"]) == "cpu"):
                 frame.add(Finding(GPU, (step(frame.rel, line, f".{name}() needs an accelerator"),)))

@@ -113,8 +113,12 @@ NAMESPACE_POS = (1, 0)
 NAMESPACE_STUB = b"class Namespace:\n    pass\n"
 NAMESPACE_CONSTRUCTORS = frozenset({"argparse.Namespace", "types.SimpleNamespace"})
 
+# The pytest item a conftest's item hook receives (item_hooks.py): attributes beyond those modelled are unknown
+ITEM_REL = "<external-base>/item.py"
+ITEM_STUB = b"class Item:\n    pass\n"
+
 VIRTUAL_SOURCES = {PYTEST_TORCH_REL: PYTEST_TORCH_STUB, EXTERNAL_TESTS_REL: EXTERNAL_TESTS_STUB,
-                   IMPORTED_TEST_REL: IMPORTED_TEST_STUB, NAMESPACE_REL: NAMESPACE_STUB}
+                   IMPORTED_TEST_REL: IMPORTED_TEST_STUB, NAMESPACE_REL: NAMESPACE_STUB, ITEM_REL: ITEM_STUB}
 
 
 def dtype_param_name(path_or_name: str) -> str:

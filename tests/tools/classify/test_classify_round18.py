@@ -145,3 +145,52 @@ def _d(**items) -> DictV:
 ])
 def test_dicts_compare_their_values_as_python_does(a, b, expected) -> None:
     assert _compare(ast.NotEq(), a, b) == expected
+
+
+IDIOMS = "tests/round18_idioms/test_cuda_types_and_asserts.py"
+
+
+def test_cuda_tensor_types_and_asserts_on_cuda_are_gpu_needs(corpus) -> None:
+    """Found by running common idioms on CPU-only torch: `.type("torch.cuda.FloatTensor")` and `assert
+    torch.cuda.is_available()` fail there, and were `cpu` (false CPU). An assert is a need only when the world
+    decided it: one that fails everywhere is a CPU test that fails."""
+    tests = run(corpus, paths=[IDIOMS], cache_dir=None).files[IDIOMS].tests
+    assert tests["test_type_to_a_cuda_tensor_type_by_name"].reasons[-1].endswith(
+        ".type('torch.cuda.FloatTensor') makes a CUDA tensor")
+    assert "assert torch.cuda.is_available() fails on a machine without the GPUs" in tests[
+        "test_asserts_in_a_helper"].reasons[-1]
+    assert (tests["test_asserts_two_gpus"].label, tests["test_asserts_two_gpus"].gpu_count) == ("gpu", 2)
+    assert tests["test_asserts_what_no_machine_has"].label == "cpu"
+    assert tests["test_asserts_no_cuda"].label == "cpu"
+    # unittest's assertions are asserts too
+    assert "self.assertTrue(torch.cuda.is_available()) fails on a machine without the GPUs" in tests[
+        "TestAssertions::test_assert_true_cuda"].reasons[-1]
+    assert tests["TestAssertions::test_assert_greater_count"].gpu_count == 2
+    assert tests["TestAssertions::test_assert_false_cuda"].label == "cpu"
+
+
+def test_an_assert_on_cuda_under_a_cuda_mock_is_no_need(corpus) -> None:
+    """`@mock.patch("torch.cuda.is_available", return_value=True)` makes `assert torch.cuda.is_available()` hold on
+    a CPU: the mock wins (tests/unit/test_conventions.py::test_mocked_cuda stays `cpu`)."""
+    path = "tests/unit/test_conventions.py"
+    assert run(corpus, paths=[path], cache_dir=None).files[path].tests["test_mocked_cuda"].label == "cpu"
+
+
+HOOKS = "tests/round18_hooks/test_marker_hooks.py"
+
+
+def test_markers_that_conftest_hooks_skip_without_gpus(corpus, ids_vs_pytest) -> None:
+    """A repository's own marker (`needs_gpu`, `gpus(2)`) is a GPU need when its conftest's
+    `pytest_collection_modifyitems` or `pytest_runtest_setup` skips it where GPUs are missing (item_hooks.py);
+    a hook that skips a marker everywhere (`nightly`) leaves the test `cpu`. Was: `cpu` for all of them."""
+    got = ids_vs_pytest(HOOKS)
+    assert set(got.tests) == got.collected
+    tests = run(corpus, paths=[HOOKS], cache_dir=None).files[HOOKS].tests
+    one = tests["test_skipped_without_a_gpu_by_collection_hook"]
+    assert one.label == "gpu" and one.reasons[-1].startswith(
+        "tests/round18_hooks/conftest.py:12: pytest_collection_modifyitems -> ")
+    two = tests["test_skipped_without_two_gpus_by_setup_hook"]
+    assert (two.label, two.gpu_count) == ("gpu", 2) and "pytest_runtest_setup" in two.reasons[-1]
+    assert tests["test_asks_for_no_gpu"].label == "cpu"
+    nightly = tests["test_skipped_everywhere_for_another_reason"]
+    assert nightly.label == "cpu" and "skipped everywhere" in nightly.reasons[-1]
