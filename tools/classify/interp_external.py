@@ -118,6 +118,28 @@ def _pydantic_number(path: str) -> str | None:
     return None
 
 
+# External functions that call their first argument before they return: path -> how many arguments they pass it
+CALLS_ITS_FUNCTION = {
+    "functools.reduce": 2, "torch.utils._pytree.tree_map": 1, "torch.utils._pytree.tree_map_only": 1,
+    "torch.utils.checkpoint.checkpoint": 1, "torch.autograd.gradcheck": 1, "torch.autograd.gradgradcheck": 1,
+    "torch.autograd.functional.jacobian": 1, "torch.autograd.functional.hessian": 1, "optree.tree_map": 1,
+    "jax.tree_util.tree_map": 1,
+}
+# Function transforms whose result calls the function given (the device work is the function's)
+RETURNS_ITS_FUNCTION = frozenset({
+    "torch.func.vmap", "torch.vmap", "functorch.vmap", "torch.func.grad", "torch.func.grad_and_value",
+    "torch.func.jacrev", "torch.func.jacfwd", "torch.func.hessian", "functools.cache",
+})
+
+
+def _callable(v: Value | None) -> bool:
+    """An in-repo function or lambda, or a bound method of one: what a higher-order call runs."""
+    return isinstance(v, FuncV)
+
+
+MAX_MAPPED = 256  # rows of `map(fn, xs)` called one by one (as many as a container-filling loop unrolls)
+
+
 class ExternalMixin(InterpBase):
     """Calls leaving the repository, torch excepted; a part of dataflow.Interp."""
 
@@ -246,6 +268,12 @@ class ExternalMixin(InterpBase):
             return args[1]  # `cast(Literal["cpu", "cuda"], device.type)`: the value itself
         if path == "itertools.product" and args and not kwargs:
             return _product(args)
+        if path in CALLS_ITS_FUNCTION and args and _callable(args[0]):
+            # `functools.reduce(f, xs)`, `tree_map(f, tree)`: f runs now, on what the items may be
+            self.call(args[0], [UNK] * CALLS_ITS_FUNCTION[path], {}, n, frame, path.rsplit(".", 1)[-1])
+            return UNK
+        if path in RETURNS_ITS_FUNCTION and len(args) == 1 and _callable(args[0]):
+            return args[0]  # `torch.func.vmap(f)(x)`: calling the transform calls f (on slices of x)
         if path in RANDOM_DRAWS:
             got = _drawn(path, args, kwargs)
             if got is not None:
@@ -552,6 +580,17 @@ class ExternalMixin(InterpBase):
         return node is None or any(isinstance(n, ast.Attribute) and n.attr in ("register_buffer", "register_parameter")
                                    for n in ast.walk(node))
 
+    def _mapped(self, fn: Value, iterables: list[Value], n: ast.AST, frame: Frame) -> Value:
+        """`map(fn, xs, ...)`: `fn` called on each row of known sequences (`list(map(str, sizes))`,
+        `map(lambda t: t.cuda(), tensors)`), else once on what the elements may be, so that what it does to
+        devices counts even when the rows are not known."""
+        rows = [i.items if isinstance(i, Seq) and i.kind != SLICE else None for i in iterables]
+        if all(r is not None for r in rows) and min(len(r) for r in rows if r is not None) <= MAX_MAPPED:
+            return Seq(tuple(self.call(fn, list(row), {}, n, frame, "map")
+                             for row in zip(*(r for r in rows if r is not None), strict=False)), "list")
+        self.call(fn, [join_all(list(r)) if r else UNK for r in rows], {}, n, frame, "map")
+        return UNK
+
     def call_builtin(self, name: str, args: list[Value], kwargs: dict[str, Value], n: ast.AST,
                      frame: Frame) -> Value:
         line = getattr(n, "lineno", 0)
@@ -578,6 +617,12 @@ class ExternalMixin(InterpBase):
         if name == "slice" and 1 <= len(args) <= 3 and not kwargs:
             bounds = [Const(None), args[0], Const(None)] if len(args) == 1 else [*args, Const(None)][:3]
             return Seq(tuple(bounds), SLICE)
+        if name == "map" and len(args) >= 2 and not kwargs:
+            return self._mapped(args[0], args[1:], n, frame)
+        if name in ("sorted", "min", "max") and args and _callable(kwargs.get("key")):
+            self._mapped(kwargs["key"], [args[0] if len(args) == 1 else Seq(tuple(args), "tuple")], n, frame)
+        if name == "filter" and len(args) == 2 and not kwargs and _callable(args[0]):
+            self._mapped(args[0], [args[1]], n, frame)  # the predicate runs on each item
         if name == "filter" and len(args) == 2 and not kwargs and isinstance(args[1], Seq):
             kept = _filtered(args[0], args[1].items)  # `list(filter(torch.is_tensor, (W, H)))`
             if kept is not None:

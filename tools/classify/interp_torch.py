@@ -29,6 +29,7 @@ from tools.classify.values import (
     Const,
     DeviceV,
     Ext,
+    FuncV,
     GenClassV,
     Inst,
     MarkV,
@@ -55,6 +56,10 @@ class TorchMixin(InterpBase):
         """Methods of tensors and modules (and of any other value the analysis does not model, read as one):
         the ones that move data to a device or need one."""
         line = n.lineno
+        if name == "apply" and len(args) == 1 and not kwargs and isinstance(args[0], FuncV):
+            # `model.apply(init_fn)`: torch calls it on each submodule and the module itself, now
+            self.call(args[0], [recv], {}, n, frame, "apply")
+            return recv
         if nn_modules.is_module(recv):
             if name in nn_modules.SAME_MODULE_METHODS:
                 return recv

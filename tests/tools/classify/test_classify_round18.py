@@ -167,6 +167,11 @@ def test_cuda_tensor_types_and_asserts_on_cuda_are_gpu_needs(corpus) -> None:
         "TestAssertions::test_assert_true_cuda"].reasons[-1]
     assert tests["TestAssertions::test_assert_greater_count"].gpu_count == 2
     assert tests["TestAssertions::test_assert_false_cuda"].label == "cpu"
+    # map() calls its function: per row of known sequences, else once on what the rows may be
+    assert "calls <lambda>()" in tests["test_moves_each_tensor_with_map"].reasons[-1]
+    assert tests["test_moves_tensors_a_helper_maps"].label == "gpu"
+    assert tests["test_maps_over_nothing"].label == "cpu"
+    assert {"test_ids_made_by_map[1]", "test_ids_made_by_map[2]"} <= set(tests)
 
 
 def test_an_assert_on_cuda_under_a_cuda_mock_is_no_need(corpus) -> None:
