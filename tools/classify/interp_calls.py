@@ -65,6 +65,7 @@ from tools.classify.wrapper_marks import FUNCTION_NODES, checked_parametrize, vi
 
 MAX_DEPTH = 24
 SETATTR = Ext("builtins.setattr")
+GETATTR = Ext("builtins.getattr")
 UNKNOWN_KWARGS = "**"  # a keyword no call can spell: the call passed `**x` with an unknown x
 MAX_CONTAINER = 256
 
@@ -165,6 +166,11 @@ class CallsMixin(InterpBase):
                 self.bind(f.value, UNK, frame)
                 return got_v
             return self.method_call(recv, f.attr, args, kwargs, n, frame)
+        if isinstance(f, ast.Call) and isinstance(f.func, ast.Name) and f.func.id == "getattr" and len(f.args) == 2 \
+                and not f.keywords and isinstance(f.args[1], ast.Constant) and isinstance(f.args[1].value, str) \
+                and self.lookup("getattr", frame) == GETATTR:
+            # `getattr(x, "cuda")()`: the method call `x.cuda()`, as for an attribute spelled out
+            return self.method_call(self.ev(f.args[0], frame), f.args[1].value, args, kwargs, n, frame)
         callee = self.ev(f, frame)
         name = f.id if isinstance(f, ast.Name) else ""
         return self.call(callee, args, kwargs, n, frame, name)
