@@ -36,6 +36,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+# the ground truth ran on a machine without GPUs: a key that names another case there is scored by that case
+from tools.contract.classification import label_without_gpus  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -696,24 +700,18 @@ def match_ids(collected: list[str], cls: dict[str, dict[str, object]]) -> IdMatc
     return m
 
 
-def without_gpus(entry: dict[str, object]) -> str:
-    """An entry's label on a machine without GPUs, where the ground truth ran: `without_gpus` when the id names
-    another case there (a positional id over a device list that CUDA extends)."""
-    return str(entry.get("without_gpus") or entry["label"])
-
-
 def predicted(cls: dict[str, dict[str, object]], nodeid: str) -> str | None:
     """The classifier's label for a pytest node id (a key without [...] covers its parametrizations)."""
     if nodeid in cls:
-        return without_gpus(cls[nodeid])
+        return label_without_gpus(cls[nodeid])
     base = nodeid.split("[", 1)[0]
     if base in cls:
-        return without_gpus(cls[base])
+        return label_without_gpus(cls[base])
     parts = base.split("::")
     while len(parts) > 2:  # a class-level fallback key covers generated method names
         parts = parts[:-1]
         if "::".join(parts) in cls:
-            return without_gpus(cls["::".join(parts)])
+            return label_without_gpus(cls["::".join(parts)])
     return None
 
 
@@ -765,7 +763,7 @@ def score(truth: dict[str, Truth], files: dict[str, Truth], cls: dict[str, dict[
             if t.label == "excluded":
                 s.excluded.append((nodeid, t.why))
                 continue
-            p = without_gpus(cls[nodeid])
+            p = label_without_gpus(cls[nodeid])
             s.add(t.label, p)
             if p != t.label:
                 s.errors.append((nodeid, t.label, p, t.why))

@@ -87,10 +87,7 @@ def in_part(routing: Mapping[str, Mapping[str, str]], part: str, nodeid: str,
     path, key = contract.split_nodeid(nodeid)
     if path not in routing:
         return True
-    label = contract.route_label(routing[path], key)
-    if label == contract.ROUTE_CPU_WITHOUT_GPUS:
-        label = contract.machine_label(label, gpus())
-    is_cpu = label == "cpu"
+    is_cpu = contract.machine_label(contract.route_label(routing[path], key), gpus) == "cpu"
     return is_cpu if part == "cpu" else not is_cpu
 
 

@@ -68,7 +68,7 @@ def label_without_gpus(test: Mapping[str, Any]) -> str:
 
 def test_labels(tests: Mapping[str, Mapping[str, Any]]) -> list[str]:
     """Every label the tests have on either kind of machine: what a file's label is derived from."""
-    return [*(t["label"] for t in tests.values()), *(CPU for t in tests.values() if t.get(WITHOUT_GPUS) == CPU)]
+    return [*(t["label"] for t in tests.values()), *(label_without_gpus(t) for t in tests.values())]
 
 
 def file_source(tests: Mapping[str, Mapping[str, Any]]) -> str:

@@ -7,7 +7,7 @@ loads this file by path, so a repository with its own `tools` package cannot sha
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TypeVar
 
 # Set by torch_py_test (rules/private/torch_py_test.bzl) on every target.
@@ -59,10 +59,11 @@ def resolve_key(tests: Mapping[str, V], key: str) -> str | None:
 ROUTE_CPU_WITHOUT_GPUS = "gpu; cpu without gpus"
 
 
-def machine_label(label: str, gpus: bool) -> str:
-    """A routing label on this machine: ROUTE_CPU_WITHOUT_GPUS is gpu where there are GPUs, else cpu."""
+def machine_label(label: str, gpus: Callable[[], bool]) -> str:
+    """A routing label on this machine: ROUTE_CPU_WITHOUT_GPUS is gpu where `gpus()` says there are GPUs, else
+    cpu (asked only for that label); any other label is itself."""
     if label == ROUTE_CPU_WITHOUT_GPUS:
-        return "gpu" if gpus else "cpu"
+        return "gpu" if gpus() else "cpu"
     return label
 
 

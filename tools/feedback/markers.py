@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from tools.atomic_write import write_bytes_atomic as _write_bytes_atomic
+from tools.contract.classification import label_without_gpus
 
 MARKER_HELP = {
     "cpu": "cpu: the test runs on a CPU (manual classification)",
@@ -93,7 +94,7 @@ def plan(entry: Mapping[str, Any]) -> tuple[dict[tuple[str, ...], Spec], list[st
     problems: list[str] = []
     for defpath, tests in sorted(groups.items()):
         # (a key that names a CPU case where no GPU is seen, `without_gpus`, is both: one marker cannot say it)
-        labels = {t.get("label") for t in tests} | {"cpu" for t in tests if t.get("without_gpus") == "cpu"}
+        labels = {t.get("label") for t in tests} | {label_without_gpus(t) for t in tests}
         if labels - {"cpu", "gpu"}:
             continue  # unknown: nothing to write down
         if len(labels) != 1:
