@@ -40,6 +40,9 @@ ALWAYS_SKIP_KEY = MARK_SKIP_KEY + "always:"
 # An `assert torch.cuda.is_available()` that the world decided (checked in the GPU worlds like a skip); a test that
 # patches torch.cuda (MOCK) makes such an assert hold on a CPU, so it is no need there
 ASSERT_KEY = "assert:"
+# A GPU need of running `nvidia-smi` in a subprocess (it is not installed without an NVIDIA driver): a `try` swallows
+# it when a handler catches the errors starting a program raises (OSError, CalledProcessError), not CUDA's
+PROCESS_KEY = "process:"
 
 
 @frozen

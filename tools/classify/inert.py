@@ -46,7 +46,7 @@ from tools.classify.values import (
 TRIGGER_SUBSTRINGS = (
     "cuda", "gpu", "device", "accelerat", "gaudi", "habana", "ascend", "nccl", "gloo", "distributed",
     "process_group", "world_size", "skip", "xfail", "nvtx", "pin_memory", "record_stream", "register_buffer",
-    "to_empty", "tensor_type", "import", "global", "nonlocal", "__dict__",
+    "to_empty", "tensor_type", "import", "global", "nonlocal", "__dict__", "nvidia",
 )
 TRIGGER_SUBSTRING = re.compile("|".join(re.escape(w) for w in TRIGGER_SUBSTRINGS))
 # Short accelerator names count only as words of their own (`is_tpu_available`, not `output`, `dumps`).

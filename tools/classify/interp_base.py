@@ -9,6 +9,7 @@ and devices.py, never each other or dataflow.py, and reach each other's methods 
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
@@ -87,6 +88,8 @@ class Generated:
     exact: bool = True
 
 
+# An assertion whose source says it is about devices (InterpBase.world_decided_assert)
+_DEVICE_WORDS = re.compile(r"cuda|gpu|device|accelerat", re.IGNORECASE)
 MAX_GENERATED = 1024  # yields kept: more is not a parametrization anyone spells out
 
 
@@ -291,11 +294,15 @@ class InterpBase:
         return got
 
     def world_decided_assert(self, holds: bool | None, reads_before: int, frame: Frame, line: int, text: str) -> None:
-        """An assertion (`assert torch.cuda.is_available()`, `self.assertGreater(torch.cuda.device_count(), 1)`)
-        that fails here because the world decided it: checked in the GPU worlds like a skip (ASSERT_KEY), so a
-        world where it holds makes it a GPU need. One that fails everywhere, or that the world did not decide, is
-        no need; the path goes on either way (an assert the analysis decides wrongly must not hide what follows)."""
-        if holds is False and self.world_reads != reads_before:
+        """An assertion that fails here and that the world may decide: it read the world (`assert
+        torch.cuda.is_available()`, `self.assertGreater(torch.cuda.device_count(), 1)`), or it is about devices
+        (`assert dev.type == "cuda"`, where `dev` read the world statements earlier). Checked in the GPU worlds
+        like a skip (ASSERT_KEY), so a world where it holds makes it a GPU need; one that fails in every world is
+        no need (evidence.decide ignores a skip no world lifts). Any other assert the analysis decides false (its
+        values imprecise: library code's `assert reduction in _REDUCTIONS`) is left alone, as rechecking it in
+        every GPU world would cost a case three analyses. The path goes on either way (an assert the analysis
+        decides wrongly must not hide what follows)."""
+        if holds is False and (self.world_reads != reads_before or _DEVICE_WORDS.search(text)):
             frame.add(Finding(SKIP, (step(frame.rel, line, f"{text} fails on a machine without the GPUs it asks "
                                                            "for"),), key=f"{ASSERT_KEY}{frame.rel}:{line}"))
 

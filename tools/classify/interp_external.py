@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import itertools
 import math
+import os
 import re
 import string
 
@@ -27,7 +28,7 @@ from tools.classify.devices import (
     truth,
     type_path,
 )
-from tools.classify.evidence import GPU, MOCK, SKIP, UNKNOWN, Finding, step
+from tools.classify.evidence import GPU, MOCK, PROCESS_KEY, SKIP, UNKNOWN, Finding, step
 from tools.classify.guards import off_cuda_taken, reached_package
 from tools.classify.interp_base import (
     DYNAMIC,
@@ -237,6 +238,9 @@ class ExternalMixin(InterpBase):
         if path.startswith(DYNAMIC):
             frame.add(Finding(UNKNOWN, (step(frame.rel, line, "calls") + f" {path[len(DYNAMIC):]}",)))
             return args[0] if len(args) == 1 and not kwargs and isinstance(args[0], TestFnV) else UNK
+        if _runs_nvidia_smi(path, args, kwargs):
+            frame.add(Finding(GPU, (step(frame.rel, line, f"{path}() runs nvidia-smi, which needs an NVIDIA driver"),),
+                              key=PROCESS_KEY))
         if not kwargs:
             made = versions.construct(path, args)
             if made is not None:
@@ -745,6 +749,27 @@ class ExternalMixin(InterpBase):
 _BUILTIN_VALUE_TYPES = frozenset(f"builtins.{t}" for t in ("list", "tuple", "dict", "set", "frozenset", "str", "bytes",
                                                              "int", "float", "complex", "bool"))
 _PLAIN_BASES = frozenset({"builtins.object", "abc.ABC", "typing.Generic", "typing.Protocol"})
+# subprocess functions -> whether they raise when the program exits non-zero (all raise when it is not installed)
+_PROCESS_CALLS = {"subprocess.run": False, "subprocess.call": False, "subprocess.Popen": False,
+                  "subprocess.check_call": True, "subprocess.check_output": True}
+
+
+def _runs_nvidia_smi(path: str, args: list[Value], kwargs: dict[str, Value]) -> bool:
+    """`subprocess.run(["nvidia-smi", ...])`, `check_output("nvidia-smi")`: fails (FileNotFoundError, or a non-zero
+    exit it checks) where no NVIDIA driver is installed. Through a shell without a check, only the exit status
+    says so: no need."""
+    if path not in _PROCESS_CALLS or not args:
+        return False
+    cmd = args[0]
+    first = cmd.items[0] if isinstance(cmd, Seq) and cmd.items else cmd
+    if not isinstance(first, Const) or not isinstance(first.value, str) or not first.value.split():
+        return False
+    program = first.value.split()[0] if isinstance(cmd, Const) else first.value
+    if os.path.basename(program) != "nvidia-smi":
+        return False
+    return _PROCESS_CALLS[path] or kwargs.get("check") == Const(True) or kwargs.get("shell") != Const(True)
+
+
 RANDOM_DRAWS = frozenset({"random.choice", "random.choices", "random.sample"})
 
 

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from tools.classify import limits, nn_modules
 from tools.classify.closures import enclosing_function, free_names, mutated_outer_names, shared_cells
 from tools.classify.devices import EXISTING_DEVICE, _compare, accel_device, gpu_count_of, isinstance_of, truth
-from tools.classify.evidence import GPU, IMPORTS, SKIP, UNKNOWN, Finding, step
+from tools.classify.evidence import GPU, IMPORTS, PROCESS_KEY, SKIP, UNKNOWN, Finding, step
 from tools.classify.guards import (
     EXPECTS_ERROR,
     RAISES_OFF_CUDA,
@@ -272,10 +272,11 @@ class StatementsMixin(InterpBase):
             body = self._branch(frame)
             body.findings = []
             ended = self.exec_block(s.body, body)
-            swallowed = _swallows_device_errors(s)
+            swallowed = _swallows(s, _DEVICE_ERRORS)
+            process_swallowed = _swallows(s, _PROCESS_ERRORS)
             for f in body.findings:
                 # `try: torch.tensor(0, device=i) except Exception: continue` cannot fail the test
-                if not (swallowed and f.kind in (GPU, UNKNOWN)):
+                if not ((process_swallowed if f.key == PROCESS_KEY else swallowed) and f.kind in (GPU, UNKNOWN)):
                     frame.add(f)
             body.findings = frame.findings
             if not ended:
@@ -867,14 +868,17 @@ def _rebinds_grown(node: ast.AST) -> bool:
 # Exceptions a CPU-only torch raises when code needs CUDA: "Torch not compiled with CUDA enabled" is an
 # AssertionError, "No CUDA GPUs are available" / "Found no NVIDIA driver" a RuntimeError.
 _DEVICE_ERRORS = frozenset({"Exception", "BaseException", "RuntimeError", "AssertionError", "AcceleratorError"})
+_PROCESS_ERRORS = frozenset({"Exception", "BaseException", "OSError", "FileNotFoundError", "SubprocessError",
+                             "CalledProcessError"})
 _ESCAPES = frozenset({"skip", "fail", "xfail", "skipTest", "exit"})
 
 
-def _swallows_device_errors(s: ast.Try) -> bool:
-    """Whether a handler of this try catches the errors of CUDA calls and neither re-raises nor skips/fails."""
+def _swallows(s: ast.Try, errors: frozenset[str]) -> bool:
+    """Whether a handler of this try catches one of these errors (those of CUDA calls, those of starting a program)
+    and neither re-raises nor skips/fails."""
     for h in s.handlers:
         types = h.type.elts if isinstance(h.type, ast.Tuple) else [h.type] if h.type is not None else []
-        if h.type is not None and not any(_last_name(t) in _DEVICE_ERRORS for t in types):
+        if h.type is not None and not any(_last_name(t) in errors for t in types):
             continue
         escapes = False
         todo: list[ast.AST] = list(h.body)

@@ -11,7 +11,7 @@ import pytest
 
 from tools.classify import conventions
 from tools.classify.collect import to_safe_name
-from tools.classify.interp_statements import _swallows_device_errors
+from tools.classify.interp_statements import _DEVICE_ERRORS, _PROCESS_ERRORS, _swallows
 from tools.classify.runner import run
 
 CORPUS = Path(__file__).resolve().parent / "fixtures"
@@ -61,11 +61,25 @@ def test_parameterized_safe_names() -> None:
     ("try:\n    f()\nexcept Exception:\n    pytest.skip('no cuda')\n", False),
     ("try:\n    f()\nexcept ImportError:\n    pass\n", False),
     ("try:\n    f()\nfinally:\n    pass\n", False),
+    ("try:\n    f()\nexcept FileNotFoundError:\n    pass\n", False),  # not an error CUDA raises
 ])
 def test_which_handlers_swallow_device_errors(src: str, swallowed: bool) -> None:
     node = ast.parse(src).body[0]
     assert isinstance(node, ast.Try)
-    assert _swallows_device_errors(node) is swallowed
+    assert _swallows(node, _DEVICE_ERRORS) is swallowed
+
+
+@pytest.mark.parametrize(("src", "swallowed"), [
+    ("try:\n    f()\nexcept FileNotFoundError:\n    pass\n", True),
+    ("try:\n    f()\nexcept (OSError, subprocess.CalledProcessError):\n    pass\n", True),
+    ("try:\n    f()\nexcept Exception:\n    pass\n", True),
+    ("try:\n    f()\nexcept RuntimeError:\n    pass\n", False),  # not what starting a program raises
+    ("try:\n    f()\nexcept FileNotFoundError:\n    pytest.skip('no driver')\n", False),
+])
+def test_which_handlers_swallow_process_errors(src: str, swallowed: bool) -> None:
+    node = ast.parse(src).body[0]
+    assert isinstance(node, ast.Try)
+    assert _swallows(node, _PROCESS_ERRORS) is swallowed
 
 
 def test_parameterized_expand_names_match_the_package(tests) -> None:
