@@ -78,6 +78,10 @@ from tools.classify.values import (
 )
 
 WORLDS = ANALYSIS_WORLDS[1:]  # the worlds with GPUs
+# The module-level xunit hooks pytest runs around a test, in order: of each group, the first the module has
+# (unittest's spelling before pytest's); `*_function` only around module-level test functions
+MODULE_SETUP = (("setUpModule", "setup_module"), ("setup_function",))
+MODULE_TEARDOWN = (("teardown_function",), ("tearDownModule", "teardown_module"))
 # At most this many parametrizations per test are analysed one by one; a test with more gets one function-level key
 # that says so. Each case costs about 1.3 ms of CPU (curvlinops-for-pytorch, one process: 12,702 keys in 17 s at
 # 1,024, 26,523 keys in 34 s at 8,192): the cost follows the ids emitted, and the file budget still caps a file.
@@ -149,6 +153,7 @@ class Analyzer:
         self.quiet_verdicts: dict[int, Verdict] = {}  # per file: "no GPU use found" by the test's line
         self.fixture_world_memo: dict[tuple[str, tuple[ClassV, ...]], bool] = {}
         self.literal_memo: dict[tuple[str, tuple[int, int]], bool] = {}
+        self.by_name_memo: dict[tuple[str, tuple[int, int]], list[str] | None] = {}
         self.prove_inert = prove_inert
         self.inert = InertProver(self.source.lines_of, lambda rel, pos: self.source.module(rel).defs.get(pos),
                                  self._env_of)
@@ -370,6 +375,7 @@ class Analyzer:
         kwargs, wrappers = ctx.kwargs, ctx.wrappers
         args = self.fixtures.fixture_args(item.func)
         self_v: Value | None = None
+        findings.extend(self._module_hooks(rel, item, MODULE_SETUP, world))
         if item.classes:
             cls = item.classes[-1]
             self_v = Inst(cls, item.self_attrs)
@@ -390,6 +396,12 @@ class Analyzer:
         for k, v in direct.items():
             if k in params:
                 call_kwargs[k] = v
+        request = call_kwargs.get("request")
+        if isinstance(request, RequestV):
+            fs, values = self.by_name_fixtures(rel, item, direct, choice, world)
+            findings.extend(fs)
+            if values:
+                call_kwargs["request"] = RequestV(request.param, values)
         if not self.body_inert(item, call_kwargs, self_v, world):
             findings.extend(self.interp.call_function(fv, [], call_kwargs, world, 1).findings)
         for w in wrappers:
@@ -400,7 +412,73 @@ class Analyzer:
             wargs: list[Value] = [self_v] if self_v is not None else [] if wkw else [UNK]
             wr = self.interp.call_function(w, wargs, wkw, world, 1)
             findings.extend(f.prefixed(step(w.rel, w.pos[0], "decorator wrapper")) for f in wr.findings)
+        if item.classes and isinstance(self_v, Inst):
+            hooks = ("tearDown", "tearDownClass") if item.unittest else ("teardown_method", "teardown_class")
+            for hook in hooks:
+                h = self.interp.class_lookup(item.classes[-1], hook, world)
+                if isinstance(h, FuncV):
+                    hb = FuncV(h.rel, h.pos, h.name, bound=self_v, captured=h.captured, cls=h.cls)
+                    res = self.interp.call_function(hb, [], {}, world, 1)
+                    findings.extend(f.prefixed(step(h.rel, h.pos[0], f"{hook}()")) for f in res.findings)
+        findings.extend(self._module_hooks(rel, item, MODULE_TEARDOWN, world))
         return findings
+
+    def by_name_fixtures(self, rel: str, item: TestItem, direct: dict[str, Value], choice: dict[str, ParamCase],
+                         world: int) -> tuple[list[Finding], tuple[tuple[str, Value], ...]]:
+        """The fixtures a test asks for by name with `request.getfixturevalue(...)`: a literal name in its body, or
+        a string among the case's parameter values (`@parametrize("name", ["cuda_buf", "host_buf"])` then
+        `request.getfixturevalue(name)`) that names a visible fixture. Their findings count as the test's (each
+        is set up when asked for), and `request` hands their values over."""
+        literals = self.getfixturevalue_literals(item.func)
+        if literals is None:
+            return [], ()
+        names = [*literals, *(v.value for v in direct.values() if isinstance(v, Const) and isinstance(v.value, str))]
+        tables = self.fixtures.scopes(rel, item)
+        findings: list[Finding] = []
+        values: dict[str, Value] = {}
+        for name in dict.fromkeys(names):
+            fx = self.fixtures.find(tables, name)
+            if fx is None:
+                continue
+            v, fs = self.fixtures.fixture_value(fx, tables, choice, world, ())
+            values[name] = v
+            self.fixture_modules.add(fx.fv.rel)
+            findings.extend(f.prefixed(step(rel, item.line, f"request.getfixturevalue({name!r}) "
+                                                            f"({fx.where.split(': ')[0]})")) for f in fs)
+        return findings, tuple(sorted(values.items()))
+
+    def getfixturevalue_literals(self, fv: FuncV) -> list[str] | None:
+        """The literal names a test function passes to `request.getfixturevalue` (None: it never calls it);
+        memoised per function."""
+        key = (fv.rel, fv.pos)
+        if key not in self.by_name_memo:
+            node = self.source.module(fv.rel).defs.get(fv.pos)
+            calls = [c for c in ast.walk(node) if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute)
+                     and c.func.attr == "getfixturevalue"] if node is not None else []
+            self.by_name_memo[key] = [c.args[0].value for c in calls if c.args and isinstance(
+                c.args[0], ast.Constant) and isinstance(c.args[0].value, str)] if calls else None
+        return self.by_name_memo[key]
+
+    def _module_hooks(self, rel: str, item: TestItem, hooks: tuple[tuple[str, ...], ...], world: int) -> list[
+            Finding]:
+        """The findings of the test module's xunit-style hooks that pytest runs around this test (`setup_module`,
+        unittest's `setUpModule`, `setup_function` for a plain function; their teardowns): a skip there skips
+        the test, a CUDA use there fails it."""
+        env = self.interp.module_state(rel, world).env
+        out: list[Finding] = []
+        for group in hooks:
+            if group[0].endswith("_function") and item.classes:
+                continue  # (pytest calls setup_function/teardown_function for module-level functions only)
+            hook = next((h for h in group if h in env), None)
+            h = env.get(hook) if hook else None
+            if not isinstance(h, FuncV):
+                continue
+            node = self.source.module(h.rel).defs.get(h.pos)
+            params = len(node.args.posonlyargs) + len(node.args.args) if isinstance(
+                node, (ast.FunctionDef, ast.AsyncFunctionDef)) else 0
+            res = self.interp.call_function(h, [UNK] * min(params, 1), {}, world, 1)
+            out.extend(f.prefixed(step(rel, item.line, f"{hook}()")) for f in res.findings)
+        return out
 
     def body_inert(self, item: TestItem, call_kwargs: dict[str, Value], self_v: Value | None, world: int) -> bool:
         """Whether running the test body with these arguments provably yields no finding (inert.py): then it
@@ -419,11 +497,16 @@ class Analyzer:
         classes = {*item.classes, self_v.cls, *([item.func.cls] if item.func.cls is not None else [])}
         return all(p.callable_inert(c, world) for c in sorted(classes, key=lambda c: (c.rel, c.pos)))
 
-    def may_be_quiet(self, item: TestItem) -> bool:
+    def may_be_quiet(self, rel: str, item: TestItem) -> bool:
         """Whether quiet_case can apply to the item's cases: a module-level test function, not generated,
-        whose body is inert (memoised per function)."""
+        whose body is inert (memoised per function), in a module without xunit hooks (`setup_module`...)."""
         return not (item.classes or item.bindings or item.marks or item.requirement or item.fallback
-                    or not self.prove_inert or item.func.captured) and self.inert.callable_inert(item.func, 0)
+                    or not self.prove_inert or item.func.captured or self.has_module_hooks(rel)) and \
+            self.inert.callable_inert(item.func, 0)
+
+    def has_module_hooks(self, rel: str) -> bool:
+        env = self.interp.module_state(rel, 0).env
+        return any(h in env for group in (*MODULE_SETUP, *MODULE_TEARDOWN) for h in group)
 
     def quiet_case(self, rel: str, item: TestItem, direct: dict[str, Value], choice: dict[str, ParamCase],
                    case_marks: list[Value]) -> Verdict | None:
@@ -431,7 +514,7 @@ class Analyzer:
         parameters and fixtures yield no finding. None: take the general path (budgeted_case), which gives the
         same verdict for such a case, only slower."""
         if case_marks or self.interp.steps >= self.interp.limit or self.item_hooks.of(rel, 0):
-            return None  # (the caller asked may_be_quiet(item); conftest item hooks may skip it by its marks)
+            return None  # (the caller asked may_be_quiet(rel, item); conftest item hooks may skip it by its marks)
         key = self.context_key(rel, item, direct, choice, 0)
         known = self.context_memo.get(key) if key is not None else None
         if known is not None:  # what case_context under CASE_BUDGET would give, without the calls
@@ -821,7 +904,7 @@ class Analyzer:
                 first: dict[str, tuple[dict[str, Value], dict[str, ParamCase], list[Value]]] = {}
                 for sfx, direct, choice, marks in params:
                     first.setdefault(sfx, (direct, choice, marks))
-                may_be_quiet = not extra and self.may_be_quiet(item)
+                may_be_quiet = not extra and self.may_be_quiet(rel, item)
                 for suffix, first_world in suffixes:
                     quick = self.quiet_case(rel, item, *first[suffix]) if may_be_quiet and not first_world else None
                     tests[item.key + suffix] = quick or self.budgeted_case(rel, item, suffix, extra, first_world)

@@ -18,7 +18,7 @@ from tools.classify.marks import mark_findings
 from tools.classify.plugins import PYTEST_TORCH_PARAM_ORDER, PYTEST_TORCH_REL
 from tools.classify.sources import Sources
 from tools.classify.values import UNRESOLVED as UNK
-from tools.classify.values import ClassV, Const, EnumV, Ext, FuncV, Inst, RequestV, Value
+from tools.classify.values import ClassV, Const, EnumV, Ext, FuncV, Inst, ModV, RequestV, Seq, Value
 from tools.classify.wrapper_marks import requested_names
 
 SCOPES = {"session": 0, "package": 1, "module": 2, "class": 3, "function": 4}
@@ -59,6 +59,7 @@ class Fixtures:
         self.source = source
         self.interp = interp
         self.fixture_tables: dict[str, dict[str, Fixture]] = {}
+        self.own_tables: dict[str, dict[str, Fixture]] = {}  # without star-imported modules' fixtures
         self.fixture_memo: dict[tuple[object, ...], tuple[Value, tuple[Finding, ...]]] = {}
         self.fixture_costs: dict[tuple[object, ...], int] = {}  # steps each memoised fixture value took
         self.scope_memo: dict[tuple[str, tuple[ClassV, ...]], list[dict[str, Fixture]]] = {}
@@ -124,13 +125,50 @@ class Fixtures:
         return out
 
     def module_fixtures(self, rel: str) -> dict[str, Fixture]:
+        """The fixtures a module defines or imports, those of `from fixtures import *` included (a conftest
+        gathering fixture modules that way; public names, as the star import binds; the module's own first, then
+        each star-imported module's in import order, depth first)."""
         got = self.fixture_tables.get(rel)
         if got is None:
-            # memoised across files: its work counts toward no test's budget (so none depends on the order)
-            got = self.interp.budgeted(UNIT_BUDGET, self._fixtures_in, sorted(
-                self.interp.module_state(rel, 0).env.items(), key=lambda kv: kv[0]))[0]
+            got = dict(self._own_fixtures(rel))
+            seen = {rel}
+            todo = list(reversed(self._star_modules(rel)))
+            while todo:
+                m = todo.pop()
+                if m in seen:
+                    continue
+                seen.add(m)
+                for name, fx in self._own_fixtures(m).items():
+                    if not fx.fv.name.startswith("_"):
+                        got.setdefault(name, fx)
+                todo.extend(reversed(self._star_modules(m)))
             self.fixture_tables[rel] = got
         return got
+
+    def _own_fixtures(self, rel: str) -> dict[str, Fixture]:
+        got = self.own_tables.get(rel)
+        if got is None:
+            # memoised across files: its work counts toward no test's budget (so none depends on the order)
+            got = self.own_tables[rel] = self.interp.budgeted(UNIT_BUDGET, self._fixtures_in, sorted(
+                self.interp.module_state(rel, 0).env.items(), key=lambda kv: kv[0]))[0]
+        return got
+
+    def _star_modules(self, rel: str) -> list[str]:
+        return [star.rel for star in self.interp.module_state(rel, 0).stars
+                if isinstance(star, ModV) and star.rel and star.rel != rel]
+
+    def plugin_modules(self, rel: str) -> list[str]:
+        """The in-repo modules a module's `pytest_plugins` names (`pytest_plugins = ["tests.fixtures"]` in the root
+        conftest): pytest imports them as plugins, and their fixtures are visible to every test."""
+        v = self.interp.module_state(rel, 0).env.get("pytest_plugins")
+        names = [v] if isinstance(v, Const) else list(v.items) if isinstance(v, Seq) else []
+        out: list[str] = []
+        for n in names:
+            if isinstance(n, Const) and isinstance(n.value, str):
+                got = self.source.resolve_import(n.value, rel, 0, "")
+                if got and got not in out:
+                    out.append(got)
+        return out
 
     def class_fixtures(self, cls: ClassV) -> dict[str, Fixture]:
         out: dict[str, Fixture] = {}
@@ -152,7 +190,9 @@ class Fixtures:
     def _scopes(self, rel: str, item: TestItem) -> list[dict[str, Fixture]]:
         tables = [self.class_fixtures(c) for c in reversed(item.classes)]
         tables.append(self.module_fixtures(rel))
-        tables.extend(self.module_fixtures(c) for c in reversed(self.source.conftests_for(rel)))
+        for c in reversed(self.source.conftests_for(rel)):
+            tables.append(self.module_fixtures(c))
+            tables.extend(self.module_fixtures(p) for p in self.plugin_modules(c))
         tables.append(self.module_fixtures(PYTEST_TORCH_REL))  # installed plugins: only when nothing closer
         return tables
 

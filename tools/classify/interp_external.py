@@ -66,6 +66,7 @@ from tools.classify.values import (
     NNModV,
     OneOf,
     ParamV,
+    RequestV,
     ReqV,
     Seq,
     SkipV,
@@ -420,6 +421,8 @@ class ExternalMixin(InterpBase):
             return self.option_default(args[0].value, frame.rel)
         if name in MOCK_FACTORIES:  # pytest-mock's `mocker.MagicMock()`
             return Ext(MOCK_OBJECT)
+        if name == "getfixturevalue" and isinstance(recv, RequestV) and len(args) == 1 and isinstance(args[0], Const):
+            return dict(recv.fixtures).get(str(args[0].value), UNK)
         if name == "skipTest":
             frame.add(Finding(SKIP, (step(frame.rel, line, "self.skipTest()"),), key=f"{frame.rel}:{line}"))
             return NORETURN

@@ -374,16 +374,35 @@ class StatementsMixin(InterpBase):
             self.decorator_envs[frame.rel, frame.world, (s.lineno, s.col_offset)] = snap
 
     def _exec_with(self, s: ast.With | ast.AsyncWith, frame: Frame) -> bool:
+        exits: list[Value] = []
+        enter, leave = ("__aenter__", "__aexit__") if isinstance(s, ast.AsyncWith) else ("__enter__", "__exit__")
         for item in s.items:
             cv = self.ev(item.context_expr, frame)
             d = accel_device(cv) if isinstance(cv, DeviceV) else None
             if d:
                 frame.add(Finding(GPU, (step(frame.rel, s.lineno, f"with torch.device({d!r}) makes {d} the "
                                                               "default device"),), gpu_count_of(d)))
+            entered = self._context_method(cv, enter, [], s, frame)
+            if entered is not None:
+                # an in-repo context manager class: `with Timer("cuda") as t` runs Timer.__enter__ (`t` is what it
+                # returns) and, after the body, __exit__
+                exits.append(entered if isinstance(entered, Inst) and entered.cls == getattr(cv, "cls", None) else cv)
             if item.optional_vars is not None:
                 # (`with open(path) as f`: an open file is its own context value)
-                self.bind(item.optional_vars, cv if isinstance(cv, (DeviceV, Inst, PathV)) else UNK, frame)
-        return self.exec_block(s.body, frame)
+                self.bind(item.optional_vars, entered if entered is not None else cv if isinstance(
+                    cv, (DeviceV, Inst, PathV)) else UNK, frame)
+        ended = self.exec_block(s.body, frame)
+        for cv in reversed(exits):
+            self._context_method(cv, leave, [Const(None)] * 3, s, frame)
+        return ended
+
+    def _context_method(self, cv: Value, name: str, args: list[Value], s: ast.stmt, frame: Frame) -> Value | None:
+        """The value of `cv.<name>(*args)` when cv is an object of an in-repo class that defines it; None
+        otherwise (a torch or library context manager, modelled elsewhere)."""
+        if not isinstance(cv, Inst) or not isinstance(self.class_lookup(cv.cls, name, frame.world), FuncV):
+            return None
+        method = self.getattr_v(cv, name, frame, s)
+        return self.call_function_from(method, args, {}, s.lineno, frame) if isinstance(method, FuncV) else None
 
     def _raises_off_cuda(self, s: ast.If, taken: bool | None, frame: Frame) -> None:
         """`if accelerator != "cuda": raise RuntimeError(...)`: code that raises unless it runs on CUDA is a GPU

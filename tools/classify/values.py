@@ -322,9 +322,11 @@ class PathV:
 
 @frozen
 class RequestV:
-    """pytest's `request` fixture; `request.param` is the current fixture parameter."""
+    """pytest's `request` fixture; `request.param` is the current fixture parameter; `fixtures`: the values of
+    the fixtures a test may ask for by name (`request.getfixturevalue(name)`, Analyzer.by_name_fixtures)."""
 
     param: Value
+    fixtures: tuple[tuple[str, Value], ...] = ()
 
 
 Value = (
