@@ -38,6 +38,7 @@ from tools.classify.interp_base import (
     Frame,
     ModuleState,
     is_fixture_def,
+    patched_key,
 )
 from tools.classify.interp_calls import CallsMixin
 from tools.classify.interp_classes import ClassesMixin
@@ -167,6 +168,8 @@ class Interp(StatementsMixin, ExpressionsMixin, ClassesMixin, CallsMixin, Extern
             return frame.env[name]
         if name in frame.captured:
             return frame.captured[name]
+        if self.stores_seen and patched_key(frame.rel, name) in frame.env:
+            return frame.env[patched_key(frame.rel, name)]  # a module global the test replaced
         st = self.module_state(frame.rel, frame.world)
         if name in st.env:
             return st.env[name]

@@ -18,7 +18,19 @@ from tools.classify import conventions
 from tools.classify.evidence import ASSERT_KEY, IF_IMPORTED, IMPORTS, SKIP, Finding, step
 from tools.classify.modules import ParsedModule
 from tools.classify.summaries import Frames
-from tools.classify.values import ClassV, Const, DictV, EnumV, FuncV, Inst, PathV, Seq, Value, alternatives
+from tools.classify.values import (
+    UNRESOLVED,
+    ClassV,
+    Const,
+    DictV,
+    EnumV,
+    FuncV,
+    Inst,
+    PathV,
+    Seq,
+    Value,
+    alternatives,
+)
 
 if TYPE_CHECKING:
     from tools.classify.dataclass_fields import Field
@@ -54,6 +66,14 @@ MUTATORS = frozenset({"append", "extend", "insert", "add", "update", "remove", "
 # under `STORE + <class rel>:<line>:<col>.<attr>` (not an identifier, so no Python name collides); absent is
 # empty (a fresh process). An instance sharing one keeps the key under its attribute NAMESPACE.
 STORE = "<store>"
+# The environment variables a test set (`monkeypatch.setenv`, `os.environ[name] = v`): a shared namespace (STORE) of
+# name -> value that calls see, so a library's `os.environ.get(name, default)` reads what the test set; a name
+# absent from it reads as unset, as everywhere else in the analysis
+ENVIRON = STORE + "os.environ"
+# A module attribute a test replaced (`monkeypatch.setattr(runtime, "DEFAULT_DEVICE", "cuda")`, `runtime.X = v`):
+# `PATCHED + "<module rel>:<name>"` is a shared namespace entry holding the new value, which that module's code
+# reads instead of its own from then on
+PATCHED = STORE + "patched:"
 NAMESPACE = "<namespace>"
 
 
@@ -187,6 +207,27 @@ def dict_alternatives(v: Value) -> list[tuple[tuple[str, Value], ...]] | None:
             return None
         out.append(tuple((str(k.value), x) for k, x in a.items if isinstance(k, Const)))
     return out
+
+
+def set_environ(frame: Frame, name: str, value: Value | None) -> None:
+    """Record that the code set environment variable `name` (None: deleted it), for the calls that follow."""
+    cur = frame.env.get(ENVIRON)
+    items = tuple(kv for kv in (cur.items if isinstance(cur, DictV) else ()) if kv[0] != Const(name))
+    frame.env[ENVIRON] = DictV((*items, (Const(name), value if value is not None else Const(None))))
+
+
+def environ_value(frame: Frame, name: Value) -> Value | None:
+    """What the code set environment variable `name` to (Const(None): deleted it); None: it did not set it."""
+    cur = frame.env.get(ENVIRON)
+    if cur is None:
+        return None
+    if not isinstance(cur, DictV) or not isinstance(name, Const):
+        return UNRESOLVED  # (some variable was set: an unknown name may be it)
+    return next((v for k, v in cur.items if k == name), None)
+
+
+def patched_key(rel: str, name: str) -> str:
+    return f"{PATCHED}{rel}:{name}"
 
 
 def frame_stores(frame: Frame) -> tuple[tuple[str, Value], ...]:
@@ -336,6 +377,7 @@ class InterpBase:
         def getattr_v(self, obj: Value, name: str, frame: Frame, node: ast.AST) -> Value: ...
         def device_guard(self, test: ast.expr, frame: Frame) -> bool | None: ...
         def existing_device_elements(self, it: ast.expr, frame: Frame) -> Value | None: ...
+        def dataclass_field_names(self, cls: ClassV, world: int) -> list[str] | None: ...
 
         # interp_classes.ClassesMixin
         def enum_member(self, cls: ClassV, name: str, world: int) -> EnumV | None: ...

@@ -46,6 +46,7 @@ from tools.classify.values import (
     NNModV,
     NoReturn,
     OneOf,
+    PartialV,
     PathV,
     ReqV,
     Seq,
@@ -212,6 +213,8 @@ class CallsMixin(InterpBase):
         line = getattr(n, "lineno", 0)
         if isinstance(callee, OneOf):
             return join_all([self.call(c, args, kwargs, n, frame, name) for c in alternatives(callee)])
+        if isinstance(callee, PartialV):
+            return self.call(callee.func, [*callee.args, *args], {**dict(callee.kwargs), **kwargs}, n, frame, name)
         if isinstance(callee, Ext):
             return self.call_ext(callee.path, args, kwargs, n, frame)
         if isinstance(callee, UnknownParameter):

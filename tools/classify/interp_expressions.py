@@ -36,7 +36,9 @@ from tools.classify.interp_base import (
     Frame,
     InterpBase,
     attrs_dict,
+    environ_value,
     namespace_key,
+    patched_key,
 )
 from tools.classify.interp_datafiles import path_binop, path_fstring
 from tools.classify.provenance import (
@@ -381,6 +383,9 @@ class ExpressionsMixin(InterpBase):
     def ev_Subscript(self, n: ast.Subscript, frame: Frame) -> Value:
         obj = self.ev(n.value, frame)
         idx = self.ev(n.slice, frame)
+        if obj == Ext("os.environ"):
+            got = environ_value(frame, idx)  # what the code set (unset: a KeyError, or unknown)
+            return got if got is not None and got != Const(None) else UNK
         if isinstance(obj, Ext) and obj.path in ("numpy.s_", "numpy.index_exp") and isinstance(idx, Const) \
                 and not isinstance(n.slice, ast.Slice):
             return idx if obj.path == "numpy.s_" else Seq((idx,), "tuple")  # numpy's index builders: `np.s_[2]` is 2
@@ -576,6 +581,8 @@ class ExpressionsMixin(InterpBase):
             return Const(obj.name) if name == "name" else Seq(obj.args, "tuple") if name == "args" else DictV(
                 tuple((Const(k), v) for k, v in obj.kwargs))
         if isinstance(obj, ModV):
+            if obj.rel and self.stores_seen and patched_key(obj.rel, name) in frame.env:
+                return frame.env[patched_key(obj.rel, name)]
             if obj.rel:
                 return self.module_attr(obj.rel, name, frame.world, obj.dotted)
             sub = self.source.resolve_import(f"{obj.dotted}.{name}", obj.importer, 0, "")
@@ -618,6 +625,8 @@ class ExpressionsMixin(InterpBase):
                 return Const(obj.name)
             if found is None and name == "__module__":
                 return Const(self.source.module_name(obj.rel))
+            if found is None and name == "__dataclass_fields__":
+                return self._dataclass_fields(obj, frame.world)
             return found if found is not None else UNK
         if isinstance(obj, SuperV):
             v = self.super_lookup(obj.cls, name, frame.world)
@@ -650,7 +659,21 @@ class ExpressionsMixin(InterpBase):
             return got if got is not None else UNK
         if isinstance(obj, (FuncV, ClassV)) and name in ("__name__", "__qualname__"):
             return Const(obj.name)
+        if name == "__dataclass_fields__" and isinstance(obj, Inst):
+            return self._dataclass_fields(obj.cls, frame.world)
         return UNK
+
+    def _dataclass_fields(self, cls: ClassV, world: int) -> Value:
+        """`cls.__dataclass_fields__`, as far as its keys (`{k: v for k, v in d.items() if k in
+        cls.__dataclass_fields__}`: a configuration built from a dict)."""
+        names = self.dataclass_field_names(cls, world)
+        return DictV(tuple((Const(f), UNK) for f in names)) if names is not None else UNK
+
+    def dataclass_field_names(self, cls: ClassV, world: int) -> list[str] | None:
+        """The field names of an in-repo dataclass (its generated `__init__`'s parameters, InitVars included, as
+        `__dataclass_fields__` holds them); None: not a dataclass the analysis reads."""
+        got = self.generated_init(cls, world)
+        return [f.name for f in got[0]] if got is not None else None
 
 
 _TENSOR_ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)

@@ -32,12 +32,16 @@ from tools.classify.evidence import GPU, MOCK, PROCESS_KEY, SKIP, UNKNOWN, Findi
 from tools.classify.guards import off_cuda_taken, reached_package
 from tools.classify.interp_base import (
     DYNAMIC,
+    ENVIRON,
     MOCK_OBJECT,
     Frame,
     InterpBase,
     _call_requirement,
     _last_name,
     _py,
+    environ_value,
+    patched_key,
+    set_environ,
 )
 from tools.classify.optional_imports import (
     ABSENT,
@@ -66,6 +70,7 @@ from tools.classify.values import (
     NNModV,
     OneOf,
     ParamV,
+    PartialV,
     RequestV,
     ReqV,
     Seq,
@@ -269,6 +274,13 @@ class ExternalMixin(InterpBase):
             # `PositiveFloat(1.5)`: pydantic's constrained numbers are `Annotated[float, Gt(0)]` (v2: calling one
             # calls float) or float/int subclasses (v1): a number, which pytest ids by its value
             return self.call_builtin(number, args, {}, n, frame)
+        if path == "dataclasses.fields" and len(args) == 1 and not kwargs and isinstance(args[0], (ClassV, Inst)):
+            # `{f.name for f in fields(cls)}`: objects whose `name` is each field's
+            names = self.dataclass_field_names(args[0] if isinstance(args[0], ClassV) else args[0].cls, frame.world)
+            if names is not None:
+                return Seq(tuple(_namespace({"name": Const(f)}) for f in names), "tuple")
+        if path == "functools.partial" and args:
+            return PartialV(args[0], tuple(args[1:]), tuple(sorted(kwargs.items(), key=lambda kv: kv[0])))
         if path == "typing.cast" and len(args) == 2 and not kwargs:
             return args[1]  # `cast(Literal["cpu", "cuda"], device.type)`: the value itself
         if path == "itertools.product" and args and not kwargs:
@@ -373,7 +385,14 @@ class ExternalMixin(InterpBase):
             return args[0] if args else UNK
         # -- os / builtins ----------------------------------------------------------------------
         if path in ("os.environ.get", "os.getenv"):
-            return args[1] if len(args) > 1 else kwargs.get("default", Const(None))
+            default = args[1] if len(args) > 1 else kwargs.get("default", Const(None))
+            got = environ_value(frame, args[0]) if args else None
+            return default if got is None or got == Const(None) else got
+        if path in ("os.environ.update", "os.environ.setdefault", "os.environ.pop") or path.endswith(
+                "mock.patch.dict") and args and args[0] in (Ext("os.environ"), Const("os.environ")):
+            # `os.environ.update(X="cuda")`, `with mock.patch.dict(os.environ, {"X": "cuda"}):` (from the call on)
+            self._set_environ(path, args, kwargs, frame)
+            return Ext("mock.patch()") if path.endswith("mock.patch.dict") else UNK
         if path.startswith("builtins."):
             return self.call_builtin(last, args, kwargs, n, frame)
         if path in ("importlib.import_module",) and args and not isinstance(args[0], Const):
@@ -421,6 +440,11 @@ class ExternalMixin(InterpBase):
             return self.option_default(args[0].value, frame.rel)
         if name in MOCK_FACTORIES:  # pytest-mock's `mocker.MagicMock()`
             return Ext(MOCK_OBJECT)
+        if name in ("setenv", "delenv") and args and isinstance(args[0], Const) and isinstance(args[0].value, str):
+            # pytest's `monkeypatch.setenv(name, value)`: library code reads it from here on (ENVIRON)
+            set_environ(frame, args[0].value, bounded(args[1]) if name == "setenv" and len(args) > 1 else None)
+            self.stores_seen = True
+            return Const(None)
         if name == "getfixturevalue" and isinstance(recv, RequestV) and len(args) == 1 and isinstance(args[0], Const):
             return dict(recv.fixtures).get(str(args[0].value), UNK)
         if name == "skipTest":
@@ -437,8 +461,39 @@ class ExternalMixin(InterpBase):
                 frame.add(Finding(MOCK, (step(frame.rel, line, f"patches {_mock_target(args)}: CUDA is faked, "
                                                               "the test runs on a CPU"),)))
                 return MockV(f"{frame.rel}:{line}")
+            if name in ("setattr", "object") and len(args) >= 3 and isinstance(args[0], ModV) and args[0].rel and \
+                    isinstance(args[1], Const) and isinstance(args[1].value, str):
+                # `monkeypatch.setattr(runtime, "DEFAULT_DEVICE", "cuda")`: that module's code reads the new value
+                frame.env[patched_key(args[0].rel, args[1].value)] = bounded(args[2])
+                self.stores_seen = True
             return UNK
         return None
+
+    def _set_environ(self, path: str, args: list[Value], kwargs: dict[str, Value], frame: Frame) -> None:
+        """The variables `os.environ.update/setdefault/pop` or `mock.patch.dict(os.environ, ...)` set; any the
+        analysis cannot list makes every variable unknown from here on."""
+        last = path.rsplit(".", 1)[-1]
+        pairs: list[tuple[Value, Value | None]] = []
+        if last == "dict":
+            d = args[1] if len(args) > 1 else DictV(())
+            pairs = list(d.items) if isinstance(d, DictV) else [(UNK, UNK)]
+            pairs += [(Const(k), v) for k, v in kwargs.items() if k != "clear"]
+        elif last == "update":
+            d = args[0] if args else DictV(())
+            pairs = list(d.items) if isinstance(d, DictV) else [(UNK, UNK)]
+            pairs += [(Const(k), v) for k, v in kwargs.items()]
+        elif last == "setdefault" and len(args) == 2:
+            if environ_value(frame, args[0]) is None:
+                pairs = [(args[0], args[1])]
+        elif last == "pop" and args:
+            pairs = [(args[0], None)]
+        for k, v in pairs:
+            if isinstance(k, Const) and isinstance(k.value, str):
+                set_environ(frame, k.value, bounded(v) if v is not None else None)
+            else:
+                frame.env[ENVIRON] = UNK  # (environ_value: every name unknown)
+        if pairs:
+            self.stores_seen = True
 
     def debug_logging_possible(self, frame: Frame) -> bool:
         """Whether a module frame.rel loads (its import closure, its package `__init__`s) may lower a logging

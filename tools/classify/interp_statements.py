@@ -30,6 +30,7 @@ from tools.classify.guards import (
 from tools.classify.installed import absolute_name, is_installed
 from tools.classify.interp_base import (
     EMPTY_DICT,
+    ENVIRON,
     MUTATORS,
     NAMESPACE,
     STORE,
@@ -42,6 +43,8 @@ from tools.classify.interp_base import (
     is_fixture_def,
     namespace_key,
     own_attrs,
+    patched_key,
+    set_environ,
 )
 from tools.classify.interp_calls import short_source
 from tools.classify.interp_external import PARAMETERIZED_CLASS
@@ -653,6 +656,11 @@ class StatementsMixin(InterpBase):
                     self.bind(t.value, UNK, frame)
                 else:
                     self.bind(t, items[i] if items else UNK, frame)
+        elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and isinstance(
+                mod := self.lookup(target.value.id, frame), ModV) and mod.rel and _hashable(v):
+            # `runtime.DEFAULT_DEVICE = "cuda"` in a test: that module's code reads the new value from then on
+            frame.env[patched_key(mod.rel, target.attr)] = bounded(v)
+            self.stores_seen = True
         elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
             owner = target.value.id
             cur = frame.env.get(owner)
@@ -685,6 +693,15 @@ class StatementsMixin(InterpBase):
         elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and isinstance(
                 frame.env.get(target.value.id), Seq):
             frame.env[target.value.id] = UNK  # `xs[i] = v`: its contents are no longer known
+        elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Attribute) and self.ev(
+                target.value, frame) == Ext("os.environ"):
+            # `os.environ["MYLIB_DEVICE"] = "cuda"`: what library code reads from here on (ENVIRON)
+            key = self.ev(target.slice, frame)
+            if isinstance(key, Const) and isinstance(key.value, str):
+                set_environ(frame, key.value, bounded(v) if _hashable(v) else UNK)
+            else:
+                frame.env[ENVIRON] = UNK
+            self.stores_seen = True
         elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Attribute) and _hashable(v):
             # `PartialState._shared_state["distributed_type"] = ...`: a write into a shared namespace
             key = self.ev(target.slice, frame)

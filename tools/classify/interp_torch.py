@@ -137,11 +137,21 @@ class TorchMixin(InterpBase):
             self.module_class_facts[cls] = class_facts(self.class_node(cls))
         return self.module_class_facts[cls]
 
+    def _holds_own_device(self, v: Value | None, world: int) -> bool:
+        """Whether every object `v` may be is an instance of an in-repo class, not a torch module, with a `device`
+        attribute set on it (`TrainConfig(device=...)`)."""
+        alts = alternatives(v) if v is not None else ()
+        return bool(alts) and all(isinstance(a, Inst) and a.attr("device") is not None and not any(
+            is_module_base(c) for c in self.mro(a.cls, world)) for a in alts)
+
     def _device_existing(self, e: ast.expr, frame: Frame) -> bool:
         """`x.device` of an existing tensor (devices._device_of_existing), or `self.device` of a torch module
         that the repository never sets (module_device.py): following it moves nothing to a new device."""
         if _device_of_existing(e):
-            return True
+            # unless `x` is an in-repo object other than a torch module that holds a `device` attribute of its own
+            # (a configuration built from a dict the analysis could not follow): that device is chosen, not had
+            return not (isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and self._holds_own_device(
+                frame.env.get(e.value.id), frame.world))
         if not (isinstance(e, ast.Attribute) and e.attr == "device" and isinstance(e.value, ast.Name)
                 and e.value.id == frame.self_name and e.value.id in frame.env):
             return False
@@ -314,6 +324,10 @@ def _why_unknown(e: ast.expr, frame: Frame) -> str:
         return f" ({e.id} is not defined in the repository)"
     if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and e.value.id == frame.self_name:
         return f" (self.{e.attr} is not set in setUp/__init__ to a value the analysis can follow)"
+    if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and isinstance(frame.env.get(e.value.id), Inst):
+        obj = frame.env[e.value.id]
+        assert isinstance(obj, Inst)
+        return f" ({e.value.id} is a {obj.cls.name} whose {e.attr} the analysis cannot follow)"
     if isinstance(e, ast.Attribute):
         return f" ({ast.unparse(e.value)[:40]} comes from outside the repository)"
     return ""
