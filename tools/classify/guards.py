@@ -120,6 +120,13 @@ def dropping_gpu_findings(frame: Frame, key: str | None = None,
     return _rewriting_findings(frame, rewrite)
 
 
+def keeping_gpu_findings_only(frame: Frame) -> AbstractContextManager[None]:
+    """Run code whose other findings would say more about the analysis than about the test: a context manager's
+    `__exit__` (interp_statements.StatementsMixin._exec_with), where a CUDA call fails the test but a tracing
+    library's `exec` of the block it captured (nnsight) or a patch it undoes is no need of its own."""
+    return _rewriting_findings(frame, lambda f: f if f.kind == GPU else None)
+
+
 def foreign_class_test(test: ast.expr) -> tuple[bool, frozenset[str]] | None:
     """`type(p).__name__ == "Int8Params"`, `p.__class__.__name__ in ["Int8Params", "Params4bit"]`, `cls.__name__
     != "QTensor"` (conventions.FOREIGN_CLASSES): (True: the body runs only for an object of such a class, False:

@@ -21,6 +21,7 @@ from tools.classify.guards import (
     foreign_class_note,
     foreign_class_test,
     guard_note,
+    keeping_gpu_findings_only,
     off_cuda_branch,
     off_cuda_taken,
     raises_error,
@@ -396,7 +397,8 @@ class StatementsMixin(InterpBase):
                     cv, (DeviceV, Inst, PathV)) else UNK, frame)
         ended = self.exec_block(s.body, frame)
         for cv in reversed(exits):
-            self._context_method(cv, leave, [Const(None)] * 3, s, frame)
+            with keeping_gpu_findings_only(frame):
+                self._context_method(cv, leave, [Const(None)] * 3, s, frame)
         return ended
 
     def _context_method(self, cv: Value, name: str, args: list[Value], s: ast.stmt, frame: Frame) -> Value | None:
