@@ -378,6 +378,7 @@ class ExternalMixin(InterpBase):
                 frame.add(Finding(MOCK, (step(frame.rel, line, f"patches {_mock_target(args)}: CUDA is faked, "
                                                               "the test runs on a CPU"),)))
                 return MockV(step(frame.rel, line, ""))
+            self._patch_module_attr(args if last == "object" else self._patch_target(args), kwargs, frame)
             return Ext("mock.patch()")
         if path in ("functools.wraps", "functools.lru_cache", "functools.cache"):
             return Ext("functools.wraps()")
@@ -461,13 +462,31 @@ class ExternalMixin(InterpBase):
                 frame.add(Finding(MOCK, (step(frame.rel, line, f"patches {_mock_target(args)}: CUDA is faked, "
                                                               "the test runs on a CPU"),)))
                 return MockV(f"{frame.rel}:{line}")
-            if name in ("setattr", "object") and len(args) >= 3 and isinstance(args[0], ModV) and args[0].rel and \
-                    isinstance(args[1], Const) and isinstance(args[1].value, str):
-                # `monkeypatch.setattr(runtime, "DEFAULT_DEVICE", "cuda")`: that module's code reads the new value
-                frame.env[patched_key(args[0].rel, args[1].value)] = bounded(args[2])
-                self.stores_seen = True
+            if name in ("setattr", "object"):
+                self._patch_module_attr(args, kwargs, frame)
+            elif name == "patch":
+                self._patch_module_attr(self._patch_target(args), kwargs, frame)
             return UNK
         return None
+
+    def _patch_target(self, args: list[Value]) -> list[Value]:
+        """`patch("pkg.mod.NAME", new)` as `patch.object`'s arguments (module, name, new) when pkg.mod is an
+        in-repo module; else no arguments."""
+        if not args or not isinstance(args[0], Const) or not isinstance(args[0].value, str) or "." not in args[0].value:
+            return []
+        dotted, _, attr = args[0].value.rpartition(".")
+        rel = self.source.resolve_import(dotted, "", 0, "")
+        return [ModV(rel, dotted, ""), Const(attr), *args[1:]] if rel else []
+
+    def _patch_module_attr(self, args: list[Value], kwargs: dict[str, Value], frame: Frame) -> None:
+        """`monkeypatch.setattr(settings, "DEFAULT_DEVICE", "cuda")`, `mock.patch.object(settings, ..., "cuda")`:
+        that module's code reads the new value from here on (interp_base.PATCHED)."""
+        new = args[2] if len(args) >= 3 else kwargs.get("new") if len(args) == 2 else None
+        if new is None or not isinstance(args[0], ModV) or not args[0].rel or not isinstance(
+                args[1], Const) or not isinstance(args[1].value, str):
+            return
+        frame.env[patched_key(args[0].rel, args[1].value)] = bounded(new)
+        self.stores_seen = True
 
     def _set_environ(self, path: str, args: list[Value], kwargs: dict[str, Value], frame: Frame) -> None:
         """The variables `os.environ.update/setdefault/pop` or `mock.patch.dict(os.environ, ...)` set; any the
