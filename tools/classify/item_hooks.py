@@ -19,12 +19,13 @@ from __future__ import annotations
 import ast
 import copy
 
+from tools.classify.datafiles import module_path
 from tools.classify.dataflow import Frame, Interp
 from tools.classify.evidence import ALWAYS_SKIP_KEY, SKIP, Finding, step
 from tools.classify.marks import mark_findings
 from tools.classify.plugins import ITEM_REL
 from tools.classify.values import UNRESOLVED as UNK
-from tools.classify.values import ClassV, Const, DictV, Ext, FuncV, Inst, MarkV, Seq, Value
+from tools.classify.values import ClassV, Const, DictV, Ext, FuncV, Inst, MarkV, PathV, Seq, Value
 
 MODIFY_ITEMS = "pytest_collection_modifyitems"
 RUNTEST_SETUP = "pytest_runtest_setup"
@@ -96,19 +97,22 @@ class ItemHooks:
         if got is None:
             got = []
             for h in hooks:
-                got.extend(self._run(h, named, test_name, world))
+                got.extend(self._run(h, named, test_name, world, rel))
             self.memo[key] = got
         return got
 
-    def _run(self, hook: FuncV, named: list[tuple[str, Value]], test_name: str, world: int) -> list[Finding]:
+    def _run(self, hook: FuncV, named: list[tuple[str, Value]], test_name: str, world: int, rel: str) -> list[
+            Finding]:
         body = self._body(hook)
         assert body is not None
         stmts, params, items_param = body
         marks = [m for _, m in named]
         item = Inst(ITEM, (
+            ("fspath", Const(module_path(rel).text)),  # (`"cuda_tests" in str(item.fspath)`: the test's own file)
             ("keywords", Seq(tuple(Const(n) for n in dict.fromkeys([*(n for n, _ in named), test_name])), "list")),
             ("name", Const(test_name)),
             ("originalname", Const(test_name)),
+            ("path", PathV(module_path(rel).text, "path")),
         ))
         by_name: dict[str, list[Value]] = {}
         for n, m in named:
