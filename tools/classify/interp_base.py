@@ -30,6 +30,8 @@ from tools.classify.values import (
     Seq,
     Value,
     alternatives,
+    bounded,
+    join,
 )
 
 if TYPE_CHECKING:
@@ -209,19 +211,24 @@ def dict_alternatives(v: Value) -> list[tuple[tuple[str, Value], ...]] | None:
     return out
 
 
-def set_environ(frame: Frame, name: str, value: Value | None) -> None:
-    """Record that the code set environment variable `name` (None: deleted it), for the calls that follow."""
+def set_environ(frame: Frame, name: str, value: Value | None, weak: bool = False) -> None:
+    """Record that the code set environment variable `name` (None: deleted it), for the calls that follow;
+    `weak`: it may have (one of several names set): the variable is then either value."""
     cur = frame.env.get(ENVIRON)
-    items = tuple(kv for kv in (cur.items if isinstance(cur, DictV) else ()) if kv[0] != Const(name))
-    frame.env[ENVIRON] = DictV((*items, (Const(name), value if value is not None else Const(None))))
+    items = cur.items if isinstance(cur, DictV) else ()
+    new: Value = value if value is not None else Const(None)
+    if weak:
+        old = next((v for k, v in items if k == Const(name)), Const(None))
+        new = bounded(join(old, new))
+    frame.env[ENVIRON] = DictV((*(kv for kv in items if kv[0] != Const(name)), (Const(name), new)))
 
 
 def environ_value(frame: Frame, name: Value) -> Value | None:
     """What the code set environment variable `name` to (Const(None): deleted it); None: it did not set it."""
     cur = frame.env.get(ENVIRON)
-    if cur is None:
+    if not isinstance(cur, DictV):
         return None
-    if not isinstance(cur, DictV) or not isinstance(name, Const):
+    if not isinstance(name, Const):
         return UNRESOLVED  # (some variable was set: an unknown name may be it)
     return next((v for k, v in cur.items if k == name), None)
 

@@ -31,7 +31,6 @@ from tools.classify.guards import (
 from tools.classify.installed import absolute_name, is_installed
 from tools.classify.interp_base import (
     EMPTY_DICT,
-    ENVIRON,
     MUTATORS,
     NAMESPACE,
     STORE,
@@ -699,11 +698,11 @@ class StatementsMixin(InterpBase):
                 target.value, frame) == Ext("os.environ"):
             # `os.environ["MYLIB_DEVICE"] = "cuda"`: what library code reads from here on (ENVIRON)
             key = self.ev(target.slice, frame)
-            if isinstance(key, Const) and isinstance(key.value, str):
-                set_environ(frame, key.value, bounded(v) if _hashable(v) else UNK)
-            else:
-                frame.env[ENVIRON] = UNK
-            self.stores_seen = True
+            for name in alternatives(key):  # (a name the analysis cannot compute is not seen: _set_environ)
+                if isinstance(name, Const) and isinstance(name.value, str):
+                    set_environ(frame, name.value, bounded(v) if _hashable(v) else UNK, weak=len(
+                        alternatives(key)) > 1)
+                    self.stores_seen = True
         elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Attribute) and _hashable(v):
             # `PartialState._shared_state["distributed_type"] = ...`: a write into a shared namespace
             key = self.ev(target.slice, frame)
