@@ -251,8 +251,7 @@ def parametrize_cases(argnames: Value, argvalues: Value, ids: Value | None,
     elif ids is not None and not (isinstance(ids, Const) and ids.value is None) and idfn is None:
         return None  # ids that cannot be evaluated (an unknown list, a callable outside the repository)
     if not argvalues.items:
-        return [ParamCase("NOTSET" if len(names) == 1 else "-".join(["NOTSET"] * len(names)),
-                          tuple((n, Const(None)) for n in names), (EMPTY_PARAMETER_SET,))]
+        return [ParamCase("NOTSET", tuple((n, Const(None)) for n in names), (EMPTY_PARAMETER_SET,))]  # (pytest >= 8.4)
     cases: list[ParamCase] = []
     raw_ids: list[str] = []
     unknown: list[re.Pattern[str]] = []  # what each unknown id may be
@@ -262,8 +261,8 @@ def parametrize_cases(argnames: Value, argvalues: Value, ids: Value | None,
         if isinstance(item, ParamV):
             values = list(item.values)
             marks, pid = item.marks, item.id
-        elif len(names) == 1:
-            values = [item]
+        elif len(names) == 1 and isinstance(argnames, Const):
+            values = [item]  # pytest's force_tuple: one name given as a string takes each value whole
         elif isinstance(item, Seq) and len(item.items) == len(names):
             values = list(item.items)
         else:

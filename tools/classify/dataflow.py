@@ -22,6 +22,8 @@ here are re-exported (__all__).
 from __future__ import annotations
 
 import builtins
+import math
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -49,6 +51,13 @@ from tools.classify.interp_statements import StatementsMixin
 from tools.classify.interp_torch import TorchMixin
 from tools.classify.values import UNRESOLVED as UNK
 from tools.classify.values import Const, Ext, ModV, Unresolved, Value
+
+# The numbers the standard library, numpy and torch name: their values (one NaN object, so that equal constants
+# compare equal)
+NUMBER_CONSTANTS: dict[str, float | int] = {
+    f"{module}.{name}": value for module in ("math", "cmath", "numpy", "torch")
+    for name, value in (("pi", math.pi), ("e", math.e), ("inf", math.inf), ("nan", math.nan))
+} | {"math.tau": math.tau, "cmath.tau": math.tau, "sys.maxsize": sys.maxsize, "numpy.euler_gamma": 0.5772156649015329}
 
 __all__ = [
     "CASE_BUDGET",
@@ -147,6 +156,8 @@ class Interp(StatementsMixin, ExpressionsMixin, ClassesMixin, CallsMixin, Extern
             # them makes import cycles Python never has (peft: `mapping.py` -> `tuners` while `config.py` is
             # still half-run, so `PeftConfig` is unknown in every tuner config module)
             return Const(False)
+        if path in NUMBER_CONSTANTS:
+            return Const(NUMBER_CONSTANTS[path])  # `math.pi` as a parameter: pytest ids it by its value
         if path == "torch.__version__":
             return self.decided_by_world(versions.torch_version_in, path, world)  # type: ignore[return-value]
         q = self.decided_by_world(torch_api.query_value, path, world) if path.startswith(

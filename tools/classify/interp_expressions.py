@@ -96,7 +96,8 @@ MAX_STRING_CHOICES = 16  # alternatives an f-string or `+` of one-of-several con
 _BIN: dict[type, Callable[[Any, Any], Any]] = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
     ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow,
-    ast.BitXor: operator.xor, ast.BitAnd: operator.and_, ast.BitOr: operator.or_,
+    ast.BitXor: operator.xor, ast.BitAnd: operator.and_, ast.BitOr: operator.or_, ast.LShift: operator.lshift,
+    ast.RShift: operator.rshift,
 }
 
 
@@ -322,6 +323,8 @@ class ExpressionsMixin(InterpBase):
                 return Const(-v.value)
             if isinstance(n.op, ast.UAdd):
                 return v
+            if isinstance(n.op, ast.Invert) and isinstance(v.value, int):
+                return Const(~v.value)
         return UNK
 
     def ev_Compare(self, n: ast.Compare, frame: Frame) -> Value:
@@ -356,7 +359,8 @@ class ExpressionsMixin(InterpBase):
                     r = fn(a.value, b.value)
                 except Exception:  # noqa: BLE001 - any arithmetic error just means "unknown"
                     return UNK
-                if isinstance(r, (str, int, float, bool, bytes)) and (not isinstance(r, str) or len(r) <= MAX_CONCAT):
+                if isinstance(r, (str, int, float, complex, bool, bytes)) and (not isinstance(r, str) or len(
+                        r) <= MAX_CONCAT):
                     return Const(r)
         if isinstance(a, Seq) and isinstance(b, Seq) and isinstance(op, ast.Add):
             return bounded(Seq(a.items + b.items, a.kind))
@@ -405,6 +409,12 @@ class ExpressionsMixin(InterpBase):
                 bound = FuncV(meth.rel, meth.pos, meth.name, bound=obj, captured=meth.captured, cls=meth.cls)
                 return self.call_function_from(bound, [idx], {}, n.lineno, frame)
         cut = slice_of(idx)
+        if isinstance(obj, Const) and isinstance(obj.value, (str, bytes)) and isinstance(n.slice, ast.Slice):
+            bounds = [self.ev(b, frame) if b is not None else Const(None)
+                      for b in (n.slice.lower, n.slice.upper, n.slice.step)]
+            if all(isinstance(b, Const) and (b.value is None or type(b.value) is int) for b in bounds) \
+                    and bounds[2] != Const(0):
+                return Const(obj.value[slice(*(b.value for b in bounds if isinstance(b, Const)))])  # `"abc"[::-1]`
         if isinstance(obj, Seq) and obj.kind in ("tuple", "list") and cut is not None:
             return Seq(obj.items[cut], obj.kind)  # `cases[s]` with a slice value (`slice(0, 2)`, `case slice() as s`)
         if isinstance(obj, Seq) and obj.kind in ("tuple", "list") and isinstance(n.slice, ast.Slice):

@@ -99,7 +99,8 @@ PARAMETERIZED_CLASS = "<parameterized_class>"
 STR_METHODS = frozenset({"startswith", "endswith", "lower", "upper", "strip", "lstrip", "rstrip", "split",
                          "rsplit", "partition", "rpartition", "replace", "casefold", "find", "rfind", "count",
                          "isdigit", "removeprefix", "removesuffix", "title", "capitalize", "swapcase", "isalpha",
-                         "isalnum", "isupper", "islower", "isspace", "isidentifier", "isnumeric", "isdecimal"})
+                         "isalnum", "isupper", "islower", "isspace", "isidentifier", "isnumeric", "isdecimal",
+                         "encode"})
 
 
 # The `ids=` entry make_mark gives a parametrize case whose unknown values are strings built at run time: pytest
@@ -280,6 +281,9 @@ class ExternalMixin(InterpBase):
                 return Seq(tuple(_namespace({"name": Const(f)}) for f in names), "tuple")
         if path == "functools.partial" and args:
             return PartialV(args[0], tuple(args[1:]), tuple(sorted(kwargs.items(), key=lambda kv: kv[0])))
+        if path in ("numpy.float64", "numpy.double") and len(args) == 1 and not kwargs and isinstance(
+                args[0], Const) and type(args[0].value) in (int, float):
+            return Const(float(args[0].value))  # a float subclass: pytest ids it by its value (`np.float32` not)
         if path == "typing.cast" and len(args) == 2 and not kwargs:
             return args[1]  # `cast(Literal["cpu", "cuda"], device.type)`: the value itself
         if path == "itertools.product" and args and not kwargs:
@@ -575,7 +579,7 @@ class ExternalMixin(InterpBase):
                 return UNK
             if isinstance(r, list):
                 return Seq(tuple(Const(x) for x in r), "list")
-            return Const(r) if isinstance(r, (str, bool, int)) else UNK
+            return Const(r) if isinstance(r, (str, bytes, bool, int)) else UNK
         if name == "copy" and not args and not kwargs and isinstance(recv, (Seq, DictV)):
             return recv  # `kwargs = kwargs.copy()`: the same items
         if name in ("get", "setdefault", "pop") and isinstance(recv, DictV):
@@ -770,6 +774,9 @@ class ExternalMixin(InterpBase):
                 return Const({"str": str, "int": int, "float": float, "bool": bool}[name](args[0].value))
             except (TypeError, ValueError, OverflowError):
                 return UNK
+        if name == "complex" and len(args) <= 2 and not kwargs and all(
+                isinstance(a, Const) and type(a.value) in (int, float, complex) for a in args):
+            return Const(complex(*(a.value for a in args if isinstance(a, Const))))  # `complex(1, 2)`: an id `(1+2j)`
         if name == "range" and 1 <= len(args) <= 3 and all(
                 isinstance(a, Const) and type(a.value) is int for a in args):
             r = range(*(int(a.value) for a in args if isinstance(a, Const)))  # type: ignore[call-overload]
