@@ -89,12 +89,15 @@ def device_of(v: Value) -> str | None:
 
 
 def accel_device(v: Value) -> str | None:
-    """The accelerator device among the alternatives of v (may-analysis), else None."""
+    """The accelerator device among the alternatives of v (may-analysis), the one of the highest index when
+    several are (`for rank in range(2): torch.cuda.set_device(rank)` needs two GPUs), else None."""
+    found = None
     for alt in alternatives(v):
         d = device_of(alt)
-        if d and torch_api.accelerator_of(d):
-            return d
-    return None
+        if d and torch_api.accelerator_of(d) and (found is None or torch_api.device_index(d) > torch_api.device_index(
+                found)):
+            found = d
+    return found
 
 
 def gpu_count_of(device: str) -> int:

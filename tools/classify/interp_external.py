@@ -139,6 +139,17 @@ RETURNS_ITS_FUNCTION = frozenset({
 })
 
 
+# Functions that run a function in other processes or threads: (the parameter order of its function and arguments)
+STARTS_WORKERS = {
+    "torch.multiprocessing.spawn": ("fn", "args", "nprocs"), "torch.multiprocessing.start_processes": (
+        "fn", "args", "nprocs"),
+    "multiprocessing.Process": ("group", "target", "name", "args"), "torch.multiprocessing.Process": (
+        "group", "target", "name", "args"),
+    "threading.Thread": ("group", "target", "name", "args"),
+}
+MAX_RANKS = 8  # ranks a spawned worker is analysed with, as a choice of values (values.MAX_ALTERNATIVES)
+
+
 def _callable(v: Value | None) -> bool:
     """An in-repo function or lambda, or a bound method of one: what a higher-order call runs."""
     return isinstance(v, FuncV)
@@ -292,6 +303,8 @@ class ExternalMixin(InterpBase):
             # `functools.reduce(f, xs)`, `tree_map(f, tree)`: f runs now, on what the items may be
             self.call(args[0], [UNK] * CALLS_ITS_FUNCTION[path], {}, n, frame, path.rsplit(".", 1)[-1])
             return UNK
+        if path in STARTS_WORKERS:
+            self._run_worker(path, args, kwargs, n, frame)
         if path in RETURNS_ITS_FUNCTION and len(args) == 1 and _callable(args[0]):
             return args[0]  # `torch.func.vmap(f)(x)`: calling the transform calls f (on slices of x)
         if path in RANDOM_DRAWS:
@@ -471,6 +484,29 @@ class ExternalMixin(InterpBase):
                 self._patch_module_attr(self._patch_target(args), kwargs, frame)
             return UNK
         return None
+
+    def _run_worker(self, path: str, args: list[Value], kwargs: dict[str, Value], n: ast.AST, frame: Frame) -> None:
+        """`mp.spawn(worker, args=(world_size,), nprocs=2)`: the worker runs now, with each rank (a choice of
+        0..nprocs-1: `torch.cuda.set_device(rank)` then needs nprocs GPUs) and its arguments; `nprocs=0`
+        (`torch.cuda.device_count()` on a CPU-only machine) starts none. `Process(target=f, args=...)` and
+        `threading.Thread(...)` run `f(*args)`."""
+        order = STARTS_WORKERS[path]
+        given = {**dict(zip(order, args, strict=False)), **kwargs}
+        fn = given.get("fn", given.get("target"))
+        if not _callable(fn):
+            return
+        extra = given.get("args", Seq(()))
+        call_args = list(extra.items) if isinstance(extra, Seq) else []
+        if "nprocs" in order:
+            nprocs = given.get("nprocs", Const(1))
+            if isinstance(nprocs, Const) and type(nprocs.value) is int:
+                if nprocs.value <= 0:
+                    return
+                rank: Value = join_all([Const(i) for i in range(nprocs.value)]) if nprocs.value <= MAX_RANKS else UNK
+            else:
+                rank = UNK
+            call_args = [rank, *call_args]
+        self.call(fn, call_args, {}, n, frame, path.rsplit(".", 1)[-1])
 
     def _patch_target(self, args: list[Value]) -> list[Value]:
         """`patch("pkg.mod.NAME", new)` as `patch.object`'s arguments (module, name, new) when pkg.mod is an

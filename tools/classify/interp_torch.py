@@ -267,7 +267,9 @@ class TorchMixin(InterpBase):
         api = torch_api.BY_PATH.get(path)
         if api is not None and path not in torch_api.DEVICE_ARG_APIS:
             if api.need != torch_api.CPU:
-                frame.add(Finding(GPU, (step(frame.rel, line, f"{path}() {api.note}"),)))
+                count = _devices_named(path, args, kwargs)
+                frame.add(Finding(GPU, (step(frame.rel, line, f"{path}() {api.note}"
+                                             + (f" ({count} of them)" if count > 1 else "")),), count))
                 return UNK
             if path in ("torch.autocast", "torch.amp.autocast", "torch.amp.GradScaler", "torch.cuda.stream"):
                 return UNK
@@ -308,6 +310,24 @@ class TorchMixin(InterpBase):
         if path.startswith(("torch.xpu.", "torch.mps.")) and api is None:
             frame.add(Finding(GPU, (step(frame.rel, line, f"{path}() needs that accelerator"),)))
         return UNK
+
+
+# the argument of these that names the CUDA devices they use (a device index, or a list of them): (position, keyword)
+_DEVICES_ARGUMENT = {
+    "torch.cuda.device": (0, "device"), "torch.nn.parallel.scatter": (1, "target_gpus"),
+    "torch.nn.parallel.scatter_gather.scatter": (1, "target_gpus"), "torch.nn.parallel.replicate": (1, "devices"),
+    "torch.cuda.comm.broadcast": (1, "devices"), "torch.cuda.comm.scatter": (1, "devices"),
+}
+
+
+def _devices_named(path: str, args: list[Value], kwargs: dict[str, Value]) -> int:
+    """How many GPUs a call needs by the devices it names: the highest index plus one (`with
+    torch.cuda.device(2)`: 3; `scatter(x, target_gpus=[0, 1])`: 2); 1 when it names none the analysis knows."""
+    pos, kw = _DEVICES_ARGUMENT.get(path, (-1, ""))
+    v = args[pos] if 0 <= pos < len(args) else kwargs.get(kw)
+    items = v.items if isinstance(v, Seq) else (v,) if v is not None else ()
+    counts = [gpu_count_of(d) for d in (accel_device(i) for i in items) if d]
+    return max(counts, default=1)
 
 
 def _smells_like_device(e: ast.expr) -> bool:
