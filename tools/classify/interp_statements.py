@@ -250,9 +250,16 @@ class StatementsMixin(InterpBase):
             self._merge(frame, [(frame, False), (loop, ended)])
             return False
         if isinstance(s, (ast.With, ast.AsyncWith)):
-            if any(isinstance(i.context_expr, ast.Call) and _last_name(i.context_expr) in EXPECTS_ERROR
-                   for i in s.items):
-                # `with pytest.raises(RuntimeError):` expects the error a non-CUDA run raises
+            expects = [i.context_expr for i in s.items if isinstance(i.context_expr, ast.Call) and _last_name(
+                i.context_expr) in EXPECTS_ERROR]
+            if expects:
+                # `with pytest.raises(RuntimeError):` expects the error a non-CUDA run raises; one that catches what
+                # CPU-only torch raises at a CUDA call (`AssertionError: Torch not compiled with CUDA enabled`)
+                # expects every CUDA call in it to fail: the test passes without a GPU (and fails with one)
+                if any(_catches_cpu_torch_errors(e) for e in expects):
+                    with dropping_gpu_findings(frame, note=step(frame.rel, s.lineno, "expects the error a CUDA call "
+                                                                                     "raises without a GPU")):
+                        return self._exec_with(s, frame)
                 with dropping_gpu_findings(frame, RAISES_OFF_CUDA):
                     return self._exec_with(s, frame)
             return self._exec_with(s, frame)
@@ -908,6 +915,18 @@ _DEVICE_ERRORS = frozenset({"Exception", "BaseException", "RuntimeError", "Asser
 _PROCESS_ERRORS = frozenset({"Exception", "BaseException", "OSError", "FileNotFoundError", "SubprocessError",
                              "CalledProcessError"})
 _ESCAPES = frozenset({"skip", "fail", "xfail", "skipTest", "exit"})
+
+
+_CPU_TORCH_ERRORS = frozenset({"AssertionError", "Exception", "BaseException"})  # what a CUDA call raises there
+
+
+def _catches_cpu_torch_errors(call: ast.Call) -> bool:
+    """`pytest.raises((AssertionError, RuntimeError))`, `self.assertRaises(Exception)`: the expected exception
+    types (the first argument, or `expected_exception=`) include the one CPU-only torch raises at a CUDA call."""
+    arg = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg in (
+        "expected_exception", "exception")), None)
+    types = arg.elts if isinstance(arg, ast.Tuple) else [arg] if arg is not None else []
+    return any(_last_name(t) in _CPU_TORCH_ERRORS for t in types)
 
 
 def _swallows(s: ast.Try, errors: frozenset[str]) -> bool:
