@@ -47,7 +47,6 @@ from tools.classify.evidence import (
 from tools.classify.fixtures import Fixture, Fixtures, idfn
 from tools.classify.frozen import frozen
 from tools.classify.hooks import MODIFY_HOOK, Hooks
-from tools.classify.inert import InertProver
 from tools.classify.interp_base import WORLDS as ANALYSIS_WORLDS
 from tools.classify.item_hooks import ItemHooks
 from tools.classify.marks import mark_findings
@@ -155,12 +154,7 @@ class Analyzer:
         self.literal_memo: dict[tuple[str, tuple[int, int]], bool] = {}
         self.by_name_memo: dict[tuple[str, tuple[int, int]], list[str] | None] = {}
         self.prove_inert = prove_inert
-        self.inert = InertProver(self.source.lines_of, lambda rel, pos: self.source.module(rel).defs.get(pos),
-                                 self._env_of)
-
-    def _env_of(self, rel: str, world: int) -> tuple[dict[str, Value], bool]:
-        st = self.interp.module_state(rel, world)
-        return st.env, bool(st.stars)
+        self.inert = self.interp.inert
 
 
     def decorate(self, node: ast.AST, key: tuple[str, int, int], rel: str, world: int,

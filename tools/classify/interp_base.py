@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from tools.classify import conventions
 from tools.classify.evidence import ASSERT_KEY, IF_IMPORTED, IMPORTS, SKIP, Finding, step
+from tools.classify.inert import InertProver
 from tools.classify.modules import ParsedModule
 from tools.classify.summaries import Frames
 from tools.classify.values import (
@@ -98,6 +99,7 @@ class ModuleSource(Protocol):
     def data_file(self, rel: str, reader: str) -> bytes | None: ...
     def installed_class_module(self, dotted: str, importer: str) -> str | None: ...
     def external_presence(self, dotted: str, importer: str, reader: str) -> str | None: ...
+    def lines_of(self, rel: str) -> list[bytes] | None: ...
 
 
 @dataclass
@@ -289,6 +291,10 @@ class InterpBase:
         # module_device.class_facts by class: (could it set `device`, where its `__getattr__` forwards)
         self.module_class_facts: dict[ClassV, tuple[bool, frozenset[str] | None] | None] = {}
         self.frames = Frames()  # the summaries being computed (summaries.py)
+        # which functions and classes provably yield no finding (inert.py): the test bodies left uninterpreted,
+        # the context manager classes whose __enter__/__exit__ are not followed
+        self.inert = InertProver(source.lines_of, lambda rel, pos: source.module(rel).defs.get(pos),
+                                 self._module_env)
         self.class_bodies: dict[tuple[ClassV, int], dict[str, Value]] = {}
         # what running a class body found (a bound hit, a device use): it runs when the module is imported
         self.class_findings: dict[tuple[ClassV, int], tuple[Finding, ...]] = {}
@@ -359,6 +365,10 @@ class InterpBase:
         computing it read one, or while it is still being computed (a cycle: not known yet)."""
         if reads_world.get(key, True):
             self.world_reads += 1
+
+    def _module_env(self, rel: str, world: int) -> tuple[dict[str, Value], bool]:
+        st = self.module_state(rel, world)
+        return st.env, bool(st.stars)
 
     if TYPE_CHECKING:
         # dataflow.Interp
