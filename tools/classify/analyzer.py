@@ -375,13 +375,10 @@ class Analyzer:
             self_v = Inst(cls, item.self_attrs)
             hooks = ("setUpClass", "setUp") if item.unittest else ("setup_class", "setup_method", "setup")
             for hook in hooks:
-                h = self.interp.class_lookup(cls, hook, world)
-                if isinstance(h, FuncV):
-                    hb = FuncV(h.rel, h.pos, h.name, bound=self_v, captured=h.captured, cls=h.cls)
-                    res = self.interp.call_function(hb, [], {}, world, 1)
-                    findings.extend(f.prefixed(step(h.rel, h.pos[0], f"{hook}()")) for f in res.findings)
-                    if res.self_after is not None and hook != "setUpClass":
-                        self_v = res.self_after
+                fs, after = self._class_hook(cls, hook, self_v, world)
+                findings.extend(fs)
+                if after is not None and hook != "setUpClass":
+                    self_v = after
         fv = item.func
         if self_v is not None:
             fv = FuncV(fv.rel, fv.pos, fv.name, bound=self_v, captured=fv.captured, cls=fv.cls)
@@ -409,13 +406,19 @@ class Analyzer:
         if item.classes and isinstance(self_v, Inst):
             hooks = ("tearDown", "tearDownClass") if item.unittest else ("teardown_method", "teardown_class")
             for hook in hooks:
-                h = self.interp.class_lookup(item.classes[-1], hook, world)
-                if isinstance(h, FuncV):
-                    hb = FuncV(h.rel, h.pos, h.name, bound=self_v, captured=h.captured, cls=h.cls)
-                    res = self.interp.call_function(hb, [], {}, world, 1)
-                    findings.extend(f.prefixed(step(h.rel, h.pos[0], f"{hook}()")) for f in res.findings)
+                findings.extend(self._class_hook(item.classes[-1], hook, self_v, world)[0])
         findings.extend(self._module_hooks(rel, item, MODULE_TEARDOWN, world))
         return findings
+
+    def _class_hook(self, cls: ClassV, hook: str, self_v: Value, world: int) -> tuple[list[Finding], Value | None]:
+        """Run the test class's xunit hook (`setUp`, `teardown_method`...) on the test's object, if the class has
+        one: its findings and the object as it left it."""
+        h = self.interp.class_lookup(cls, hook, world)
+        if not isinstance(h, FuncV):
+            return [], None
+        res = self.interp.call_function(FuncV(h.rel, h.pos, h.name, bound=self_v, captured=h.captured, cls=h.cls),
+                                        [], {}, world, 1)
+        return [f.prefixed(step(h.rel, h.pos[0], f"{hook}()")) for f in res.findings], res.self_after
 
     def by_name_fixtures(self, rel: str, item: TestItem, direct: dict[str, Value], choice: dict[str, ParamCase],
                          world: int) -> tuple[list[Finding], tuple[tuple[str, Value], ...]]:

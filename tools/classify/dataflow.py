@@ -40,7 +40,6 @@ from tools.classify.interp_base import (
     Frame,
     ModuleState,
     is_fixture_def,
-    patched_key,
 )
 from tools.classify.interp_calls import CallsMixin
 from tools.classify.interp_classes import ClassesMixin
@@ -49,6 +48,7 @@ from tools.classify.interp_expressions import ExpressionsMixin
 from tools.classify.interp_external import PARAMETERIZED_EXPAND, REGEX_PREFIX, ExternalMixin
 from tools.classify.interp_statements import StatementsMixin
 from tools.classify.interp_torch import TorchMixin
+from tools.classify.test_state import patched_value
 from tools.classify.values import UNRESOLVED as UNK
 from tools.classify.values import Const, Ext, ModV, Unresolved, Value
 
@@ -179,8 +179,8 @@ class Interp(StatementsMixin, ExpressionsMixin, ClassesMixin, CallsMixin, Extern
             return frame.env[name]
         if name in frame.captured:
             return frame.captured[name]
-        if self.stores_seen and patched_key(frame.rel, name) in frame.env:
-            return frame.env[patched_key(frame.rel, name)]  # a module global the test replaced
+        if self.stores_seen and (patched := patched_value(frame, frame.rel, name)) is not None:
+            return patched  # a module global the test replaced
         st = self.module_state(frame.rel, frame.world)
         if name in st.env:
             return st.env[name]

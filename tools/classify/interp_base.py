@@ -20,7 +20,6 @@ from tools.classify.inert import InertProver
 from tools.classify.modules import ParsedModule
 from tools.classify.summaries import Frames
 from tools.classify.values import (
-    UNRESOLVED,
     ClassV,
     Const,
     DictV,
@@ -31,8 +30,6 @@ from tools.classify.values import (
     Seq,
     Value,
     alternatives,
-    bounded,
-    join,
 )
 
 if TYPE_CHECKING:
@@ -69,14 +66,6 @@ MUTATORS = frozenset({"append", "extend", "insert", "add", "update", "remove", "
 # under `STORE + <class rel>:<line>:<col>.<attr>` (not an identifier, so no Python name collides); absent is
 # empty (a fresh process). An instance sharing one keeps the key under its attribute NAMESPACE.
 STORE = "<store>"
-# The environment variables a test set (`monkeypatch.setenv`, `os.environ[name] = v`): a shared namespace (STORE) of
-# name -> value that calls see, so a library's `os.environ.get(name, default)` reads what the test set; a name
-# absent from it reads as unset, as everywhere else in the analysis
-ENVIRON = STORE + "os.environ"
-# A module attribute a test replaced (`monkeypatch.setattr(runtime, "DEFAULT_DEVICE", "cuda")`, `runtime.X = v`):
-# `PATCHED + "<module rel>:<name>"` is a shared namespace entry holding the new value, which that module's code
-# reads instead of its own from then on
-PATCHED = STORE + "patched:"
 NAMESPACE = "<namespace>"
 
 
@@ -211,32 +200,6 @@ def dict_alternatives(v: Value) -> list[tuple[tuple[str, Value], ...]] | None:
             return None
         out.append(tuple((str(k.value), x) for k, x in a.items if isinstance(k, Const)))
     return out
-
-
-def set_environ(frame: Frame, name: str, value: Value | None, weak: bool = False) -> None:
-    """Record that the code set environment variable `name` (None: deleted it), for the calls that follow;
-    `weak`: it may have (one of several names set): the variable is then either value."""
-    cur = frame.env.get(ENVIRON)
-    items = cur.items if isinstance(cur, DictV) else ()
-    new: Value = value if value is not None else Const(None)
-    if weak:
-        old = next((v for k, v in items if k == Const(name)), Const(None))
-        new = bounded(join(old, new))
-    frame.env[ENVIRON] = DictV((*(kv for kv in items if kv[0] != Const(name)), (Const(name), new)))
-
-
-def environ_value(frame: Frame, name: Value) -> Value | None:
-    """What the code set environment variable `name` to (Const(None): deleted it); None: it did not set it."""
-    cur = frame.env.get(ENVIRON)
-    if not isinstance(cur, DictV):
-        return None
-    if not isinstance(name, Const):
-        return UNRESOLVED  # (some variable was set: an unknown name may be it)
-    return next((v for k, v in cur.items if k == name), None)
-
-
-def patched_key(rel: str, name: str) -> str:
-    return f"{PATCHED}{rel}:{name}"
 
 
 def frame_stores(frame: Frame) -> tuple[tuple[str, Value], ...]:

@@ -36,9 +36,7 @@ from tools.classify.interp_base import (
     Frame,
     InterpBase,
     attrs_dict,
-    environ_value,
     namespace_key,
-    patched_key,
 )
 from tools.classify.interp_datafiles import path_binop, path_fstring
 from tools.classify.provenance import (
@@ -47,6 +45,7 @@ from tools.classify.provenance import (
     keys_are_existing_devices,
     local_dict_of_existing_devices,
 )
+from tools.classify.test_state import environ_value, patched_value
 from tools.classify.values import (
     NOT_LITERAL,
     SIZE,
@@ -591,8 +590,8 @@ class ExpressionsMixin(InterpBase):
             return Const(obj.name) if name == "name" else Seq(obj.args, "tuple") if name == "args" else DictV(
                 tuple((Const(k), v) for k, v in obj.kwargs))
         if isinstance(obj, ModV):
-            if obj.rel and self.stores_seen and patched_key(obj.rel, name) in frame.env:
-                return frame.env[patched_key(obj.rel, name)]
+            if obj.rel and self.stores_seen and (patched := patched_value(frame, obj.rel, name)) is not None:
+                return patched
             if obj.rel:
                 return self.module_attr(obj.rel, name, frame.world, obj.dotted)
             sub = self.source.resolve_import(f"{obj.dotted}.{name}", obj.importer, 0, "")

@@ -38,9 +38,6 @@ from tools.classify.interp_base import (
     _call_requirement,
     _last_name,
     _py,
-    environ_value,
-    patched_key,
-    set_environ,
 )
 from tools.classify.optional_imports import (
     ABSENT,
@@ -49,6 +46,7 @@ from tools.classify.optional_imports import (
     soft_dependency_names,
 )
 from tools.classify.plugins import NAMESPACE_CONSTRUCTORS, NAMESPACE_POS, NAMESPACE_REL
+from tools.classify.test_state import environ_value, patch_module_attr, set_environ
 from tools.classify.values import (
     NORETURN,
     NOT_LITERAL,
@@ -148,13 +146,6 @@ STARTS_WORKERS = {
     "threading.Thread": ("group", "target", "name", "args"),
 }
 MAX_RANKS = 8  # ranks a spawned worker is analysed with, as a choice of values (values.MAX_ALTERNATIVES)
-
-
-def _configuration_value(v: Value | None) -> bool:
-    """A value a test patches a module constant to (a string, number, flag or device: `DEFAULT_DEVICE = "cuda"`).
-    A patched-in function or mock is not followed: linear_operator's tests wrap its solvers so (`patch(
-    "linear_operator.utils.linear_cg", new=wrapped)`), which cost its suite 57 % more summaries for no label."""
-    return isinstance(v, (Const, DeviceV))
 
 
 def _callable(v: Value | None) -> bool:
@@ -466,7 +457,7 @@ class ExternalMixin(InterpBase):
             return Ext(MOCK_OBJECT)
         if name in ("setenv", "delenv") and args and isinstance(args[0], Const) and isinstance(args[0].value, str):
             # pytest's `monkeypatch.setenv(name, value)`: library code reads it from here on (ENVIRON)
-            set_environ(frame, args[0].value, bounded(args[1]) if name == "setenv" and len(args) > 1 else None)
+            set_environ(frame, args[0], bounded(args[1]) if name == "setenv" and len(args) > 1 else None)
             self.stores_seen = True
             return Const(None)
         if name == "getfixturevalue" and isinstance(recv, RequestV) and len(args) == 1 and isinstance(args[0], Const):
@@ -526,18 +517,15 @@ class ExternalMixin(InterpBase):
 
     def _patch_module_attr(self, args: list[Value], kwargs: dict[str, Value], frame: Frame) -> None:
         """`monkeypatch.setattr(settings, "DEFAULT_DEVICE", "cuda")`, `mock.patch.object(settings, ..., "cuda")`:
-        that module's code reads the new value from here on (interp_base.PATCHED)."""
+        that module's code reads the new value from here on (test_state.py)."""
         new = args[2] if len(args) >= 3 else kwargs.get("new") if len(args) == 2 else None
-        if not _configuration_value(new) or not isinstance(args[0], ModV) or not args[0].rel or not isinstance(
-                args[1], Const) or not isinstance(args[1].value, str):
-            return
-        frame.env[patched_key(args[0].rel, args[1].value)] = bounded(new)
-        self.stores_seen = True
+        if len(args) >= 2 and isinstance(args[0], ModV) and args[0].rel and isinstance(args[1], Const) and \
+                isinstance(args[1].value, str) and patch_module_attr(frame, args[0].rel, args[1].value, new):
+            self.stores_seen = True
 
     def _set_environ(self, path: str, args: list[Value], kwargs: dict[str, Value], frame: Frame) -> None:
-        """The variables `os.environ.update/setdefault/pop` or `mock.patch.dict(os.environ, ...)` set. One whose
-        name the analysis cannot compute is not seen (accelerate's `patch_environment` sets `key.upper()` of its
-        keyword arguments: making every variable unknown there cost its suite 60 % more analysis for no label)."""
+        """The variables `os.environ.update/setdefault/pop` or `mock.patch.dict(os.environ, ...)` set
+        (test_state.set_environ)."""
         last = path.rsplit(".", 1)[-1]
         pairs: list[tuple[Value, Value | None]] = []
         if last == "dict":
@@ -554,11 +542,8 @@ class ExternalMixin(InterpBase):
         elif last == "pop" and args:
             pairs = [(args[0], None)]
         for k, v in pairs:
-            for name in alternatives(k):  # (a choice of names: each may be the one set)
-                if isinstance(name, Const) and isinstance(name.value, str):
-                    set_environ(frame, name.value, bounded(v) if v is not None else None, weak=len(
-                        alternatives(k)) > 1)
-                    self.stores_seen = True
+            if set_environ(frame, k, bounded(v) if v is not None else None):
+                self.stores_seen = True
 
     def debug_logging_possible(self, frame: Frame) -> bool:
         """Whether a module frame.rel loads (its import closure, its package `__init__`s) may lower a logging

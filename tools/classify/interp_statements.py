@@ -43,8 +43,6 @@ from tools.classify.interp_base import (
     is_fixture_def,
     namespace_key,
     own_attrs,
-    patched_key,
-    set_environ,
 )
 from tools.classify.interp_calls import short_source
 from tools.classify.interp_external import PARAMETERIZED_CLASS
@@ -56,6 +54,7 @@ from tools.classify.optional_imports import (
     leading_imports,
     raising_call,
 )
+from tools.classify.test_state import patch_module_attr, set_environ
 from tools.classify.values import UNRESOLVED as UNK
 from tools.classify.values import (
     ClassV,
@@ -667,10 +666,9 @@ class StatementsMixin(InterpBase):
                 else:
                     self.bind(t, items[i] if items else UNK, frame)
         elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and isinstance(
-                mod := self.lookup(target.value.id, frame), ModV) and mod.rel and isinstance(v, (Const, DeviceV)):
-            # `runtime.DEFAULT_DEVICE = "cuda"` in a test: that module's code reads the new value from then on
-            frame.env[patched_key(mod.rel, target.attr)] = bounded(v)
-            self.stores_seen = True
+                mod := self.lookup(target.value.id, frame), ModV) and mod.rel and patch_module_attr(
+                    frame, mod.rel, target.attr, v):
+            self.stores_seen = True  # `runtime.DEFAULT_DEVICE = "cuda"` in a test (test_state.py)
         elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
             owner = target.value.id
             cur = frame.env.get(owner)
@@ -705,13 +703,9 @@ class StatementsMixin(InterpBase):
             frame.env[target.value.id] = UNK  # `xs[i] = v`: its contents are no longer known
         elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Attribute) and self.ev(
                 target.value, frame) == Ext("os.environ"):
-            # `os.environ["MYLIB_DEVICE"] = "cuda"`: what library code reads from here on (ENVIRON)
-            key = self.ev(target.slice, frame)
-            for name in alternatives(key):  # (a name the analysis cannot compute is not seen: _set_environ)
-                if isinstance(name, Const) and isinstance(name.value, str):
-                    set_environ(frame, name.value, bounded(v) if _hashable(v) else UNK, weak=len(
-                        alternatives(key)) > 1)
-                    self.stores_seen = True
+            # `os.environ["MYLIB_DEVICE"] = "cuda"`: what library code reads from here on (test_state.py)
+            if set_environ(frame, self.ev(target.slice, frame), bounded(v) if _hashable(v) else UNK):
+                self.stores_seen = True
         elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Attribute) and _hashable(v):
             # `PartialState._shared_state["distributed_type"] = ...`: a write into a shared namespace
             key = self.ev(target.slice, frame)
