@@ -48,6 +48,7 @@ from tools.classify.fixtures import Fixture, Fixtures, idfn
 from tools.classify.frozen import frozen
 from tools.classify.hooks import MODIFY_HOOK, Hooks
 from tools.classify.interp_base import WORLDS as ANALYSIS_WORLDS
+from tools.classify.interp_calls import is_generator
 from tools.classify.item_hooks import ItemHooks
 from tools.classify.marks import mark_findings
 from tools.classify.modules import RepoIndex
@@ -337,7 +338,7 @@ class Analyzer:
             if name not in autouse:
                 fixture_modules.add(fx.fv.rel)
             kwargs[name] = v
-            if fs:
+            if fs and fx.fv.cls is None:  # (a method of the test's class runs on its object: _instance_fixtures)
                 fixture_findings.append((name, fx.where.split(": ")[0], fs))
         return CaseContext(tuple(findings), tuple(fixture_findings), kwargs, frozenset(fixture_modules),
                            tuple(wrappers))
@@ -379,6 +380,9 @@ class Analyzer:
                 findings.extend(fs)
                 if after is not None and hook != "setUpClass":
                     self_v = after
+            kwargs = dict(kwargs)
+            fs, self_v = self._instance_fixtures(rel, item, kwargs, self_v, choice, world)
+            findings.extend(fs)
         fv = item.func
         if self_v is not None:
             fv = FuncV(fv.rel, fv.pos, fv.name, bound=self_v, captured=fv.captured, cls=fv.cls)
@@ -409,6 +413,35 @@ class Analyzer:
                 findings.extend(self._class_hook(item.classes[-1], hook, self_v, world)[0])
         findings.extend(self._module_hooks(rel, item, MODULE_TEARDOWN, world))
         return findings
+
+    def _instance_fixtures(self, rel: str, item: TestItem, kwargs: dict[str, Value], self_v: Value,
+                           choice: dict[str, ParamCase], world: int) -> tuple[list[Finding], Value]:
+        """Fixtures that are methods of the test's class, run on the test's own object as pytest runs them
+        (bound to `request.instance`), in the order they are set up: what they set on `self`
+        (`self.device = ...` in an autouse fixture) is what the body reads; a generator fixture hands over its
+        object as it is at the yield, before its teardown. Their findings are these runs' (the case context
+        leaves them out), and a test asking for one gets this run's value (in `kwargs`)."""
+        findings: list[Finding] = []
+        tables = self.fixtures.scopes(rel, item)
+        for name in list(kwargs):
+            fx = self.fixtures.find(tables, name)
+            if fx is None or fx.fv.cls is None:
+                continue
+            fkw, fs = self.fixtures.fixture_kwargs(fx, tables, choice, world)
+            case = choice.get(fx.name)
+            if case is not None:
+                fs.extend(mark_findings(list(self.fixtures.case_marks_in(fx, case, world)), fx.where))
+            fv = FuncV(fx.fv.rel, fx.fv.pos, fx.fv.name, bound=self_v, captured=fx.fv.captured, cls=fx.fv.cls)
+            res = self.interp.call_function(fv, [], fkw, world, 1)
+            where = step(rel, item.line, f"uses fixture {name} ({fx.where.split(': ')[0]}) on the test's object")
+            findings.extend(f.prefixed(where) for f in (*fs, *res.findings))
+            kwargs[name] = res.value
+            node = self.source.module(fx.fv.rel).defs.get(fx.fv.pos)
+            generator = isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and is_generator(node)
+            after = res.self_at_yield if generator else res.self_after
+            if after is not None:
+                self_v = after
+        return findings, self_v
 
     def _class_hook(self, cls: ClassV, hook: str, self_v: Value, world: int) -> tuple[list[Finding], Value | None]:
         """Run the test class's xunit hook (`setUp`, `teardown_method`...) on the test's object, if the class has

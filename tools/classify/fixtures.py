@@ -275,19 +275,7 @@ class Fixtures:
         if fx.name in stack:
             return UNK, ()
         start = self.interp.steps
-        findings: list[Finding] = []
-        kwargs: dict[str, Value] = {}
-        for a in self.fixture_args(fx.fv):
-            if a == "request":
-                kwargs[a] = RequestV(case.bindings[0][1] if case else UNK)
-                continue
-            dep = self.find(tables, a, skip=fx if a == fx.name else None)
-            if dep is None:
-                kwargs[a] = UNK
-                continue
-            v, fs = self.fixture_value(dep, tables, choice, world, (*stack, fx.name))
-            kwargs[a] = v
-            findings.extend(f.prefixed(step(fx.fv.rel, fx.fv.pos[0], f"fixture {fx.name} uses {a}")) for f in fs)
+        kwargs, findings = self.fixture_kwargs(fx, tables, choice, world, stack)
         if case is not None:
             findings.extend(mark_findings(list(self.case_marks_in(fx, case, world)), fx.where))
         fv = fx.fv
@@ -301,3 +289,22 @@ class Fixtures:
         self.fixture_costs[key] = self.interp.steps - start
         return result
 
+    def fixture_kwargs(self, fx: Fixture, tables: list[dict[str, Fixture]], choice: dict[str, ParamCase],
+                       world: int, stack: tuple[str, ...] = ()) -> tuple[dict[str, Value], list[Finding]]:
+        """The arguments pytest calls a fixture with (`request`, the fixtures it asks for), and the findings of
+        setting those up."""
+        case = choice.get(fx.name)
+        findings: list[Finding] = []
+        kwargs: dict[str, Value] = {}
+        for a in self.fixture_args(fx.fv):
+            if a == "request":
+                kwargs[a] = RequestV(case.bindings[0][1] if case else UNK)
+                continue
+            dep = self.find(tables, a, skip=fx if a == fx.name else None)
+            if dep is None:
+                kwargs[a] = UNK
+                continue
+            v, fs = self.fixture_value(dep, tables, choice, world, (*stack, fx.name))
+            kwargs[a] = v
+            findings.extend(f.prefixed(step(fx.fv.rel, fx.fv.pos[0], f"fixture {fx.name} uses {a}")) for f in fs)
+        return kwargs, findings

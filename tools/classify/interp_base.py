@@ -116,6 +116,7 @@ class CallResult:
     widened: bool = False  # the summary of a recursive call, in its widened context (summaries.widen)
     world_dependent: bool = True  # its computation let the world decide something (InterpBase.world_reads)
     cells: tuple[tuple[str, Value], ...] = ()  # the enclosing locals it shares, as it left them (closures.py)
+    self_at_yield: Value | None = None  # a generator fixture method's receiver at its yield (Frame.at_yield)
 
 
 @dataclass
@@ -145,6 +146,9 @@ class Frame:
     # parameters bound to their default `{}`: an empty dict that nothing outside the call can have filled (an
     # empty dict elsewhere may be a registry that functions fill, which the analysis does not follow)
     empty_defaults: frozenset[str] = frozenset()
+    # a fixture method's receiver at each of its yields (None: not recorded): the object the test runs with,
+    # before the teardown after the yield changes it (CallResult.self_at_yield)
+    at_yield: list[Value] | None = None
 
     def add(self, finding: Finding) -> None:
         if finding.kind in KEYED_KINDS:

@@ -27,6 +27,7 @@ from tools.classify.interp_base import (
     _call_requirement,
     _mutable_target,
     frame_stores,
+    is_fixture_def,
 )
 from tools.classify.module_device import DEVICE_PROPERTY_SUFFIXES
 from tools.classify.receivers import apply_delta, receiver_delta, receiver_uses
@@ -471,11 +472,14 @@ class CallsMixin(InterpBase):
         if result.self_after is not None:
             after = bounded(result.self_after)
             result.self_after = after if is_objects(after) else None
+        if result.self_at_yield is not None:
+            at_yield = bounded(result.self_at_yield)
+            result.self_at_yield = at_yield if is_objects(at_yield) else None
         result.widened = widened_size is not None
         result.world_dependent = self.world_reads != before
         if cut >= pos:  # every cycle it met closed on itself (or on its callees): what this context alone gives
             self.calls[key if result.world_dependent else (*context, None)] = result
-            if projected is not None:
+            if projected is not None and result.self_at_yield is None:  # (a receiver at a yield has no delta)
                 held = [result.value, *(v for _, v in result.stores), *(result.generated or ())]
                 delta = receiver_delta(fv.bound, result.self_after, held)
                 if delta is not None:
@@ -609,6 +613,8 @@ class CallsMixin(InterpBase):
             return CallResult(value, tuple(frame.findings))
         if is_generator(node) and (not node.decorator_list or self._raw_generator(fv, node)):
             frame.generated = Generated()
+        if frame.self_name and is_generator(node) and is_fixture_def(node):
+            frame.at_yield = []
         cells = [n for n in self.cell_names.get((fv.rel, fv.pos), ()) if n in frame.captured]
         for n in cells:
             frame.env.setdefault(n, frame.captured[n])  # on every path, so each branch keeps or changes it
@@ -617,11 +623,13 @@ class CallsMixin(InterpBase):
         if isinstance(value, NoReturn):
             value = UNK
         self_after = frame.env.get(frame.self_name) if frame.self_name else None
+        at_yield = join_all(frame.at_yield) if frame.at_yield else None
         gen = frame.generated
         return CallResult(value, tuple(frame.findings), self_after if is_objects(self_after) else None,
                           stores=frame_stores(frame) if self.stores_seen else (),
                           generated=tuple(gen.items) if gen is not None and gen.exact else None,
-                          cells=tuple((n, frame.env[n]) for n in sorted(cells) if n in frame.env))
+                          cells=tuple((n, frame.env[n]) for n in sorted(cells) if n in frame.env),
+                          self_at_yield=at_yield if is_objects(at_yield) else None)
 
     def _raw_generator(self, fv: FuncV, node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
         """A decorated generator whose decorators are in-repo defs of its enclosing function: what they call is

@@ -451,11 +451,13 @@ class ExpressionsMixin(InterpBase):
         v = self.ev(n.value, frame) if n.value is not None else Const(None)
         frame.returns.append(v)
         _generate(frame, (v,))
+        _receiver_at_yield(frame)
         return UNK
 
     def ev_YieldFrom(self, n: ast.YieldFrom, frame: Frame) -> Value:
         v = self.ev(n.value, frame)
         _generate(frame, v.items if isinstance(v, Seq) else None)
+        _receiver_at_yield(frame)
         return UNK
 
     def ev_Starred(self, n: ast.Starred, frame: Frame) -> Value:
@@ -728,6 +730,12 @@ def _generate(frame: Frame, items: tuple[Value, ...] | None) -> None:
         gen.exact = False
         return
     gen.items.extend(items)
+
+
+def _receiver_at_yield(frame: Frame) -> None:
+    """Record a fixture method's receiver as it is when the fixture hands over to the test (Frame.at_yield)."""
+    if frame.at_yield is not None and frame.self_name is not None:
+        frame.at_yield.append(frame.env.get(frame.self_name, UNK))
 
 
 _PERCENT_PLAIN = re.compile(r"(?:[^%]|%[sdrif%])*")

@@ -101,7 +101,7 @@ class StatementsMixin(InterpBase):
     def _branch(self, frame: Frame) -> Frame:
         return Frame(frame.rel, frame.world, dict(frame.env), frame.module_env, frame.findings, frame.depth,
                      frame.returns, frame.self_name, frame.cls, frame.captured, frame.generated, True,
-                     frame.empty_defaults)
+                     frame.empty_defaults, frame.at_yield)
 
     def _merge(self, frame: Frame, branches: list[tuple[Frame, bool]]) -> bool:
         live = [b for b, ended in branches if not ended]
