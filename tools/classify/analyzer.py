@@ -119,6 +119,7 @@ class CaseContext:
     fixture_modules: frozenset[str] = frozenset()
     wrappers: tuple[FuncV, ...] = ()
     cost: int = 0  # steps it took to compute
+    cls_attrs: tuple[tuple[str, Value], ...] = ()  # what its fixtures set on `request.cls`, in setup order
 
 
 class Analyzer:
@@ -294,7 +295,7 @@ class Analyzer:
         start = self.interp.steps
         got = self._case_context(rel, item, direct, choice, world)
         got = CaseContext(got.findings, got.fixture_findings, got.kwargs, got.fixture_modules, got.wrappers,
-                          self.interp.steps - start)
+                          self.interp.steps - start, got.cls_attrs)
         self.context_memo[key] = got
         return got
 
@@ -324,6 +325,7 @@ class Analyzer:
         kwargs: dict[str, Value] = {}
         fixture_findings: list[tuple[str, str, tuple[Finding, ...]]] = []
         fixture_modules: set[str] = set()
+        cls_attrs: dict[str, Value] = {}
         for name in list(dict.fromkeys([*autouse, *usefixtures, *([] if item.unittest else args)])):
             if name in direct:
                 continue  # a parametrized argument: the caller passes its value
@@ -338,10 +340,12 @@ class Analyzer:
             if name not in autouse:
                 fixture_modules.add(fx.fv.rel)
             kwargs[name] = v
-            if fs and fx.fv.cls is None:  # (a method of the test's class runs on its object: _instance_fixtures)
-                fixture_findings.append((name, fx.where.split(": ")[0], fs))
+            if not fx.on_instance:  # (those run on the test's object: _instance_fixtures)
+                if fs:
+                    fixture_findings.append((name, fx.where.split(": ")[0], fs))
+                cls_attrs.update(self.fixtures.cls_attrs(fx, choice, world))
         return CaseContext(tuple(findings), tuple(fixture_findings), kwargs, frozenset(fixture_modules),
-                           tuple(wrappers))
+                           tuple(wrappers), cls_attrs=tuple(cls_attrs.items()))
 
     def analyse_case(self, rel: str, item: TestItem, direct: dict[str, Value], choice: dict[str, ParamCase],
                      case_marks: list[Value], world: int, body: bool = True) -> list[Finding]:
@@ -374,11 +378,13 @@ class Analyzer:
         if item.classes:
             cls = item.classes[-1]
             self_v = Inst(cls, item.self_attrs)
+            for k, v in ctx.cls_attrs:  # `request.cls.device = ...` in a fixture
+                self_v = self_v.with_attr(k, v)
             hooks = ("setUpClass", "setUp") if item.unittest else ("setup_class", "setup_method", "setup")
             for hook in hooks:
                 fs, after = self._class_hook(cls, hook, self_v, world)
                 findings.extend(fs)
-                if after is not None and hook != "setUpClass":
+                if after is not None:
                     self_v = after
             kwargs = dict(kwargs)
             fs, self_v = self._instance_fixtures(rel, item, kwargs, self_v, choice, world)
@@ -416,8 +422,8 @@ class Analyzer:
 
     def _instance_fixtures(self, rel: str, item: TestItem, kwargs: dict[str, Value], self_v: Value,
                            choice: dict[str, ParamCase], world: int) -> tuple[list[Finding], Value]:
-        """Fixtures that are methods of the test's class, run on the test's own object as pytest runs them
-        (bound to `request.instance`), in the order they are set up: what they set on `self`
+        """Function-scoped fixtures that are methods of the test's class, run on the test's own object as pytest
+        runs them (bound to `request.instance`), in the order they are set up: what they set on `self`
         (`self.device = ...` in an autouse fixture) is what the body reads; a generator fixture hands over its
         object as it is at the yield, before its teardown. Their findings are these runs' (the case context
         leaves them out), and a test asking for one gets this run's value (in `kwargs`)."""
@@ -425,7 +431,7 @@ class Analyzer:
         tables = self.fixtures.scopes(rel, item)
         for name in list(kwargs):
             fx = self.fixtures.find(tables, name)
-            if fx is None or fx.fv.cls is None:
+            if fx is None or not fx.on_instance:
                 continue
             fkw, fs = self.fixtures.fixture_kwargs(fx, tables, choice, world)
             case = choice.get(fx.name)
@@ -441,6 +447,8 @@ class Analyzer:
             after = res.self_at_yield if generator else res.self_after
             if after is not None:
                 self_v = after
+            for k, v in res.cls_attrs:  # `request.cls.device = ...` in a fixture method
+                self_v = self_v.with_attr(k, v) if isinstance(self_v, Inst) else self_v
         return findings, self_v
 
     def _class_hook(self, cls: ClassV, hook: str, self_v: Value, world: int) -> tuple[list[Finding], Value | None]:

@@ -34,6 +34,12 @@ class Fixture:
     where: str
     plugin_rank: int = 0  # >0: parametrized by a plugin's pytest_generate_tests, after fixture params
 
+    @property
+    def on_instance(self) -> bool:
+        """A function-scoped fixture defined in a test class: pytest runs it on the test's own object (a
+        class-scoped one gets an object of its own, so what it sets on `self` never reaches the test)."""
+        return self.fv.cls is not None and self.scope_rank == SCOPES["function"]
+
 
 def idfn(interp: Interp, ids: Value | None, world: int) -> Callable[[Value], Value] | None:
     """An `ids=` callable defined in the repository (or `str`), evaluated on one parameter value."""
@@ -62,6 +68,8 @@ class Fixtures:
         self.own_tables: dict[str, dict[str, Fixture]] = {}  # without star-imported modules' fixtures
         self.fixture_memo: dict[tuple[object, ...], tuple[Value, tuple[Finding, ...]]] = {}
         self.fixture_costs: dict[tuple[object, ...], int] = {}  # steps each memoised fixture value took
+        # fixture_memo's key -> what the fixture set on `request.cls` (CallResult.cls_attrs)
+        self.fixture_cls_attrs: dict[tuple[object, ...], tuple[tuple[str, Value], ...]] = {}
         self.scope_memo: dict[tuple[str, tuple[ClassV, ...]], list[dict[str, Fixture]]] = {}
         self.world_fixtures: dict[tuple[FuncV, int], Fixture] = {}
         self.names_memo: dict[tuple[str, tuple[int, int], bool, bool], tuple[str, ...]] = {}  # parameter names
@@ -285,6 +293,8 @@ class Fixtures:
         findings.extend(res.findings)
         self.interp.used_modules.add(fx.fv.rel)
         result = (res.value, tuple(findings))
+        if res.cls_attrs:
+            self.fixture_cls_attrs[key] = res.cls_attrs
         self.fixture_memo[key] = result
         self.fixture_costs[key] = self.interp.steps - start
         return result
@@ -308,3 +318,7 @@ class Fixtures:
             kwargs[a] = v
             findings.extend(f.prefixed(step(fx.fv.rel, fx.fv.pos[0], f"fixture {fx.name} uses {a}")) for f in fs)
         return kwargs, findings
+
+    def cls_attrs(self, fx: Fixture, choice: dict[str, ParamCase], world: int) -> tuple[tuple[str, Value], ...]:
+        """What the fixture (its value computed by fixture_value) set on `request.cls` / `request.instance`."""
+        return self.fixture_cls_attrs.get((fx, choice.get(fx.name), world, tuple(sorted(choice.items()))), ())

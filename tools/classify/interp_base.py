@@ -117,6 +117,8 @@ class CallResult:
     world_dependent: bool = True  # its computation let the world decide something (InterpBase.world_reads)
     cells: tuple[tuple[str, Value], ...] = ()  # the enclosing locals it shares, as it left them (closures.py)
     self_at_yield: Value | None = None  # a generator fixture method's receiver at its yield (Frame.at_yield)
+    # what a fixture set on `request.cls` / `request.instance` by the time it handed over (RequestV.cls_attrs)
+    cls_attrs: tuple[tuple[str, Value], ...] = ()
 
 
 @dataclass
@@ -146,9 +148,9 @@ class Frame:
     # parameters bound to their default `{}`: an empty dict that nothing outside the call can have filled (an
     # empty dict elsewhere may be a registry that functions fill, which the analysis does not follow)
     empty_defaults: frozenset[str] = frozenset()
-    # a fixture method's receiver at each of its yields (None: not recorded): the object the test runs with,
-    # before the teardown after the yield changes it (CallResult.self_at_yield)
-    at_yield: list[Value] | None = None
+    # a generator fixture's receiver and `request` at each of its yields (None: not recorded): what the test
+    # runs with, before the teardown after the yield changes it (CallResult.self_at_yield, CallResult.cls_attrs)
+    at_yield: list[tuple[Value | None, Value | None]] | None = None
 
     def add(self, finding: Finding) -> None:
         if finding.kind in KEYED_KINDS:

@@ -49,6 +49,7 @@ from tools.classify.values import (
     OneOf,
     PartialV,
     PathV,
+    RequestV,
     ReqV,
     Seq,
     SkipV,
@@ -479,7 +480,8 @@ class CallsMixin(InterpBase):
         result.world_dependent = self.world_reads != before
         if cut >= pos:  # every cycle it met closed on itself (or on its callees): what this context alone gives
             self.calls[key if result.world_dependent else (*context, None)] = result
-            if projected is not None and result.self_at_yield is None:  # (a receiver at a yield has no delta)
+            if projected is not None and result.self_at_yield is None and not result.cls_attrs:
+                # (a receiver at a yield, or what the call set on `request.cls`, is not a delta of the receiver)
                 held = [result.value, *(v for _, v in result.stores), *(result.generated or ())]
                 delta = receiver_delta(fv.bound, result.self_after, held)
                 if delta is not None:
@@ -613,7 +615,8 @@ class CallsMixin(InterpBase):
             return CallResult(value, tuple(frame.findings))
         if is_generator(node) and (not node.decorator_list or self._raw_generator(fv, node)):
             frame.generated = Generated()
-        if frame.self_name and is_generator(node) and is_fixture_def(node):
+        fixture = not isinstance(node, ast.Lambda) and is_fixture_def(node)
+        if fixture and is_generator(node):
             frame.at_yield = []
         cells = [n for n in self.cell_names.get((fv.rel, fv.pos), ()) if n in frame.captured]
         for n in cells:
@@ -623,13 +626,17 @@ class CallsMixin(InterpBase):
         if isinstance(value, NoReturn):
             value = UNK
         self_after = frame.env.get(frame.self_name) if frame.self_name else None
-        at_yield = join_all(frame.at_yield) if frame.at_yield else None
+        at_yield = join_all([s for s, _ in frame.at_yield if s is not None]) if frame.at_yield and \
+            frame.self_name else None
+        requests = [r for _, r in frame.at_yield] if frame.at_yield else [frame.env.get("request")] if \
+            fixture else []
         gen = frame.generated
         return CallResult(value, tuple(frame.findings), self_after if is_objects(self_after) else None,
                           stores=frame_stores(frame) if self.stores_seen else (),
                           generated=tuple(gen.items) if gen is not None and gen.exact else None,
                           cells=tuple((n, frame.env[n]) for n in sorted(cells) if n in frame.env),
-                          self_at_yield=at_yield if is_objects(at_yield) else None)
+                          self_at_yield=at_yield if is_objects(at_yield) else None,
+                          cls_attrs=_cls_attrs(requests))
 
     def _raw_generator(self, fv: FuncV, node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
         """A decorated generator whose decorators are in-repo defs of its enclosing function: what they call is
@@ -823,3 +830,10 @@ def module_startswith(module: str, args: list[Value]) -> Value:
     if any(t.startswith(module) for t in texts):
         return UNK
     return Const(False)
+
+
+def _cls_attrs(requests: list[Value | None]) -> tuple[tuple[str, Value], ...]:
+    """The attributes a fixture set on `request.cls` at every handover (each yield, or its return): those it
+    set alike on all of them."""
+    got = [r.cls_attrs if isinstance(r, RequestV) else () for r in requests]
+    return got[0] if got and all(g == got[0] for g in got) else ()

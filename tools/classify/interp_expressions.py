@@ -733,9 +733,10 @@ def _generate(frame: Frame, items: tuple[Value, ...] | None) -> None:
 
 
 def _receiver_at_yield(frame: Frame) -> None:
-    """Record a fixture method's receiver as it is when the fixture hands over to the test (Frame.at_yield)."""
-    if frame.at_yield is not None and frame.self_name is not None:
-        frame.at_yield.append(frame.env.get(frame.self_name, UNK))
+    """Record a fixture's receiver and `request` as they are when it hands over to the test (Frame.at_yield)."""
+    if frame.at_yield is not None:
+        frame.at_yield.append((frame.env.get(frame.self_name, UNK) if frame.self_name else None,
+                               frame.env.get("request")))
 
 
 _PERCENT_PLAIN = re.compile(r"(?:[^%]|%[sdrif%])*")

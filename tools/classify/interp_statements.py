@@ -71,6 +71,7 @@ from tools.classify.values import (
     OneOf,
     ParamV,
     PathV,
+    RequestV,
     Seq,
     Unresolved,
     Value,
@@ -669,6 +670,11 @@ class StatementsMixin(InterpBase):
                 mod := self.lookup(target.value.id, frame), ModV) and mod.rel and patch_module_attr(
                     frame, mod.rel, target.attr, v):
             self.stores_seen = True  # `runtime.DEFAULT_DEVICE = "cuda"` in a test (test_state.py)
+        elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Attribute) and \
+                target.value.attr in ("cls", "instance") and isinstance(target.value.value, ast.Name) and \
+                isinstance(req := frame.env.get(target.value.value.id), RequestV):
+            # `request.cls.device = ...` in a fixture: an attribute of the test's object (CallResult.cls_attrs)
+            frame.env[target.value.value.id] = req.with_cls_attr(target.attr, bounded(v) if _hashable(v) else UNK)
         elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
             owner = target.value.id
             cur = frame.env.get(owner)

@@ -337,6 +337,11 @@ class RequestV:
 
     param: Value
     fixtures: tuple[tuple[str, Value], ...] = ()
+    # what a fixture set on `request.cls` / `request.instance` (`request.cls.device = ...`): the test's object has it
+    cls_attrs: tuple[tuple[str, Value], ...] = ()
+
+    def with_cls_attr(self, name: str, value: Value) -> RequestV:
+        return RequestV(self.param, self.fixtures, (*((k, v) for k, v in self.cls_attrs if k != name), (name, value)))
 
 
 Value = (

@@ -1,0 +1,50 @@
+"""Round 20: fixtures that hand the test its object (tests/round20_fixtures; labels in expected.json).
+
+Each corpus test was run with pytest on CPU-only torch first; here the node ids are checked against pytest's, and
+the reasons (`--explain`) name the fixture that set the test up."""
+
+from __future__ import annotations
+
+from tools.classify.runner import run
+
+FIXTURES = "tests/round20_fixtures"
+
+
+def test_round20_ids_equal_pytest(ids_vs_pytest) -> None:
+    got = ids_vs_pytest(FIXTURES)
+    assert got.not_collected == set()
+    assert got.function_only == set()
+    assert len(got.collected) == 28
+
+
+def _tests(corpus, name: str) -> dict:
+    path = f"{FIXTURES}/{name}"
+    return run(corpus, paths=[path], cache_dir=None).files[path].tests
+
+
+def test_fixture_methods_set_up_the_tests_object(corpus) -> None:
+    tests = _tests(corpus, "test_instance_fixtures.py")
+    # an autouse fixture's `self.device`: the body's device, cpu or cuda alike
+    assert tests["TestAutouseDevice::test_add"].label == "cpu"
+    assert tests["TestAutouseCuda::test_add"].label == "gpu"
+    # the object at the yield, not after the teardown that resets `self.device = None`
+    assert tests["TestTeardownResets::test_uses"].label == "gpu"
+    # a skip in the fixture method is the test's, and names the fixture
+    assert "uses fixture _need_gpu" in tests["TestSkipInFixture::test_uses"].reasons[0]
+    assert "on the test's object" in tests["TestSkipInFixture::test_uses"].reasons[0]
+    # setup_method runs first; the fixture reads what it set
+    assert tests["TestSetupMethodThenFixture::test_uses"].label == "cpu"
+
+
+def test_request_cls_attributes_reach_the_test(corpus) -> None:
+    tests = _tests(corpus, "test_request_cls.py")
+    assert tests["TestClsCuda::test_uses"].label == "gpu"
+    assert tests["TestClsCpu::test_uses"].label == "cpu"
+    assert tests["TestClassFixtureMethod::test_uses"].label == "cpu"
+
+
+def test_class_set_up_reaches_every_test(corpus) -> None:
+    tests = _tests(corpus, "test_class_setup.py")
+    assert tests["TestUnitSetUpClass::test_uses"].label == "gpu"  # `cls.device = cuda` in setUpClass
+    assert tests["TestUnitSetUpClassCpu::test_uses"].label == "cpu"
+    assert tests["TestSetupClass::test_uses"].label == "gpu"
