@@ -47,6 +47,7 @@ from tools.classify.evidence import (
 from tools.classify.fixtures import Fixture, Fixtures, idfn
 from tools.classify.frozen import frozen
 from tools.classify.hooks import MODIFY_HOOK, Hooks
+from tools.classify.hypothesis_given import given_arguments
 from tools.classify.interp_base import WORLDS as ANALYSIS_WORLDS
 from tools.classify.interp_calls import is_generator
 from tools.classify.item_hooks import ItemHooks
@@ -155,6 +156,7 @@ class Analyzer:
         self.fixture_world_memo: dict[tuple[str, tuple[ClassV, ...]], bool] = {}
         self.literal_memo: dict[tuple[str, tuple[int, int]], bool] = {}
         self.by_name_memo: dict[tuple[str, tuple[int, int]], list[str] | None] = {}
+        self.given_memo: dict[tuple[FuncV, int], dict[str, Value]] = {}
         self.prove_inert = prove_inert
         self.inert = self.interp.inert
 
@@ -336,14 +338,16 @@ class Analyzer:
             if fx is None:
                 kwargs[name] = UNK
                 continue
-            v, fs = self.fixtures.fixture_value(fx, tables, choice, world, ())
             if name not in autouse:
                 fixture_modules.add(fx.fv.rel)
-            kwargs[name] = v
-            if not fx.on_instance:  # (those run on the test's object: _instance_fixtures)
-                if fs:
-                    fixture_findings.append((name, fx.where.split(": ")[0], fs))
+            if fx.on_instance:  # its body runs on the test's object (_instance_fixtures); its set-up is here
+                kwargs[name] = UNK
+                fs = tuple(self.fixtures.fixture_kwargs(fx, tables, choice, world)[1])
+            else:
+                kwargs[name], fs = self.fixtures.fixture_value(fx, tables, choice, world, ())
                 cls_attrs.update(self.fixtures.cls_attrs(fx, choice, world))
+            if fs:
+                fixture_findings.append((name, fx.where.split(": ")[0], fs))
         return CaseContext(tuple(findings), tuple(fixture_findings), kwargs, frozenset(fixture_modules),
                            tuple(wrappers), cls_attrs=tuple(cls_attrs.items()))
 
@@ -397,6 +401,9 @@ class Analyzer:
         for k, v in direct.items():
             if k in params:
                 call_kwargs[k] = v
+        for k, v in self.given_arguments(item.func, world).items():
+            if k in params and k not in direct:
+                call_kwargs[k] = v  # drawn by hypothesis' @given (hypothesis_given.py)
         request = call_kwargs.get("request")
         if isinstance(request, RequestV):
             fs, values = self.by_name_fixtures(rel, item, direct, choice, world)
@@ -425,22 +432,19 @@ class Analyzer:
         """Function-scoped fixtures that are methods of the test's class, run on the test's own object as pytest
         runs them (bound to `request.instance`), in the order they are set up: what they set on `self`
         (`self.device = ...` in an autouse fixture) is what the body reads; a generator fixture hands over its
-        object as it is at the yield, before its teardown. Their findings are these runs' (the case context
-        leaves them out), and a test asking for one gets this run's value (in `kwargs`)."""
+        object as it is at the yield, before its teardown. Their bodies' findings are these runs' (the case
+        context has those of their own fixtures and marks), and a test asking for one gets this run's value."""
         findings: list[Finding] = []
         tables = self.fixtures.scopes(rel, item)
         for name in list(kwargs):
             fx = self.fixtures.find(tables, name)
             if fx is None or not fx.on_instance:
                 continue
-            fkw, fs = self.fixtures.fixture_kwargs(fx, tables, choice, world)
-            case = choice.get(fx.name)
-            if case is not None:
-                fs.extend(mark_findings(list(self.fixtures.case_marks_in(fx, case, world)), fx.where))
+            fkw = self.fixtures.fixture_kwargs(fx, tables, choice, world)[0]  # (their findings: the context's)
             fv = FuncV(fx.fv.rel, fx.fv.pos, fx.fv.name, bound=self_v, captured=fx.fv.captured, cls=fx.fv.cls)
             res = self.interp.call_function(fv, [], fkw, world, 1)
             where = step(rel, item.line, f"uses fixture {name} ({fx.where.split(': ')[0]}) on the test's object")
-            findings.extend(f.prefixed(where) for f in (*fs, *res.findings))
+            findings.extend(f.prefixed(where) for f in res.findings)
             kwargs[name] = res.value
             node = self.source.module(fx.fv.rel).defs.get(fx.fv.pos)
             generator = isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and is_generator(node)
@@ -484,6 +488,16 @@ class Analyzer:
             findings.extend(f.prefixed(step(rel, item.line, f"request.getfixturevalue({name!r}) "
                                                             f"({fx.where.split(': ')[0]})")) for f in fs)
         return findings, tuple(sorted(values.items()))
+
+    def given_arguments(self, fv: FuncV, world: int) -> dict[str, Value]:
+        """The arguments a test's hypothesis `@given(...)` draws (hypothesis_given.py); memoised per test and world."""
+        key = (fv, world)
+        got = self.given_memo.get(key)
+        if got is None:
+            node = self.source.module(fv.rel).defs.get(fv.pos)
+            got = self.given_memo[key] = given_arguments(self.interp, fv, node, world) if isinstance(
+                node, (ast.FunctionDef, ast.AsyncFunctionDef)) else {}
+        return got
 
     def getfixturevalue_literals(self, fv: FuncV) -> list[str] | None:
         """The literal names a test function passes to `request.getfixturevalue` (None: it never calls it);

@@ -284,8 +284,6 @@ class Fixtures:
             return UNK, ()
         start = self.interp.steps
         kwargs, findings = self.fixture_kwargs(fx, tables, choice, world, stack)
-        if case is not None:
-            findings.extend(mark_findings(list(self.case_marks_in(fx, case, world)), fx.where))
         fv = fx.fv
         if fv.cls is not None:
             fv = FuncV(fv.rel, fv.pos, fv.name, bound=Inst(fv.cls), captured=fv.captured, cls=fv.cls)
@@ -302,7 +300,7 @@ class Fixtures:
     def fixture_kwargs(self, fx: Fixture, tables: list[dict[str, Fixture]], choice: dict[str, ParamCase],
                        world: int, stack: tuple[str, ...] = ()) -> tuple[dict[str, Value], list[Finding]]:
         """The arguments pytest calls a fixture with (`request`, the fixtures it asks for), and the findings of
-        setting those up."""
+        setting those up and of its parameter's marks: all but its own body's."""
         case = choice.get(fx.name)
         findings: list[Finding] = []
         kwargs: dict[str, Value] = {}
@@ -317,6 +315,8 @@ class Fixtures:
             v, fs = self.fixture_value(dep, tables, choice, world, (*stack, fx.name))
             kwargs[a] = v
             findings.extend(f.prefixed(step(fx.fv.rel, fx.fv.pos[0], f"fixture {fx.name} uses {a}")) for f in fs)
+        if case is not None:
+            findings.extend(mark_findings(list(self.case_marks_in(fx, case, world)), fx.where))
         return kwargs, findings
 
     def cls_attrs(self, fx: Fixture, choice: dict[str, ParamCase], world: int) -> tuple[tuple[str, Value], ...]:

@@ -5,7 +5,12 @@ the reasons (`--explain`) name the fixture that set the test up."""
 
 from __future__ import annotations
 
+import pytest
+
+from tools.classify.analyzer import Analyzer
+from tools.classify.collect import collect_items
 from tools.classify.runner import run
+from tools.classify.values import Unresolved, alternatives
 
 FIXTURES = "tests/round20_fixtures"
 
@@ -48,3 +53,38 @@ def test_class_set_up_reaches_every_test(corpus) -> None:
     assert tests["TestUnitSetUpClass::test_uses"].label == "gpu"  # `cls.device = cuda` in setUpClass
     assert tests["TestUnitSetUpClassCpu::test_uses"].label == "cpu"
     assert tests["TestSetupClass::test_uses"].label == "gpu"
+
+
+def test_hypothesis_given_draws_devices(corpus) -> None:
+    tests = _tests_in(corpus, "tests/round20_hypothesis/test_given.py")
+    assert tests["test_sampled_devices"].label == "gpu"  # sampled_from(["cpu", "cuda"]): both are drawn
+    assert "torch.zeros(device='cuda')" in tests["test_sampled_devices"].reasons[0]
+    assert tests["test_available_devices"].label == "cpu"  # sampled_from(DEVICES): ["cpu"] without GPUs
+    assert tests["test_sizes"].label == "cpu"
+    assert tests["test_draw_device"].label == "unknown"  # data().draw(...) inside the body: not followed
+
+
+@pytest.mark.parametrize(("strategy", "drawn"), [
+    ("st.sampled_from(['cpu', 'cuda'])", {"cpu", "cuda"}),
+    ("st.just('cuda:1')", {"cuda:1"}),
+    ("st.one_of(st.just('cpu'), st.none())", {"cpu", None}),
+    ("st.one_of([st.just('cpu'), st.just('mps')])", {"cpu", "mps"}),
+    ("st.booleans()", {True, False}),
+    ("st.integers(0, 3)", None),
+    ("st.sampled_from(DEVICES).map(torch.device)", None),
+])
+def test_what_a_strategy_draws(tmp_path, strategy, drawn) -> None:
+    (tmp_path / "test_s.py").write_text(
+        "import torch\nfrom hypothesis import given\nfrom hypothesis import strategies as st\n"
+        f"DEVICES = ['cpu']\n\n@given(x={strategy})\ndef test_x(x):\n    pass\n")
+    analyzer = Analyzer(tmp_path, ["test_s.py"])
+    item = next(i for i in collect_items(analyzer.interp, "test_s.py") if i.func.name == "test_x")
+    got = analyzer.given_arguments(item.func, 0)["x"]
+    if drawn is None:
+        assert isinstance(got, Unresolved)
+    else:
+        assert {a.value for a in alternatives(got)} == drawn
+
+
+def _tests_in(corpus, path: str) -> dict:
+    return run(corpus, paths=[path], cache_dir=None).files[path].tests
