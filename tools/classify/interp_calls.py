@@ -29,6 +29,7 @@ from tools.classify.interp_base import (
     frame_stores,
     is_fixture_def,
 )
+from tools.classify.interp_external import RUNS_ITS_CALLABLE
 from tools.classify.module_device import DEVICE_PROPERTY_SUFFIXES
 from tools.classify.receivers import apply_delta, receiver_delta, receiver_uses
 from tools.classify.summaries import SUMMARY_BUDGET, context_size, widen_call
@@ -57,6 +58,7 @@ from tools.classify.values import (
     TensorV,
     TestFnV,
     UnknownParameter,
+    Unresolved,
     Value,
     alternatives,
     bounded,
@@ -200,6 +202,9 @@ class CallsMixin(InterpBase):
             return self.call(callee, args, kwargs, n, frame, name)
         if isinstance(recv, PathV):
             return self.path_method_call(recv, name, args, kwargs, frame)
+        if isinstance(recv, Unresolved) and name in RUNS_ITS_CALLABLE and self.run_passed_callable(
+                name, args, kwargs, n, frame):
+            return UNK  # `executor.submit(fn, x)`
         # a method of an object the analysis does not model (their names are disjoint: the order is not a priority)
         got = self.framework_method(recv, name, args, kwargs, n, frame)
         if got is None and name in ("keys", "values", "items") and recv == EMPTY_DICT and not args and \
@@ -283,6 +288,8 @@ class CallsMixin(InterpBase):
             return callee
         if isinstance(callee, TestFnV):
             return UNK
+        if isinstance(callee, Unresolved):
+            self.run_passed_callable(None, args, kwargs, n, frame)  # `benchmark(fn)`: a plugin fixture's value
         return UNK
 
     def _attribute_name(self, obj: Value, name: Value, world: int) -> str | None:

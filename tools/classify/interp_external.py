@@ -128,8 +128,14 @@ CALLS_ITS_FUNCTION = {
     "functools.reduce": 2, "torch.utils._pytree.tree_map": 1, "torch.utils._pytree.tree_map_only": 1,
     "torch.utils.checkpoint.checkpoint": 1, "torch.autograd.gradcheck": 1, "torch.autograd.gradgradcheck": 1,
     "torch.autograd.functional.jacobian": 1, "torch.autograd.functional.hessian": 1, "optree.tree_map": 1,
-    "jax.tree_util.tree_map": 1,
+    "jax.tree_util.tree_map": 1, "timeit.timeit": 0, "timeit.repeat": 0, "timeit.Timer": 0,
 }
+# Methods that run the callable they are given, on objects the analysis does not model: an executor's or a process
+# pool's `submit(fn, *args)` / `map(fn, xs)`, pytest-benchmark's `benchmark.pedantic(fn, args=...)`, asyncio's
+# `loop.run_in_executor(executor, fn, *args)` (the position of the callable)
+RUNS_ITS_CALLABLE = {"submit": 0, "map": 0, "imap": 0, "imap_unordered": 0, "starmap": 0, "apply": 0,
+                     "apply_async": 0, "pedantic": 0, "run_in_executor": 1}
+MAPS_ITS_CALLABLE = frozenset({"map", "imap", "imap_unordered"})  # ...on each item of what follows it
 # Function transforms whose result calls the function given (the device work is the function's)
 RETURNS_ITS_FUNCTION = frozenset({
     "torch.func.vmap", "torch.vmap", "functorch.vmap", "torch.func.grad", "torch.func.grad_and_value",
@@ -444,6 +450,30 @@ class ExternalMixin(InterpBase):
             return args[0]  # an unknown decorator: assume it keeps the test
         self._ext_args_check(path, args, kwargs, n, frame)
         return UNK
+
+    def run_passed_callable(self, method: str | None, args: list[Value], kwargs: dict[str, Value], n: ast.AST,
+                            frame: Frame) -> bool:
+        """A call the analysis cannot follow that is given an in-repo function to run: the call of an unknown
+        value (`method` None: pytest-benchmark's `benchmark(fn, *args)`, a plugin's fixture) or a RUNS_ITS_CALLABLE
+        method of an object the analysis does not model (an executor's `submit(fn, *args)`, `map(fn, xs)`). The
+        function runs with the arguments that follow it (on each item, for a map): a callee the analysis does not
+        know may call what it is given, and a function that uses CUDA is why a test passes it, so not following it
+        would route the test to a CPU runner. At a module's top level (registrations: `register(fn)`) and for
+        anything but an in-repo function, nothing is run. Returns whether it ran one."""
+        at = RUNS_ITS_CALLABLE.get(method, 0) if method else 0
+        if frame.module_env is None or len(args) <= at or not _callable(args[at]):
+            return False
+        fn, rest = args[at], list(args[at + 1:])
+        if method in MAPS_ITS_CALLABLE:
+            self._mapped(fn, rest, n, frame)
+        elif method == "pedantic":  # `benchmark.pedantic(fn, args=(x,), kwargs={...}, rounds=3)`
+            given, named = kwargs.get("args"), kwargs.get("kwargs")
+            self.call(fn, list(given.items) if isinstance(given, Seq) else [], {
+                k.value: v for k, v in named.items if isinstance(k, Const) and isinstance(k.value, str)}
+                if isinstance(named, DictV) else {}, n, frame, "pedantic")
+        else:
+            self.call(fn, rest, kwargs, n, frame, method or "a function passed to a call not followed")
+        return True
 
     def framework_method(self, recv: Value, name: str, args: list[Value], kwargs: dict[str, Value], n: ast.Call,
                          frame: Frame) -> Value | None:

@@ -88,3 +88,36 @@ def test_what_a_strategy_draws(tmp_path, strategy, drawn) -> None:
 
 def _tests_in(corpus, path: str) -> dict:
     return run(corpus, paths=[path], cache_dir=None).files[path].tests
+
+
+CALLBACKS = "tests/round20_callbacks"
+
+
+def test_round20_callback_ids_equal_pytest(ids_vs_pytest) -> None:
+    got = ids_vs_pytest(CALLBACKS)
+    assert got.not_collected == set()
+    assert len(got.collected) == 21
+
+
+def test_functions_handed_to_code_not_followed_run(corpus) -> None:
+    """The four false CPUs of the battery: pytest-benchmark's fixture, timeit, an executor, and
+    `getattr(sys.modules[__name__], name)`; each CPU twin stays `cpu`."""
+    tests = _tests_in(corpus, f"{CALLBACKS}/test_passed_functions.py")
+    for name in ("test_benchmark_fixture_cuda", "test_timeit_lambda", "test_executor_submit", "test_getattr_dispatch"):
+        assert tests[name].label == "gpu", name
+    assert "calls make_cuda()" in tests["test_benchmark_fixture_cuda"].reasons[0]
+    assert tests["test_benchmark_fixture_cpu"].label == "cpu"
+    mapped = _tests_in(corpus, f"{CALLBACKS}/test_mapped_functions.py")
+    assert mapped["test_executor_map"].label == "gpu"  # on each item: "cuda" is one
+    assert mapped["test_executor_map_cpu"].label == "cpu"
+    assert mapped["test_benchmark_pedantic"].label == "gpu"  # args=("cuda",) reach the function
+    assert mapped["test_benchmark_pedantic_cpu"].label == "cpu"
+
+
+def test_a_function_registered_at_import_is_not_run(tmp_path) -> None:
+    """At a module's top level a function handed to an unknown callee is a registration, not a call."""
+    (tmp_path / "test_reg.py").write_text(
+        "import torch\nfrom somewhere import register\n\n\n"
+        "def kernel():\n    return torch.zeros(1, device='cuda')\n\n\nregister(kernel)\n\n\n"
+        "def test_plain():\n    assert torch.ones(1).sum() == 1\n")
+    assert run(tmp_path, paths=["test_reg.py"], cache_dir=None).files["test_reg.py"].tests["test_plain"].label == "cpu"
