@@ -33,6 +33,8 @@ from tools.classify.guards import off_cuda_taken, reached_package
 from tools.classify.interp_base import (
     DYNAMIC,
     MOCK_OBJECT,
+    UNIT_BUDGET,
+    BudgetExceeded,
     Frame,
     InterpBase,
     _call_requirement,
@@ -46,6 +48,7 @@ from tools.classify.optional_imports import (
     soft_dependency_names,
 )
 from tools.classify.plugins import NAMESPACE_CONSTRUCTORS, NAMESPACE_POS, NAMESPACE_REL
+from tools.classify.programs import PROCESS_CALLS, RUNPY_CALLS, Program, parsed_code, program_of
 from tools.classify.test_state import environ_value, patch_module_attr, set_environ
 from tools.classify.values import (
     NORETURN,
@@ -262,6 +265,8 @@ class ExternalMixin(InterpBase):
         if _runs_nvidia_smi(path, args, kwargs):
             frame.add(Finding(GPU, (step(frame.rel, line, f"{path}() runs nvidia-smi, which needs an NVIDIA driver"),),
                               key=PROCESS_KEY))
+        if path in PROCESS_CALLS or path in RUNPY_CALLS:
+            self._run_program(path, args, kwargs, line, frame)
         if not kwargs:
             made = versions.construct(path, args)
             if made is not None:
@@ -450,6 +455,55 @@ class ExternalMixin(InterpBase):
             return args[0]  # an unknown decorator: assume it keeps the test
         self._ext_args_check(path, args, kwargs, n, frame)
         return UNK
+
+    def _run_program(self, path: str, args: list[Value], kwargs: dict[str, Value], line: int, frame: Frame) -> None:
+        """A Python program of the repository that the call runs (programs.py): its findings are the caller's. The
+        program's files count as read by the caller's module, so a cached result is recomputed when they change."""
+        files = self.source.index.file_set
+
+        def module_file(dotted: str) -> str | None:
+            got = self.source.resolve_import(dotted, frame.rel, 0, dotted)
+            return got if got in files else None
+
+        program = program_of(path, args, kwargs, files, module_file)
+        if program is None:
+            return
+        key = (program, frame.world, frame.rel if program.code is not None else "")
+        got = self.program_runs.get(key)
+        if got is None:
+            self.program_runs[key] = ((), True)  # a program that runs itself: cut there
+            before = self.world_reads
+            found = self._program_findings(program, frame)
+            got = self.program_runs[key] = (found, self.world_reads != before)
+        else:
+            self.world_reads += got[1]
+        if program.rel is not None:
+            for f in sorted(self.source.closure(program.rel)):
+                self.source.data_file(f, frame.rel)
+        what = program.rel or "python -c code"
+        for f in got[0]:
+            frame.add(f.prefixed(step(frame.rel, line, f"{path}() runs {what} as a program")))
+
+    def _program_findings(self, program: Program, frame: Frame) -> tuple[Finding, ...]:
+        """Run a program's top level as `__main__`, in a namespace of its own."""
+        rel = program.rel or frame.rel
+        if program.rel is not None:
+            tree = self.source.module(program.rel).tree
+            body = tree.body if tree is not None else None
+        else:
+            body = parsed_code(program.code or "")
+        if body is None:
+            return (Finding(UNKNOWN, (step(frame.rel, 0, f"runs {program.rel or 'python -c code'}, which the analysis "
+                                                         "cannot read"),)),)
+        findings: list[Finding] = []
+        main = Frame(rel, frame.world, {"__name__": Const("__main__")}, None, findings)
+        try:
+            self.budgeted(UNIT_BUDGET, self.exec_block, body, main)
+        except BudgetExceeded as exc:
+            findings.append(Finding(UNKNOWN, (step(rel, 1, f"program {rel}: {exc}"),)))
+        except RecursionError:
+            findings.append(Finding(UNKNOWN, (step(rel, 1, f"program {rel} too deeply nested to analyse"),)))
+        return tuple(findings)
 
     def run_passed_callable(self, method: str | None, args: list[Value], kwargs: dict[str, Value], n: ast.AST,
                             frame: Frame) -> bool:
