@@ -40,13 +40,14 @@ from tools.classify.values import (
 )
 
 # Substrings (any case) of words some rule reacts to: device and accelerator words, distributed backends,
-# skips, CUDA-only tensor methods, scope tricks and imports (a local import runs a module's top level).
+# skips, CUDA-only tensor methods, scope tricks, imports (a local import runs a module's top level) and programs
+# run (programs.py).
 # Names under torch.cuda/torch.backends.cuda (streams, events, graphs, memory queries, mocks of them) all
 # carry `cuda` in the text or in the value they come from.
 TRIGGER_SUBSTRINGS = (
     "cuda", "gpu", "device", "accelerat", "gaudi", "habana", "ascend", "nccl", "gloo", "distributed",
     "process_group", "world_size", "skip", "xfail", "nvtx", "pin_memory", "record_stream", "register_buffer",
-    "to_empty", "tensor_type", "import", "global", "nonlocal", "__dict__", "nvidia",
+    "to_empty", "tensor_type", "import", "global", "nonlocal", "__dict__", "nvidia", "subprocess", "runpy",
 )
 TRIGGER_SUBSTRING = re.compile("|".join(re.escape(w) for w in TRIGGER_SUBSTRINGS))
 # Short accelerator names count only as words of their own (`is_tpu_available`, not `output`, `dumps`).
@@ -73,7 +74,8 @@ def _exact_names() -> frozenset[str]:
     api -= {p.rsplit(".", 1)[-1] for p in torch_api.DEVICE_ARG_APIS}  # these act only on a device argument
     # `cpu` is a manual mark's name, but in a body (`x.cpu()`, `pytest.mark.cpu`) it yields no finding;
     # `fail` is pytest.fail (a skip-like exit)
-    return frozenset({*api, *conventions.reacting_names(), "cuda", "to", "fail"} - {"cpu"})
+    # `system`: os.system runs a program (programs.py)
+    return frozenset({*api, *conventions.reacting_names(), "cuda", "to", "fail", "system"} - {"cpu"})
 
 
 EXACT_NAMES = _exact_names()

@@ -9,8 +9,9 @@ import pytest
 
 from tools.classify.analyzer import Analyzer
 from tools.classify.collect import collect_items
+from tools.classify.programs import parsed_code, program_of
 from tools.classify.runner import run
-from tools.classify.values import Unresolved, alternatives
+from tools.classify.values import Const, Ext, Seq, Unresolved, alternatives
 
 FIXTURES = "tests/round20_fixtures"
 
@@ -121,3 +122,69 @@ def test_a_function_registered_at_import_is_not_run(tmp_path) -> None:
         "def kernel():\n    return torch.zeros(1, device='cuda')\n\n\nregister(kernel)\n\n\n"
         "def test_plain():\n    assert torch.ones(1).sum() == 1\n")
     assert run(tmp_path, paths=["test_reg.py"], cache_dir=None).files["test_reg.py"].tests["test_plain"].label == "cpu"
+
+
+PROGRAMS = "tests/round20_programs/test_programs.py"
+
+
+def test_programs_a_test_runs(corpus) -> None:
+    tests = _tests_in(corpus, PROGRAMS)
+    assert "runs round20_tools/bench_cuda.py as a program" in tests["test_module_cuda"].reasons[0]
+    assert "calls main()" in tests["test_module_cuda"].reasons[0]  # its `if __name__ == "__main__":` block ran
+    assert tests["test_module_guarded"].label == "cpu"  # returns early without CUDA
+    assert tests["test_python_c_cuda"].label == "gpu"
+    assert tests["test_python_c_cpu"].label == "cpu"
+
+
+_FILES = frozenset({"scripts/train.py", "pkg/__init__.py", "pkg/tool.py"})
+
+
+def _module_file(dotted: str) -> str | None:
+    return {"pkg.tool": "pkg/tool.py"}.get(dotted)
+
+
+def _words(*items: object) -> Seq:
+    return Seq(tuple(i if not isinstance(i, str) else Const(i) for i in items), "list")
+
+
+@pytest.mark.parametrize(("path", "cmd", "kwargs", "expected"), [
+    ("subprocess.run", _words(Ext("sys.executable"), "scripts/train.py", "--device", "cuda"), {}, "scripts/train.py"),
+    ("subprocess.run", _words("python3", "-u", "scripts/train.py"), {}, "scripts/train.py"),
+    ("subprocess.run", _words("python", "-W", "ignore", "-m", "pkg.tool"), {}, "pkg/tool.py"),
+    ("subprocess.check_call", _words("torchrun", "--nproc_per_node", "2", "scripts/train.py"), {}, "scripts/train.py"),
+    ("subprocess.run", _words("accelerate", "launch", "--num_processes=2", "scripts/train.py"), {}, "scripts/train.py"),
+    ("subprocess.run", _words("python", "-m", "torch.distributed.run", "scripts/train.py"), {}, "scripts/train.py"),
+    ("os.system", Const("python scripts/train.py --fast"), {}, "scripts/train.py"),
+    ("subprocess.run", _words("python", "scripts/other.py"), {}, None),  # not a file of the repository
+    ("subprocess.run", _words("python", "-m", "json.tool"), {}, None),  # an installed module
+    ("subprocess.run", _words("bash", "scripts/train.py"), {}, None),  # not python
+    ("subprocess.run", _words(Ext("sys.executable"), Const(None)), {}, None),  # a program it cannot name
+    ("subprocess.run", _words("python", "-c", "print(1)"), {}, "-c"),
+    ("subprocess.run", _words("torchrun", "-c", "print(1)"), {}, None),
+    ("runpy.run_path", Const("scripts/train.py"), {}, "scripts/train.py"),
+    ("runpy.run_module", Const("pkg.tool"), {"run_name": Const("__main__")}, "pkg/tool.py"),
+    ("runpy.run_module", Const("pkg.tool"), {}, None),  # run as an import: its main block does not run
+])
+def test_which_program_a_command_runs(path, cmd, kwargs, expected) -> None:
+    got = program_of(path, [cmd], kwargs, _FILES, _module_file)
+    assert (None if got is None else "-c" if got.code is not None else got.rel) == expected
+
+
+def test_python_c_code_with_definitions_is_not_run() -> None:
+    assert parsed_code("import torch; torch.zeros(1)") is not None
+    assert parsed_code("def f():\n    pass\nf()") is None
+    assert parsed_code("(") is None
+
+
+def test_a_cached_result_follows_the_program_it_ran(tmp_path) -> None:
+    """Editing the script a test runs recomputes the test's label (the script is not in its import closure)."""
+    root, cache = tmp_path / "r", tmp_path / "cache"
+    (root / "scripts").mkdir(parents=True)
+    (root / "scripts" / "train.py").write_text("import torch\n\ntorch.zeros(1)\n")
+    (root / "test_run.py").write_text("import subprocess\nimport sys\n\n\ndef test_run():\n"
+                                      "    subprocess.run([sys.executable, 'scripts/train.py'], check=True)\n")
+    assert run(root, None, cache).files["test_run.py"].tests["test_run"].label == "cpu"
+    (root / "scripts" / "train.py").write_text("import torch\n\ntorch.zeros(1, device='cuda')\n")
+    again = run(root, None, cache)
+    assert again.cache_hits == 0
+    assert again.files["test_run.py"].tests["test_run"].label == "gpu"
