@@ -352,9 +352,10 @@ class Analyzer:
                            tuple(wrappers), cls_attrs=tuple(cls_attrs.items()))
 
     def analyse_case(self, rel: str, item: TestItem, direct: dict[str, Value], choice: dict[str, ParamCase],
-                     case_marks: list[Value], world: int, body: bool = True) -> list[Finding]:
-        """The findings of one case in one world: its context (marks, module and conftest findings, fixtures),
-        then, unless `body` is false, its setup hooks, body and decorator wrappers."""
+                     case_marks: list[Value], world: int, body: bool = True,
+                     suffix: str | None = None) -> list[Finding]:
+        """The findings of one case (its id suffix: `suffix`) in one world: its context (marks, module and conftest
+        findings, fixtures), then, unless `body` is false, its setup hooks, body and decorator wrappers."""
         findings: list[Finding] = []
         if item.bindings:
             direct = {**dict(item.bindings), **direct}
@@ -369,7 +370,8 @@ class Analyzer:
         if self.item_hooks.of(rel, world):
             # conftest hooks that skip tests by their markers (item_hooks.py)
             own = [m for m, _ in self.item_marks(rel, item, world, [])[0]]
-            findings.extend(self.item_hooks.findings(rel, [*own, *case_marks], item.func.name, world))
+            findings.extend(self.item_hooks.findings(rel, [*own, *case_marks], item.func.name, world,
+                                                     f"{item.key}{suffix or ''}"))
         for name, where, fs in ctx.fixture_findings:
             findings.extend(f.prefixed(step(rel, item.line, f"uses fixture {name} ({where})")) for f in fs)
         self.fixture_modules.update(ctx.fixture_modules)
@@ -668,7 +670,7 @@ class Analyzer:
         if first_world:
             case_marks = [*case_marks, ReqV(first_world, 0, step(rel, item.line, f"parametrization {suffix} "
                                                                  f"{only_there}"))]
-        findings = self.analyse_case(rel, item, direct, choice, case_marks, 0) + extra
+        findings = self.analyse_case(rel, item, direct, choice, case_marks, 0, suffix=suffix) + extra
         skips = {f.key for f in findings if f.kind == SKIP}
         gpu_skips: dict[str, int] = {}
         if skips:
@@ -676,7 +678,7 @@ class Analyzer:
             for w in WORLDS:
                 # skips that are all marks are settled by the context alone (MARK_SKIP_KEY)
                 body = not all(k.startswith(MARK_SKIP_KEY) for k in remaining)
-                fw = self.analyse_case(rel, item, *case(w), w, body)
+                fw = self.analyse_case(rel, item, *case(w), w, body, suffix)
                 present = {f.key for f in fw if f.kind == SKIP and f.key in remaining}
                 for k in remaining - present:
                     gpu_skips[k] = w

@@ -424,6 +424,10 @@ class ExternalMixin(InterpBase):
         if path in ("importlib.import_module",) and args and not isinstance(args[0], Const):
             return Ext(DYNAMIC + step(frame.rel, line, "importlib.import_module() of a computed name: "
                                                        "dynamic dispatch"))
+        if path == "importlib.import_module" and len(args) == 1 and not kwargs:
+            got = self._imported_by_name(args[0], frame)
+            if got is not None:
+                return got
         if path.startswith("torch.testing"):
             got = self.call_torch_testing(path, last, args, kwargs, n, frame)
             if got is not None:
@@ -455,6 +459,19 @@ class ExternalMixin(InterpBase):
             return args[0]  # an unknown decorator: assume it keeps the test
         self._ext_args_check(path, args, kwargs, n, frame)
         return UNK
+
+    def _imported_by_name(self, name: Value, frame: Frame) -> ModV | None:
+        """`importlib.import_module("pkg.models")` of one of the repository's modules: that module, as `import`
+        gives it. Its files count as read by the caller's module (they are not in its import closure), so a
+        cached result is recomputed when they change."""
+        if not isinstance(name, Const) or not isinstance(name.value, str) or name.value.startswith("."):
+            return None
+        rel = self.source.resolve_import(name.value, frame.rel, 0, name.value)
+        if rel is None or rel not in self.source.index.file_set:
+            return None
+        for f in sorted(self.source.closure(rel)):
+            self.source.data_file(f, frame.rel)
+        return ModV(rel, name.value, frame.rel)
 
     def _run_program(self, path: str, args: list[Value], kwargs: dict[str, Value], line: int, frame: Frame) -> None:
         """A Python program of the repository that the call runs (programs.py): its findings are the caller's. The
@@ -519,7 +536,8 @@ class ExternalMixin(InterpBase):
             return False
         fn, rest = args[at], list(args[at + 1:])
         if method in MAPS_ITS_CALLABLE:
-            self._mapped(fn, rest, n, frame)
+            # `pool.map(fn, xs)` on each item; `dataset.map(fn)` (its items are the receiver's) on what they may be
+            self._mapped(fn, rest or [UNK], n, frame)
         elif method == "pedantic":  # `benchmark.pedantic(fn, args=(x,), kwargs={...}, rounds=3)`
             given, named = kwargs.get("args"), kwargs.get("kwargs")
             self.call(fn, list(given.items) if isinstance(given, Seq) else [], {

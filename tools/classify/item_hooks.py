@@ -85,32 +85,37 @@ class ItemHooks:
             self.hooks[key] = got
         return got
 
-    def findings(self, rel: str, marks: list[Value], test_name: str, world: int) -> list[Finding]:
+    def findings(self, rel: str, marks: list[Value], test_name: str, world: int, key_in_file: str = "") -> list[
+            Finding]:
         """What the item hooks do to a test with these marks in this world: the marks they add and the skips they
-        reach, as findings (each under the hook's location)."""
+        reach, as findings (each under the hook's location). `key_in_file`: the test's node id after its file
+        (`TestX::test_y[cuda]`), which `item.name` and `item.nodeid` end with."""
         hooks = self.of(rel, world)
         if not hooks:
             return []
         named = _named(marks)
-        key = (rel, tuple(named), test_name, world)
+        key = (rel, tuple(named), test_name, world, key_in_file)
         got = self.memo.get(key)
         if got is None:
             got = []
             for h in hooks:
-                got.extend(self._run(h, named, test_name, world, rel))
+                got.extend(self._run(h, named, test_name, world, rel, key_in_file or test_name))
             self.memo[key] = got
         return got
 
-    def _run(self, hook: FuncV, named: list[tuple[str, Value]], test_name: str, world: int, rel: str) -> list[
-            Finding]:
+    def _run(self, hook: FuncV, named: list[tuple[str, Value]], test_name: str, world: int, rel: str,
+             key_in_file: str) -> list[Finding]:
         body = self._body(hook)
         assert body is not None
         stmts, params, items_param = body
         marks = [m for _, m in named]
+        name = key_in_file.rsplit("::", 1)[-1]  # with its parametrization id: `test_y[cuda]`
         item = Inst(ITEM, (
             ("fspath", Const(module_path(rel).text)),  # (`"cuda_tests" in str(item.fspath)`: the test's own file)
-            ("keywords", Seq(tuple(Const(n) for n in dict.fromkeys([*(n for n, _ in named), test_name])), "list")),
-            ("name", Const(test_name)),
+            ("keywords", Seq(tuple(Const(n) for n in dict.fromkeys([*(n for n, _ in named), name, test_name])),
+                             "list")),
+            ("name", Const(name)),
+            ("nodeid", Const(f"{rel}::{key_in_file}")),
             ("originalname", Const(test_name)),
             ("path", PathV(module_path(rel).text, "path")),
         ))

@@ -188,3 +188,42 @@ def test_a_cached_result_follows_the_program_it_ran(tmp_path) -> None:
     again = run(root, None, cache)
     assert again.cache_hits == 0
     assert again.files["test_run.py"].tests["test_run"].label == "gpu"
+
+
+NAMES = "tests/round20_names"
+
+
+def test_round20_names_ids_equal_pytest(ids_vs_pytest) -> None:
+    got = ids_vs_pytest(NAMES)
+    assert got.not_collected == set()
+    assert len(got.collected) == 7
+
+
+def test_hooks_see_a_cases_full_name_and_node_id(corpus) -> None:
+    tests = _tests_in(corpus, f"{NAMES}/test_named.py")
+    assert tests["test_backend[cuda]"].label == "gpu"  # `"cuda" in item.name`: the case id is part of it
+    assert tests["test_gpu_smoke"].label == "gpu"  # `"gpu" in item.nodeid`
+    assert "pytest_collection_modifyitems" in tests["test_gpu_smoke"].reasons[0]
+    assert tests["TestGpuKernels::test_add"].label == "cpu"  # ("Gpu": the hook's test is case-sensitive)
+    assert tests["test_backend[cpu]"].label == "cpu"
+
+
+def test_a_module_imported_by_constant_name_is_followed(tmp_path) -> None:
+    """`importlib.import_module("models")` is the repository's module (a CUDA use in it counts), and editing it
+    recomputes a cached result (it is not in the test's import closure)."""
+    (tmp_path / "models.py").write_text("import torch\n\n\ndef build():\n    return torch.zeros(1)\n")
+    (tmp_path / "test_dyn.py").write_text("import importlib\n\n\ndef test_build():\n"
+                                          "    importlib.import_module('models').build()\n")
+    cache = tmp_path / "cache"
+    assert run(tmp_path, ["test_dyn.py"], cache).files["test_dyn.py"].tests["test_build"].label == "cpu"
+    (tmp_path / "models.py").write_text("import torch\n\n\ndef build():\n    return torch.zeros(1, device='cuda')\n")
+    again = run(tmp_path, ["test_dyn.py"], cache)
+    assert again.cache_hits == 0 and again.files["test_dyn.py"].tests["test_build"].label == "gpu"
+
+
+def test_a_map_without_iterables_runs_on_the_receivers_items(tmp_path) -> None:
+    """`dataset.map(fn)` (datasets, pandas): fn runs on the receiver's items, which the analysis does not know."""
+    (tmp_path / "test_ds.py").write_text(
+        "import torch\n\n\ndef to_cuda(example):\n    return torch.zeros(1, device='cuda')\n\n\n"
+        "def test_map(dataset):\n    dataset.map(to_cuda)\n")
+    assert run(tmp_path, ["test_ds.py"], None).files["test_ds.py"].tests["test_map"].label == "gpu"
