@@ -103,6 +103,7 @@ class Generated:
 
 # An assertion whose source says it is about devices (InterpBase.world_decided_assert)
 _DEVICE_WORDS = re.compile(r"cuda|gpu|device|accelerat", re.IGNORECASE)
+DEFAULT_PREFIX = "<default>"  # a captured default bound when its def ran (StatementsMixin._bound_defaults)
 MAX_GENERATED = 1024  # yields kept: more is not a parametrization anyone spells out
 
 

@@ -16,6 +16,7 @@ from tools.classify.dataclass_fields import Field
 from tools.classify.devices import _compare, truth
 from tools.classify.evidence import UNKNOWN, Finding, step
 from tools.classify.interp_base import (
+    DEFAULT_PREFIX,
     EMPTY_DICT,
     MODULE_WITHIN,
     MUTATORS,
@@ -508,7 +509,7 @@ class CallsMixin(InterpBase):
         recv = fv.bound
         if not is_objects(recv):
             return None
-        memo_key = (fv.rel, fv.pos, recv, world)
+        memo_key = (fv.rel, fv.pos, fv.captured, recv, world)  # (the projection holds the closure's values)
         if memo_key in self.projections:
             return self.projections[memo_key]
         parts: list[tuple[ClassV, tuple[tuple[str, Any], ...]]] | None = []
@@ -600,6 +601,8 @@ class CallsMixin(InterpBase):
                 frame.env[p] = positional[i]
             elif p in kwargs:
                 frame.env[p] = kwargs[p]
+            elif DEFAULT_PREFIX + p in frame.captured:
+                frame.env[p] = frame.captured[DEFAULT_PREFIX + p]  # bound when the def ran
             elif p in default_for:
                 frame.env[p] = self.ev(default_for[p], Frame(fv.rel, world, {}, mod_env, []))
                 if isinstance(default_for[p], ast.Dict) and not default_for[p].keys:
@@ -611,6 +614,8 @@ class CallsMixin(InterpBase):
         for p, d in zip(a.kwonlyargs, a.kw_defaults, strict=False):
             if p.arg in kwargs:
                 frame.env[p.arg] = kwargs[p.arg]
+            elif DEFAULT_PREFIX + p.arg in frame.captured:
+                frame.env[p.arg] = frame.captured[DEFAULT_PREFIX + p.arg]
             else:
                 frame.env[p.arg] = self.ev(d, Frame(fv.rel, world, {}, mod_env, [])) if d is not None else UNK
         if a.kwarg:

@@ -30,6 +30,7 @@ from tools.classify.guards import (
 )
 from tools.classify.installed import absolute_name, is_installed
 from tools.classify.interp_base import (
+    DEFAULT_PREFIX,
     EMPTY_DICT,
     MUTATORS,
     NAMESPACE,
@@ -540,7 +541,28 @@ class StatementsMixin(InterpBase):
                 # `def register(fn): CASES.append(fn)`: calls change the container here, which values (immutable)
                 # cannot follow; it is unknown from now on rather than stale (an empty list would be no cases)
                 frame.env[n] = UNK
-        return FuncV(frame.rel, pos, name, captured=self.closure_values(node, frame), cls=frame.cls)
+        captured = self.closure_values(node, frame)
+        if frame.module_env is not None or isinstance(node, ast.Lambda):
+            captured = tuple(sorted((*captured, *self._bound_defaults(node, frame))))
+        return FuncV(frame.rel, pos, name, captured=captured, cls=frame.cls)
+
+    def _bound_defaults(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda,
+                        frame: Frame) -> list[tuple[str, Value]]:
+        """Defaults that name a variable, as Python binds them: when the def or lambda runs (`lambda self, d=dev:`
+        in a loop keeps each `dev`), under DEFAULT_PREFIX + the parameter's name (CallsMixin._run_function reads
+        them there). A module-level def's defaults are read from the module when called (the same value unless
+        the module rebinds the name later)."""
+        a = node.args
+        params = [p.arg for p in (*a.posonlyargs, *a.args)]
+        pairs = [*zip(params[len(params) - len(a.defaults):], a.defaults, strict=True),
+                 *((p.arg, d) for p, d in zip(a.kwonlyargs, a.kw_defaults, strict=True) if d is not None)]
+        out = []
+        for p, d in pairs:
+            if isinstance(d, ast.Name):
+                v = self.ev(d, frame)
+                if _hashable(v):
+                    out.append((DEFAULT_PREFIX + p, v))
+        return out
 
     def closure_values(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef,
                        frame: Frame) -> tuple[tuple[str, Value], ...]:
@@ -675,6 +697,11 @@ class StatementsMixin(InterpBase):
                 isinstance(req := frame.env.get(target.value.value.id), RequestV):
             # `request.cls.device = ...` in a fixture: an attribute of the test's object (CallResult.cls_attrs)
             frame.env[target.value.value.id] = req.with_cls_attr(target.attr, bounded(v) if _hashable(v) else UNK)
+        elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and frame.module_env is None \
+                and target.attr.startswith("test") and isinstance(cls := frame.env.get(target.value.id), ClassV) \
+                and cls.rel == frame.rel:
+            # `setattr(TestOps, f"test_zeros_{dev}", make(dev))` at a module's top level: a method pytest collects
+            self.class_body(cls, frame.world)[target.attr] = v
         elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
             owner = target.value.id
             cur = frame.env.get(owner)
@@ -692,6 +719,11 @@ class StatementsMixin(InterpBase):
                 frame.env[owner] = new = bounded(join_all([a.with_attr(target.attr, bounded(v))
                                                            for a in alternatives(cur) if isinstance(a, Inst)]))
                 self._sync_stores(new, frame)
+        elif isinstance(target, ast.Subscript) and frame.module_env is None and isinstance(target.value, ast.Call) \
+                and isinstance(target.value.func, ast.Name) and target.value.func.id == "globals" and \
+                not target.value.args and isinstance(key := self.ev(target.slice, frame), Const) and \
+                isinstance(key.value, str):
+            frame.env[key.value] = v  # `globals()[f"test_{dev}"] = make(dev)` at a module's top level
         elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) \
                 and isinstance(frame.env.get(target.value.id), DictV):
             # `PROBLEMS[f"{name}-regression"] = (cls, 1)` in a module-level loop: the dict with that entry; with a key
@@ -899,9 +931,15 @@ def _made_device(v: Value) -> bool:
 
 
 def _sets_item(node: ast.AST) -> bool:
-    """`table[key] = value` on a name: a dict filled entry by entry."""
-    return isinstance(node, ast.Assign) and any(isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name)
-                                                for t in node.targets)
+    """`table[key] = value` on a name: a dict filled entry by entry; `globals()[name] = ...` and
+    `setattr(cls, name, ...)`: a module or class given tests one by one (`for dev in DEVICES: setattr(TestOps,
+    f"test_{dev}", make(dev))`)."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr" and \
+            len(node.args) == 3 and isinstance(node.args[1], (ast.JoinedStr, ast.BinOp)):
+        return True  # (a name built per item; `setattr(self, key, value)` over options is followed unrolled or not)
+    return isinstance(node, ast.Assign) and any(isinstance(t, ast.Subscript) and (isinstance(t.value, ast.Name) or (
+        isinstance(t.value, ast.Call) and isinstance(t.value.func, ast.Name) and t.value.func.id == "globals"))
+        for t in node.targets)
 
 
 def _rebinds_grown(node: ast.AST) -> bool:

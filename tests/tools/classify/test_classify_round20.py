@@ -227,3 +227,18 @@ def test_a_map_without_iterables_runs_on_the_receivers_items(tmp_path) -> None:
         "import torch\n\n\ndef to_cuda(example):\n    return torch.zeros(1, device='cuda')\n\n\n"
         "def test_map(dataset):\n    dataset.map(to_cuda)\n")
     assert run(tmp_path, ["test_ds.py"], None).files["test_ds.py"].tests["test_map"].label == "gpu"
+
+
+GENERATED = "tests/round20_generated"
+
+
+def test_tests_made_at_a_modules_top_level(ids_vs_pytest) -> None:
+    """setattr on a test class and globals() in a loop: each test is listed under pytest's id, with its own
+    closure's device (a receiver projection shared between two closures of one def made the CUDA one cpu)."""
+    got = ids_vs_pytest(GENERATED)
+    assert got.not_collected == set() and got.function_only == set()
+    assert len(got.collected) == 6
+    for dev, label in (("cpu", "cpu"), ("cuda", "gpu")):
+        assert got.tests[f"{GENERATED}/test_generated.py::TestOps::test_zeros_{dev}"].label == label
+        assert got.tests[f"{GENERATED}/test_generated.py::TestPlain::test_ones_{dev}"].label == label  # `d=_dev`
+        assert got.tests[f"{GENERATED}/test_generated.py::test_fn_{dev}"].label == label
