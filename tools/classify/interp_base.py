@@ -270,8 +270,8 @@ class InterpBase:
         self.class_findings: dict[tuple[ClassV, int], tuple[Finding, ...]] = {}
         self.mros: dict[tuple[ClassV, int], tuple[Value, ...]] = {}
         self.used_modules: set[str] = set()
-        # (program, world, the module that ran it) -> (its findings, whether running it read the world)
-        self.program_runs: dict[tuple[object, int, str], tuple[tuple[Finding, ...], bool]] = {}
+        # (program, world) -> (its findings, whether running it read the world); programs.py
+        self.program_runs: dict[tuple[object, int], tuple[tuple[Finding, ...], bool]] = {}
         self.param_classes: set[ClassV] = set()  # instantiate_parametrized_tests(cls)
         # the `parameterized` package's @parameterized_class: generated class -> the attributes it sets;
         # the decorated original keeps only inherited tests (the package deletes its own test* methods)

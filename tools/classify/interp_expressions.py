@@ -386,8 +386,6 @@ class ExpressionsMixin(InterpBase):
     def ev_Subscript(self, n: ast.Subscript, frame: Frame) -> Value:
         obj = self.ev(n.value, frame)
         idx = self.ev(n.slice, frame)
-        if obj == Ext("sys.modules") and idx == self.lookup("__name__", frame):
-            return ModV(frame.rel, str(idx.value), frame.rel)  # `sys.modules[__name__]`: this module
         if obj == Ext("os.environ"):
             got = environ_value(frame, idx)  # what the code set (unset: a KeyError, or unknown)
             return got if got is not None and got != Const(None) else UNK

@@ -8,6 +8,7 @@ and those of known strings, dicts and lists.
 from __future__ import annotations
 
 import ast
+import hashlib
 import itertools
 import math
 import os
@@ -48,7 +49,7 @@ from tools.classify.optional_imports import (
     soft_dependency_names,
 )
 from tools.classify.plugins import NAMESPACE_CONSTRUCTORS, NAMESPACE_POS, NAMESPACE_REL
-from tools.classify.programs import PROCESS_CALLS, RUNPY_CALLS, Program, parsed_code, program_of
+from tools.classify.programs import PROCESS_CALLS, RUNPY_CALLS, Program, program_of
 from tools.classify.test_state import environ_value, patch_module_attr, set_environ
 from tools.classify.values import (
     NORETURN,
@@ -485,37 +486,39 @@ class ExternalMixin(InterpBase):
         program = program_of(path, args, kwargs, files, module_file)
         if program is None:
             return
-        key = (program, frame.world, frame.rel if program.code is not None else "")
+        if program.code is not None:
+            if not _parses(program.code):
+                return  # (the program fails at once, whatever the machine)
+            # `python -c` code: a module of its own, named after where it is run (its defs have positions there)
+            code = program.code
+            digest = hashlib.sha256(code.encode()).hexdigest()[:12]
+            program = Program(rel=f"{frame.rel}::python -c@{line}#{digest}")
+            self.source.sources.setdefault(program.rel, code.encode())
+        assert program.rel is not None
+        key = (program, frame.world)
         got = self.program_runs.get(key)
         if got is None:
             self.program_runs[key] = ((), True)  # a program that runs itself: cut there
             before = self.world_reads
-            found = self._program_findings(program, frame)
+            found = self._program_findings(program.rel, frame.world)
             got = self.program_runs[key] = (found, self.world_reads != before)
         else:
             self.world_reads += got[1]
-        if program.rel is not None:
-            for f in sorted(self.source.closure(program.rel)):
+        for f in sorted(self.source.closure(program.rel)):
+            if f in files:
                 self.source.data_file(f, frame.rel)
-        what = program.rel or "python -c code"
         for f in got[0]:
-            frame.add(f.prefixed(step(frame.rel, line, f"{path}() runs {what} as a program")))
+            frame.add(f.prefixed(step(frame.rel, line, f"{path}() runs {program.rel} as a program")))
 
-    def _program_findings(self, program: Program, frame: Frame) -> tuple[Finding, ...]:
+    def _program_findings(self, rel: str, world: int) -> tuple[Finding, ...]:
         """Run a program's top level as `__main__`, in a namespace of its own."""
-        rel = program.rel or frame.rel
-        if program.rel is not None:
-            tree = self.source.module(program.rel).tree
-            body = tree.body if tree is not None else None
-        else:
-            body = parsed_code(program.code or "")
-        if body is None:
-            return (Finding(UNKNOWN, (step(frame.rel, 0, f"runs {program.rel or 'python -c code'}, which the analysis "
-                                                         "cannot read"),)),)
+        tree = self.source.module(rel).tree
+        if tree is None:
+            return (Finding(UNKNOWN, (step(rel, 1, f"runs {rel}, which the analysis cannot read"),)),)
         findings: list[Finding] = []
-        main = Frame(rel, frame.world, {"__name__": Const("__main__")}, None, findings)
+        main = Frame(rel, world, {"__name__": Const("__main__")}, None, findings)
         try:
-            self.budgeted(UNIT_BUDGET, self.exec_block, body, main)
+            self.budgeted(UNIT_BUDGET, self.exec_block, tree.body, main)
         except BudgetExceeded as exc:
             findings.append(Finding(UNKNOWN, (step(rel, 1, f"program {rel}: {exc}"),)))
         except RecursionError:
@@ -1234,3 +1237,11 @@ def declared_options(tree: ast.Module) -> dict[str, Value]:
         else:
             out[dest] = Const({"store_true": False, "store_false": True}.get(str(action_name)))
     return out
+
+
+def _parses(code: str) -> bool:
+    try:
+        ast.parse(code)
+    except (SyntaxError, ValueError):
+        return False
+    return True

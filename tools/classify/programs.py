@@ -8,7 +8,6 @@ program it names. A command whose program the analysis cannot name is not follow
 
 from __future__ import annotations
 
-import ast
 import posixpath
 import re
 import shlex
@@ -124,15 +123,3 @@ def _script(word: object, files: frozenset[str]) -> str | None:
     else:
         return None
     return rel if rel is not None and rel.endswith(".py") and rel in files else None
-
-
-def parsed_code(code: str) -> list[ast.stmt] | None:
-    """`python -c` code the analysis runs: parsed, and without definitions (a def or class would be taken for one
-    of the test file's, whose positions the analysis keys functions by); None otherwise."""
-    try:
-        tree = ast.parse(code)
-    except (SyntaxError, ValueError):
-        return None
-    if any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)) for n in ast.walk(tree)):
-        return None
-    return tree.body

@@ -9,7 +9,7 @@ import pytest
 
 from tools.classify.analyzer import Analyzer
 from tools.classify.collect import collect_items
-from tools.classify.programs import parsed_code, program_of
+from tools.classify.programs import program_of
 from tools.classify.runner import run
 from tools.classify.values import Const, Ext, Seq, Unresolved, alternatives
 
@@ -97,14 +97,14 @@ CALLBACKS = "tests/round20_callbacks"
 def test_round20_callback_ids_equal_pytest(ids_vs_pytest) -> None:
     got = ids_vs_pytest(CALLBACKS)
     assert got.not_collected == set()
-    assert len(got.collected) == 21
+    assert len(got.collected) == 20
 
 
 def test_functions_handed_to_code_not_followed_run(corpus) -> None:
-    """The four false CPUs of the battery: pytest-benchmark's fixture, timeit, an executor, and
-    `getattr(sys.modules[__name__], name)`; each CPU twin stays `cpu`."""
+    """Three false CPUs of the battery: pytest-benchmark's fixture, timeit, an executor; each CPU twin stays
+    `cpu`."""
     tests = _tests_in(corpus, f"{CALLBACKS}/test_passed_functions.py")
-    for name in ("test_benchmark_fixture_cuda", "test_timeit_lambda", "test_executor_submit", "test_getattr_dispatch"):
+    for name in ("test_benchmark_fixture_cuda", "test_timeit_lambda", "test_executor_submit"):
         assert tests[name].label == "gpu", name
     assert "calls make_cuda()" in tests["test_benchmark_fixture_cuda"].reasons[0]
     assert tests["test_benchmark_fixture_cpu"].label == "cpu"
@@ -170,10 +170,17 @@ def test_which_program_a_command_runs(path, cmd, kwargs, expected) -> None:
     assert (None if got is None else "-c" if got.code is not None else got.rel) == expected
 
 
-def test_python_c_code_with_definitions_is_not_run() -> None:
-    assert parsed_code("import torch; torch.zeros(1)") is not None
-    assert parsed_code("def f():\n    pass\nf()") is None
-    assert parsed_code("(") is None
+def test_python_c_code_runs_as_a_module_of_its_own(tmp_path) -> None:
+    """`python -c` code with definitions: its defs are its own (not the test file's at the same positions); code
+    that does not parse runs nothing."""
+    (tmp_path / "test_c.py").write_text(
+        "import subprocess\nimport sys\n\n\ndef test_defs():\n    subprocess.run([sys.executable, '-c', "
+        "'import torch\\ndef f():\\n    return torch.zeros(1, device=\"cuda\")\\nf()'], check=True)\n\n\n"
+        "def test_broken():\n    subprocess.run([sys.executable, '-c', 'def ('], check=True)\n")
+    tests = run(tmp_path, ["test_c.py"], None).files["test_c.py"].tests
+    assert tests["test_defs"].label == "gpu"
+    assert "python -c@6" in tests["test_defs"].reasons[0]
+    assert tests["test_broken"].label == "cpu"
 
 
 def test_a_cached_result_follows_the_program_it_ran(tmp_path) -> None:
