@@ -467,12 +467,21 @@ class ExternalMixin(InterpBase):
         cached result is recomputed when they change."""
         if not isinstance(name, Const) or not isinstance(name.value, str) or name.value.startswith("."):
             return None
+        files = self.source.index.file_set
         rel = self.source.resolve_import(name.value, frame.rel, 0, name.value)
-        if rel is None or rel not in self.source.index.file_set:
+        if rel is None or rel not in files:
             return None
-        for f in sorted(self.source.closure(rel)):
-            self.source.data_file(f, frame.rel)
+        self._reads_module_files(rel, frame)
         return ModV(rel, name.value, frame.rel)
+
+    def _reads_module_files(self, rel: str, frame: Frame) -> None:
+        """Record the repository's files of rel's import closure as read by the caller's module (data files:
+        a cached result depending on that module is recomputed when they change); installed modules are keyed by
+        their digests already (runner.py)."""
+        files = self.source.index.file_set
+        for f in sorted(self.source.closure(rel)):
+            if f in files:
+                self.source.data_file(f, frame.rel)
 
     def _run_program(self, path: str, args: list[Value], kwargs: dict[str, Value], line: int, frame: Frame) -> None:
         """A Python program of the repository that the call runs (programs.py): its findings are the caller's. The
@@ -504,9 +513,7 @@ class ExternalMixin(InterpBase):
             got = self.program_runs[key] = (found, self.world_reads != before)
         else:
             self.world_reads += got[1]
-        for f in sorted(self.source.closure(program.rel)):
-            if f in files:
-                self.source.data_file(f, frame.rel)
+        self._reads_module_files(program.rel, frame)
         for f in got[0]:
             frame.add(f.prefixed(step(frame.rel, line, f"{path}() runs {program.rel} as a program")))
 

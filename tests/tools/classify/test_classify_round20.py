@@ -249,3 +249,16 @@ def test_tests_made_at_a_modules_top_level(ids_vs_pytest) -> None:
         assert got.tests[f"{GENERATED}/test_generated.py::TestOps::test_zeros_{dev}"].label == label
         assert got.tests[f"{GENERATED}/test_generated.py::TestPlain::test_ones_{dev}"].label == label  # `d=_dev`
         assert got.tests[f"{GENERATED}/test_generated.py::test_fn_{dev}"].label == label
+
+
+def test_a_module_imported_by_name_keeps_warm_runs_warm(tmp_path) -> None:
+    """Only the repository's files of the imported module's closure are recorded as read: an installed module
+    among them (tqdm, read as code: installed.py) is keyed by its digest already, and recording it as a data file
+    made every warm run of transformer-lens analyse three files again (1.3 s warm)."""
+    (tmp_path / "models.py").write_text("import tqdm\nimport torch\n\n\ndef build():\n    return torch.zeros(1)\n")
+    (tmp_path / "test_dyn.py").write_text("import importlib\n\n\ndef test_build():\n"
+                                          "    importlib.import_module('models').build()\n")
+    cache = tmp_path / "cache"
+    cold = run(tmp_path, ["test_dyn.py"], cache)
+    assert [d for d, _ in cold.files["test_dyn.py"].data if not d.startswith("<")] == ["models.py"]
+    assert run(tmp_path, ["test_dyn.py"], cache).cache_hits == 1
