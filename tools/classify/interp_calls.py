@@ -11,6 +11,10 @@ import ast
 from typing import Any
 
 from tools.classify import conventions, nn_modules, versions
+from tools.classify.argparse_model import ARGV, is_parser, with_option
+from tools.classify.argparse_model import UNFOLLOWED as UNFOLLOWED_PARSER_METHODS
+from tools.classify.argparse_model import incomplete as parser_incomplete
+from tools.classify.argparse_model import parse as parse_argv
 from tools.classify.closures import decorated_by_local_defs
 from tools.classify.dataclass_fields import Field
 from tools.classify.devices import _compare, truth
@@ -147,6 +151,8 @@ class CallsMixin(InterpBase):
                     self.namespace_call(f.value, f.attr, args, frame):
                 return Const(None)  # `self.__dict__.update(d)`, `Cls._shared_state.clear()`
             recv = self.ev(f.value, frame)
+            if is_parser(recv):
+                return self._parser_call(recv, f, args, kwargs, frame)
             if f.attr in MUTATORS and not kwargs and _mutable_target(f.value):
                 got = _mutated(recv, f.attr, args)
                 if got is not None:
@@ -215,6 +221,24 @@ class CallsMixin(InterpBase):
         if got is None:
             got = self.container_method(recv, name, args, kwargs)
         return got if got is not None else self.tensor_method(recv, name, args, kwargs, n, frame)
+
+    def _parser_call(self, parser: Inst, f: ast.Attribute, args: list[Value], kwargs: dict[str, Value],
+                     frame: Frame) -> Value:
+        """A method of an argparse parser (argparse_model.py): `add_argument` rebinds the parser's name to the parser
+        with that option; `parse_args(argv)` / `parse_known_args(argv)` read argv, or, without one, the command line
+        of the program being run (argparse_model.ARGV; outside a program it is pytest's own: unknown)."""
+        if f.attr == "add_argument" or f.attr in UNFOLLOWED_PARSER_METHODS:
+            if _mutable_target(f.value):
+                self.bind(f.value, with_option(parser, args, kwargs) if f.attr == "add_argument" else
+                          parser_incomplete(parser), frame)
+            return UNK
+        if f.attr in ("parse_args", "parse_known_args"):
+            given = args[0] if args else kwargs.get("args")
+            ns = parse_argv(parser, frame.env.get(ARGV) if given is None or given == Const(None) else given)
+            if f.attr == "parse_known_args":
+                return Seq((ns, Seq((), "list")), "tuple") if not isinstance(ns, Unresolved) else UNK
+            return ns
+        return UNK
 
     def call(self, callee: Value, args: list[Value], kwargs: dict[str, Value], n: ast.AST, frame: Frame,
              name: str) -> Value:

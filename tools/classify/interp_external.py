@@ -16,6 +16,7 @@ import re
 import string
 
 from tools.classify import conventions, limits, log_levels, nn_modules, torch_api, versions
+from tools.classify.argparse_model import ARGV, new_parser
 from tools.classify.devices import (
     EXISTING_DEVICE,
     TYPE_PREFIX,
@@ -300,6 +301,8 @@ class ExternalMixin(InterpBase):
             names = self.dataclass_field_names(args[0] if isinstance(args[0], ClassV) else args[0].cls, frame.world)
             if names is not None:
                 return Seq(tuple(_namespace({"name": Const(f)}) for f in names), "tuple")
+        if path == "argparse.ArgumentParser":
+            return new_parser()  # (argparse_model.py: its options, as add_argument adds them)
         if path == "functools.partial" and args:
             return PartialV(args[0], tuple(args[1:]), tuple(sorted(kwargs.items(), key=lambda kv: kv[0])))
         if path in ("numpy.float64", "numpy.double") and len(args) == 1 and not kwargs and isinstance(
@@ -501,7 +504,7 @@ class ExternalMixin(InterpBase):
             # `python -c` code: a module of its own, named after where it is run (its defs have positions there)
             code = program.code
             digest = hashlib.sha256(code.encode()).hexdigest()[:12]
-            program = Program(rel=f"{frame.rel}::python -c@{line}#{digest}")
+            program = Program(rel=f"{frame.rel}::python -c@{line}#{digest}", argv=program.argv)
             self.source.sources.setdefault(program.rel, code.encode())
         assert program.rel is not None
         key = (program, frame.world)
@@ -509,7 +512,7 @@ class ExternalMixin(InterpBase):
         if got is None:
             self.program_runs[key] = ((), True)  # a program that runs itself: cut there
             before = self.world_reads
-            found = self._program_findings(program.rel, frame.world)
+            found = self._program_findings(program, frame.world)
             got = self.program_runs[key] = (found, self.world_reads != before)
         else:
             self.world_reads += got[1]
@@ -517,13 +520,19 @@ class ExternalMixin(InterpBase):
         for f in got[0]:
             frame.add(f.prefixed(step(frame.rel, line, f"{path}() runs {program.rel} as a program")))
 
-    def _program_findings(self, rel: str, world: int) -> tuple[Finding, ...]:
-        """Run a program's top level as `__main__`, in a namespace of its own."""
+    def _program_findings(self, program: Program, world: int) -> tuple[Finding, ...]:
+        """Run a program's top level as `__main__`, in a namespace of its own, its arguments where argparse reads
+        them (argparse_model.ARGV)."""
+        rel = program.rel
+        assert rel is not None
         tree = self.source.module(rel).tree
         if tree is None:
             return (Finding(UNKNOWN, (step(rel, 1, f"runs {rel}, which the analysis cannot read"),)),)
         findings: list[Finding] = []
         main = Frame(rel, world, {"__name__": Const("__main__")}, None, findings)
+        if program.argv is not None:
+            main.env[ARGV] = Seq(tuple(Const(a) for a in program.argv), "list")
+            self.stores_seen = True
         try:
             self.budgeted(UNIT_BUDGET, self.exec_block, tree.body, main)
         except BudgetExceeded as exc:

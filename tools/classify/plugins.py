@@ -117,8 +117,13 @@ NAMESPACE_CONSTRUCTORS = frozenset({"argparse.Namespace", "types.SimpleNamespace
 ITEM_REL = "<external-base>/item.py"
 ITEM_STUB = b"class Item:\n    pass\n"
 
+# an argparse.ArgumentParser (argparse_model.py): its options are an attribute the model keeps
+PARSER_REL = "<external-base>/argparse_parser.py"
+PARSER_STUB = b"class ArgumentParser:\n    pass\n"
+
 VIRTUAL_SOURCES = {PYTEST_TORCH_REL: PYTEST_TORCH_STUB, EXTERNAL_TESTS_REL: EXTERNAL_TESTS_STUB,
-                   IMPORTED_TEST_REL: IMPORTED_TEST_STUB, NAMESPACE_REL: NAMESPACE_STUB, ITEM_REL: ITEM_STUB}
+                   IMPORTED_TEST_REL: IMPORTED_TEST_STUB, NAMESPACE_REL: NAMESPACE_STUB, ITEM_REL: ITEM_STUB,
+                   PARSER_REL: PARSER_STUB}
 
 
 def dtype_param_name(path_or_name: str) -> str:

@@ -33,6 +33,7 @@ class Program:
 
     rel: str | None = None
     code: str | None = None
+    argv: tuple[str, ...] | None = None  # its arguments (`sys.argv[1:]`); None when one is not known
 
 
 def program_of(path: str, args: list[Value], kwargs: dict[str, Value], files: frozenset[str],
@@ -90,10 +91,10 @@ def _program_in(words: list[object], files: frozenset[str], module_file: Callabl
             target = words[i + 1]
             assert isinstance(target, str)
             if w == "-c":
-                return Program(code=target) if python else None
+                return Program(code=target, argv=_argv(words[i + 2:])) if python else None
             rel = module_file(target)
             if rel is not None:
-                return Program(rel=rel)
+                return Program(rel=rel, argv=_argv(words[i + 2:]))
             i += 2  # an installed module (`python -m torch.distributed.run x.py`): the script comes later
             continue
         if isinstance(w, str) and w in _OPTIONS_WITH_VALUE:
@@ -104,11 +105,15 @@ def _program_in(words: list[object], files: frozenset[str], module_file: Callabl
             continue
         rel = _script(w, files)
         if rel is not None:
-            return Program(rel=rel)
+            return Program(rel=rel, argv=_argv(words[i + 1:]))
         if python:
             return None  # python's first operand is its script
         i += 1  # a launcher's subcommand or an option's value (`accelerate launch`, `--nproc_per_node 2`)
     return None
+
+
+def _argv(words: list[object]) -> tuple[str, ...] | None:
+    return tuple(w for w in words if isinstance(w, str)) if all(isinstance(w, str) for w in words) else None
 
 
 def _script(word: object, files: frozenset[str]) -> str | None:

@@ -8,10 +8,11 @@ from __future__ import annotations
 import pytest
 
 from tools.classify.analyzer import Analyzer
+from tools.classify.argparse_model import incomplete, new_parser, parse, with_option
 from tools.classify.collect import collect_items
 from tools.classify.programs import program_of
 from tools.classify.runner import run
-from tools.classify.values import Const, Ext, Seq, Unresolved, alternatives
+from tools.classify.values import UNRESOLVED, Const, Ext, Inst, Seq, Unresolved, alternatives
 
 FIXTURES = "tests/round20_fixtures"
 
@@ -131,6 +132,11 @@ def test_programs_a_test_runs(corpus) -> None:
     tests = _tests_in(corpus, PROGRAMS)
     assert "runs round20_tools/bench_cuda.py as a program" in tests["test_module_cuda"].reasons[0]
     assert "calls main()" in tests["test_module_cuda"].reasons[0]  # its `if __name__ == "__main__":` block ran
+    args = _tests_in(corpus, "tests/round20_programs/test_argparse.py")
+    assert args["test_script_on_cpu"].label == "cpu"  # `--device cpu` reaches the script's argparse
+    assert args["test_script_default_cuda"].label == "gpu"  # its default
+    assert args["test_parse_args_defaults_cuda"].label == "gpu"
+    assert args["test_parse_args_list_cpu"].label == "cpu"
     assert tests["test_module_guarded"].label == "cpu"  # returns early without CUDA
     assert tests["test_python_c_cuda"].label == "gpu"
     assert tests["test_python_c_cpu"].label == "cpu"
@@ -262,3 +268,43 @@ def test_a_module_imported_by_name_keeps_warm_runs_warm(tmp_path) -> None:
     cold = run(tmp_path, ["test_dyn.py"], cache)
     assert [d for d, _ in cold.files["test_dyn.py"].data if not d.startswith("<")] == ["models.py"]
     assert run(tmp_path, ["test_dyn.py"], cache).cache_hits == 1
+
+
+def _parser(*options: tuple[list[str], dict]) -> Inst:
+    p = new_parser()
+    for flags, kw in options:
+        p = with_option(p, [Const(f) for f in flags], kw)
+    return p
+
+
+def _argv(*words: str) -> Seq:
+    return Seq(tuple(Const(w) for w in words), "list")
+
+
+@pytest.mark.parametrize(("argv", "expected"), [
+    ((), {"device": "cuda", "steps": 2, "fast": False, "path": None}),
+    (("--device", "cpu"), {"device": "cpu"}),
+    (("--device=cpu", "-n", "5"), {"device": "cpu", "steps": 5}),
+    (("--fast", "--path", "data.txt"), {"fast": True, "path": "data.txt"}),
+    (("stray",), None),  # a positional argument the parser has none for
+    (("--steps", "x"), None),  # int("x"): argparse exits
+    (("--unknown", "1"), None),  # an option the parser lacks: argparse exits
+    (("--device",), None),  # its value is missing
+])
+def test_what_a_parser_reads_from_a_command_line(argv, expected) -> None:
+    p = _parser((["--device"], {"default": Const("cuda")}), (["-n", "--steps"], {"type": Ext("builtins.int"),
+                                                                                 "default": Const(2)}),
+                (["--fast"], {"action": Const("store_true")}), (["--path"], {}))
+    ns = parse(p, _argv(*argv))
+    if expected is None:
+        assert isinstance(ns, Unresolved)
+    else:
+        assert isinstance(ns, Inst)
+        assert {k: ns.attr(k).value for k in expected} == expected
+
+
+def test_a_parser_the_model_cannot_list_reads_as_unknown() -> None:
+    assert isinstance(parse(_parser((["--xs"], {"nargs": Const("+")})), _argv()), Unresolved)
+    assert isinstance(parse(incomplete(_parser()), _argv()), Unresolved)  # add_argument_group and the like
+    assert isinstance(parse(_parser((["path"], {})), _argv()), Unresolved)  # a positional argument missing
+    assert isinstance(parse(_parser(), UNRESOLVED), Unresolved)  # pytest's own command line
