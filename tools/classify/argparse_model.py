@@ -68,9 +68,10 @@ def parse(parser: Inst, argv: Value | None) -> Value:
     value or positional argument, a value its type rejects)."""
     if parser.attr(_INCOMPLETE) is not None or not isinstance(argv, Seq):
         return UNRESOLVED
-    words = [w.value for w in argv.items if isinstance(w, Const) and isinstance(w.value, str)]
+    # a word the analysis cannot spell (a temporary path) may be an option's value, which is then unknown
+    words = [w.value if isinstance(w, Const) and isinstance(w.value, str) else None for w in argv.items]
     options = parser.attr(_OPTIONS)
-    if len(words) != len(argv.items) or not isinstance(options, Seq):
+    if not isinstance(options, Seq):
         return UNRESOLVED
     by_flag: dict[str, tuple[str, str, str]] = {}
     values: dict[str, Value] = {}
@@ -91,6 +92,8 @@ def parse(parser: Inst, argv: Value | None) -> Value:
     i = 0
     while i < len(words):
         word = words[i]
+        if word is None:
+            return UNRESOLVED  # an option or a positional argument: which one is not known
         flag, eq, inline = word.partition("=")
         if word.startswith("-") and flag in by_flag:
             name, kind, type_name = by_flag[flag]
@@ -104,6 +107,9 @@ def parse(parser: Inst, argv: Value | None) -> Value:
                 return UNRESOLVED
             text = inline if eq else words[i + 1]
             i += 1 if eq else 2
+            if text is None:
+                given.append((name, UNRESOLVED))
+                continue
         elif word.startswith("-") and word != "-":
             return UNRESOLVED  # argparse exits on an option it does not know
         elif positionals:

@@ -530,9 +530,8 @@ class ExternalMixin(InterpBase):
             return (Finding(UNKNOWN, (step(rel, 1, f"runs {rel}, which the analysis cannot read"),)),)
         findings: list[Finding] = []
         main = Frame(rel, world, {"__name__": Const("__main__")}, None, findings)
-        if program.argv is not None:
-            main.env[ARGV] = Seq(tuple(Const(a) for a in program.argv), "list")
-            self.stores_seen = True
+        main.env[ARGV] = Seq(tuple(Const(a) if a is not None else UNK for a in program.argv), "list")
+        self.stores_seen = True
         try:
             self.budgeted(UNIT_BUDGET, self.exec_block, tree.body, main)
         except BudgetExceeded as exc:

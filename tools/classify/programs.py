@@ -33,7 +33,7 @@ class Program:
 
     rel: str | None = None
     code: str | None = None
-    argv: tuple[str, ...] | None = None  # its arguments (`sys.argv[1:]`); None when one is not known
+    argv: tuple[str | None, ...] = ()  # its arguments (`sys.argv[1:]`); None for one the analysis cannot spell
 
 
 def program_of(path: str, args: list[Value], kwargs: dict[str, Value], files: frozenset[str],
@@ -112,8 +112,8 @@ def _program_in(words: list[object], files: frozenset[str], module_file: Callabl
     return None
 
 
-def _argv(words: list[object]) -> tuple[str, ...] | None:
-    return tuple(w for w in words if isinstance(w, str)) if all(isinstance(w, str) for w in words) else None
+def _argv(words: list[object]) -> tuple[str | None, ...]:
+    return tuple(w if isinstance(w, str) else None for w in words)
 
 
 def _script(word: object, files: frozenset[str]) -> str | None:

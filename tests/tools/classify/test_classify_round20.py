@@ -308,3 +308,11 @@ def test_a_parser_the_model_cannot_list_reads_as_unknown() -> None:
     assert isinstance(parse(incomplete(_parser()), _argv()), Unresolved)  # add_argument_group and the like
     assert isinstance(parse(_parser((["path"], {})), _argv()), Unresolved)  # a positional argument missing
     assert isinstance(parse(_parser(), UNRESOLVED), Unresolved)  # pytest's own command line
+
+
+def test_a_word_the_analysis_cannot_spell_is_an_unknown_value() -> None:
+    """`[script, "--out", str(tmp_path), "--device", "cpu"]`: the unknown path is the value of `--out` only."""
+    p = _parser((["--out"], {}), (["--device"], {"default": Const("cuda")}))
+    ns = parse(p, Seq((Const("--out"), UNRESOLVED, Const("--device"), Const("cpu")), "list"))
+    assert isinstance(ns, Inst) and ns.attr("device") == Const("cpu") and isinstance(ns.attr("out"), Unresolved)
+    assert isinstance(parse(p, Seq((UNRESOLVED, Const("cpu")), "list")), Unresolved)  # which option it is: unknown
