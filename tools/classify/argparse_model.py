@@ -2,14 +2,17 @@
 `parser.parse_args(["--device", "cpu"])` gives a namespace whose `device` is "cpu".
 
 A script a test runs (programs.py) reads its command line this way, and so do helpers that tests call with
-`parse_args([...])`. A parser is an object of a class of its own whose options are an attribute; each
-`add_argument` on a name rebinds the name to the parser with one more option (values are immutable). What the
-model does not follow makes the namespace unknown, never a guess: argument groups, sub-commands, `nargs`, an option
-the command line gives that the parser lacks, a value of a `type` other than `int`/`float`/`str`, or a command line
-that is not known (`parse_args()` outside a program: pytest's own arguments).
+`parse_args([...])`; a conftest's `parser.addoption(...)` (pytest's, with argparse's rules) gives the defaults
+that `config.getoption` reads (declared_options). A parser is an object of a class of its own whose options are
+an attribute; each `add_argument` on a name rebinds the name to the parser with one more option (values are
+immutable). What the model does not follow makes the namespace unknown, never a guess: argument groups,
+sub-commands, `nargs`, an option the command line gives that the parser lacks, a value of a `type` other than
+`int`/`float`/`str`, or a command line that is not known (`parse_args()` outside a program: pytest's own arguments).
 """
 
 from __future__ import annotations
+
+import ast
 
 from tools.classify.interp_base import STORE
 from tools.classify.plugins import NAMESPACE_POS, NAMESPACE_REL, PARSER_REL
@@ -23,6 +26,45 @@ _TYPES = {"builtins.int": int, "builtins.float": float, "builtins.str": str}
 # methods that add options the model cannot list: the parser's namespace is unknown from then on
 UNFOLLOWED = frozenset({"add_argument_group", "add_mutually_exclusive_group", "add_subparsers", "set_defaults",
                         "parse_intermixed_args"})
+
+
+def option_dest(flags: list[str]) -> str:
+    """The attribute an option sets, as argparse names it without `dest=`: the first long flag (else the first)
+    without its dashes, `-` as `_`; a positional argument's name as it is."""
+    first = next((f for f in flags if f.startswith("--")), flags[0])
+    return first.lstrip("-").replace("-", "_") if first.startswith("-") else first
+
+
+def action_default(action: object) -> Const:
+    """An option's value when it is not given and has no `default=`: `store_true` False, `store_false` True, else
+    None."""
+    return Const({"store_true": False, "store_false": True}.get(str(action)))
+
+
+def declared_options(tree: ast.Module) -> dict[str, Value]:
+    """{dest: default} of every `<parser>.addoption("--name", ..., default=<literal>)` in a conftest, as pytest
+    fills them in when the option is not given (`action="store_true"`: False; no default: None)."""
+    out: dict[str, Value] = {}
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "addoption"):
+            continue
+        names = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+        kw = {k.arg: k.value for k in node.keywords if k.arg}
+        dest_node = kw.get("dest")
+        dest = dest_node.value if isinstance(dest_node, ast.Constant) else option_dest(names) if names else None
+        if not isinstance(dest, str):
+            continue
+        action = kw.get("action")
+        if "default" in kw:
+            try:
+                value = ast.literal_eval(kw["default"])
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                out[dest] = UNRESOLVED
+                continue
+            out[dest] = Const(value) if isinstance(value, (str, int, float, bool, type(None))) else UNRESOLVED
+        else:
+            out[dest] = action_default(action.value if isinstance(action, ast.Constant) else None)
+    return out
 
 
 def new_parser() -> Inst:
@@ -51,10 +93,8 @@ def with_option(parser: Inst, args: list[Value], kwargs: dict[str, Value]) -> In
     if kind is None or type_name is None or (dest is not None and not (isinstance(dest, Const)
                                                                          and isinstance(dest.value, str))):
         return incomplete(parser)
-    positional = not flags[0].startswith("-")
-    name = dest.value if isinstance(dest, Const) else flags[0] if positional else next(
-        (f for f in flags if f.startswith("--")), flags[0]).lstrip("-").replace("-", "_")
-    default = kwargs.get("default", Const(kind == "store_false") if kind != "store" else Const(None))
+    name = dest.value if isinstance(dest, Const) else option_dest(flags)
+    default = kwargs.get("default", action_default(kind))
     option = Seq((Seq(tuple(Const(f) for f in flags), "tuple"), Const(name), Const(kind), default, Const(type_name)),
                  "tuple")
     options = parser.attr(_OPTIONS)

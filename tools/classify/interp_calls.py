@@ -10,11 +10,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from tools.classify import conventions, nn_modules, versions
-from tools.classify.argparse_model import ARGV, is_parser, with_option
-from tools.classify.argparse_model import UNFOLLOWED as UNFOLLOWED_PARSER_METHODS
-from tools.classify.argparse_model import incomplete as parser_incomplete
-from tools.classify.argparse_model import parse as parse_argv
+from tools.classify import argparse_model, conventions, nn_modules, versions
 from tools.classify.closures import decorated_by_local_defs
 from tools.classify.dataclass_fields import Field
 from tools.classify.devices import _compare, truth
@@ -69,6 +65,7 @@ from tools.classify.values import (
     bounded,
     is_objects,
     join_all,
+    keywords_of,
 )
 from tools.classify.values import UNRESOLVED as UNK
 from tools.classify.wrapper_marks import FUNCTION_NODES, checked_parametrize, visible_names
@@ -135,7 +132,7 @@ class CallsMixin(InterpBase):
                 # `f(**kwargs)` forwarding keyword arguments the analysis knows; a choice of dicts (one per path
                 # after `if cond: kwargs.setdefault("envoys", ...)`) makes one call per choice, as an undecided
                 # callee does: which keywords a call gets decides what the callee does with them
-                variants = [{**kw, **_keywords(d)} for kw in variants for d in choices]
+                variants = [{**kw, **keywords_of(d)} for kw in variants for d in choices]
             else:
                 for kw in variants:
                     kw[UNKNOWN_KWARGS] = UNK  # the callee's `**kwargs` is not known to be complete
@@ -151,7 +148,7 @@ class CallsMixin(InterpBase):
                     self.namespace_call(f.value, f.attr, args, frame):
                 return Const(None)  # `self.__dict__.update(d)`, `Cls._shared_state.clear()`
             recv = self.ev(f.value, frame)
-            if is_parser(recv):
+            if argparse_model.is_parser(recv):
                 return self._parser_call(recv, f, args, kwargs, frame)
             if f.attr in MUTATORS and not kwargs and _mutable_target(f.value):
                 got = _mutated(recv, f.attr, args)
@@ -227,14 +224,15 @@ class CallsMixin(InterpBase):
         """A method of an argparse parser (argparse_model.py): `add_argument` rebinds the parser's name to the parser
         with that option; `parse_args(argv)` / `parse_known_args(argv)` read argv, or, without one, the command line
         of the program being run (argparse_model.ARGV; outside a program it is pytest's own: unknown)."""
-        if f.attr == "add_argument" or f.attr in UNFOLLOWED_PARSER_METHODS:
+        if f.attr == "add_argument" or f.attr in argparse_model.UNFOLLOWED:
             if _mutable_target(f.value):
-                self.bind(f.value, with_option(parser, args, kwargs) if f.attr == "add_argument" else
-                          parser_incomplete(parser), frame)
+                self.bind(f.value, argparse_model.with_option(parser, args, kwargs) if f.attr == "add_argument" else
+                          argparse_model.incomplete(parser), frame)
             return UNK
         if f.attr in ("parse_args", "parse_known_args"):
             given = args[0] if args else kwargs.get("args")
-            ns = parse_argv(parser, frame.env.get(ARGV) if given is None or given == Const(None) else given)
+            argv = frame.env.get(argparse_model.ARGV) if given is None or given == Const(None) else given
+            ns = argparse_model.parse(parser, argv)
             if f.attr == "parse_known_args":
                 return Seq((ns, Seq((), "list")), "tuple") if not isinstance(ns, Unresolved) else UNK
             return ns
@@ -832,11 +830,6 @@ def _mutated(recv: Value, name: str, args: list[Value]) -> tuple[Value, Value] |
 def _attribute_target(obj: ast.expr, attr: str, n: ast.AST) -> ast.Attribute:
     """The target `obj.<attr>` of an assignment, placed at n (bind reads only its shape)."""
     return ast.copy_location(ast.Attribute(value=obj, attr=attr, ctx=ast.Store()), n)
-
-
-def _keywords(d: DictV) -> dict[str, Value]:
-    """The keyword arguments `**d` passes: its string keys (a dict of other keys would raise a TypeError)."""
-    return {str(k.value): v for k, v in d.items if isinstance(k, Const) and isinstance(k.value, str)}
 
 
 def _setattr_object(n: ast.Call) -> ast.Name | None:

@@ -16,7 +16,7 @@ import re
 import string
 
 from tools.classify import conventions, limits, log_levels, nn_modules, torch_api, versions
-from tools.classify.argparse_model import ARGV, new_parser
+from tools.classify.argparse_model import ARGV, declared_options, new_parser
 from tools.classify.devices import (
     EXISTING_DEVICE,
     TYPE_PREFIX,
@@ -50,7 +50,7 @@ from tools.classify.optional_imports import (
     soft_dependency_names,
 )
 from tools.classify.plugins import NAMESPACE_CONSTRUCTORS, NAMESPACE_POS, NAMESPACE_REL
-from tools.classify.programs import PROCESS_CALLS, RUNPY_CALLS, Program, program_of
+from tools.classify.programs import PROCESS_CALLS, RUNPY_CALLS, Program, parses, program_of
 from tools.classify.test_state import environ_value, patch_module_attr, set_environ
 from tools.classify.values import (
     NORETURN,
@@ -85,6 +85,7 @@ from tools.classify.values import (
     bounded,
     iterated,
     join_all,
+    keywords_of,
     literal_of,
     undecided_entry,
 )
@@ -470,12 +471,17 @@ class ExternalMixin(InterpBase):
         cached result is recomputed when they change."""
         if not isinstance(name, Const) or not isinstance(name.value, str) or name.value.startswith("."):
             return None
-        files = self.source.index.file_set
-        rel = self.source.resolve_import(name.value, frame.rel, 0, name.value)
-        if rel is None or rel not in files:
+        rel = self._repo_module(name.value, frame)
+        if rel is None:
             return None
         self._reads_module_files(rel, frame)
         return ModV(rel, name.value, frame.rel)
+
+    def _repo_module(self, dotted: str, frame: Frame) -> str | None:
+        """The repository's file of the absolute module name `dotted`, imported from frame's module; None for an
+        installed or missing one."""
+        got = self.source.resolve_import(dotted, frame.rel, 0, dotted)
+        return got if got in self.source.index.file_set else None
 
     def _reads_module_files(self, rel: str, frame: Frame) -> None:
         """Record the repository's files of rel's import closure as read by the caller's module (data files:
@@ -489,17 +495,12 @@ class ExternalMixin(InterpBase):
     def _run_program(self, path: str, args: list[Value], kwargs: dict[str, Value], line: int, frame: Frame) -> None:
         """A Python program of the repository that the call runs (programs.py): its findings are the caller's. The
         program's files count as read by the caller's module, so a cached result is recomputed when they change."""
-        files = self.source.index.file_set
-
-        def module_file(dotted: str) -> str | None:
-            got = self.source.resolve_import(dotted, frame.rel, 0, dotted)
-            return got if got in files else None
-
-        program = program_of(path, args, kwargs, files, module_file)
+        program = program_of(path, args, kwargs, self.source.index.file_set,
+                             lambda dotted: self._repo_module(dotted, frame))
         if program is None:
             return
         if program.code is not None:
-            if not _parses(program.code):
+            if not parses(program.code):
                 return  # (the program fails at once, whatever the machine)
             # `python -c` code: a module of its own, named after where it is run (its defs have positions there)
             code = program.code
@@ -558,9 +559,8 @@ class ExternalMixin(InterpBase):
             self._mapped(fn, rest or [UNK], n, frame)
         elif method == "pedantic":  # `benchmark.pedantic(fn, args=(x,), kwargs={...}, rounds=3)`
             given, named = kwargs.get("args"), kwargs.get("kwargs")
-            self.call(fn, list(given.items) if isinstance(given, Seq) else [], {
-                k.value: v for k, v in named.items if isinstance(k, Const) and isinstance(k.value, str)}
-                if isinstance(named, DictV) else {}, n, frame, "pedantic")
+            self.call(fn, list(given.items) if isinstance(given, Seq) else [],
+                      keywords_of(named) if isinstance(named, DictV) else {}, n, frame, "pedantic")
         else:
             self.call(fn, rest, kwargs, n, frame, method or "a function passed to a call not followed")
         return True
@@ -1223,40 +1223,3 @@ def _small_format(template: str) -> bool:
     except ValueError:
         return False
     return all(not spec or ("{" not in spec and not re.search(r"\d{4,}", spec)) for _, _, spec, _ in fields)
-
-
-def declared_options(tree: ast.Module) -> dict[str, Value]:
-    """{dest: default} of every `<parser>.addoption("--name", ..., default=<literal>)` in a conftest, as pytest
-    fills them in when the option is not given (`action="store_true"`: False; no default: None)."""
-    out: dict[str, Value] = {}
-    for node in ast.walk(tree):
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "addoption"):
-            continue
-        names = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
-        kw = {k.arg: k.value for k in node.keywords if k.arg}
-        longs = [n for n in names if n.startswith("--")] or names
-        dest_node = kw.get("dest")
-        dest = dest_node.value if isinstance(dest_node, ast.Constant) else (
-            longs[0].lstrip("-").replace("-", "_") if longs else None)
-        if not isinstance(dest, str):
-            continue
-        action = kw.get("action")
-        action_name = action.value if isinstance(action, ast.Constant) else None
-        if "default" in kw:
-            try:
-                value = ast.literal_eval(kw["default"])
-            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-                out[dest] = UNK
-                continue
-            out[dest] = Const(value) if isinstance(value, (str, int, float, bool, type(None))) else UNK
-        else:
-            out[dest] = Const({"store_true": False, "store_false": True}.get(str(action_name)))
-    return out
-
-
-def _parses(code: str) -> bool:
-    try:
-        ast.parse(code)
-    except (SyntaxError, ValueError):
-        return False
-    return True

@@ -8,6 +8,7 @@ program it names. A command whose program the analysis cannot name is not follow
 
 from __future__ import annotations
 
+import ast
 import posixpath
 import re
 import shlex
@@ -128,3 +129,12 @@ def _script(word: object, files: frozenset[str]) -> str | None:
     else:
         return None
     return rel if rel is not None and rel.endswith(".py") and rel in files else None
+
+
+def parses(code: str) -> bool:
+    """Whether `python -c` code parses (code that does not fails at once, whatever the machine)."""
+    try:
+        ast.parse(code)
+    except (SyntaxError, ValueError):
+        return False
+    return True

@@ -770,3 +770,8 @@ def too_long_to_print(v: Value) -> bool:
         if total > MAX_PRINTED:
             return True
     return False
+
+
+def keywords_of(d: DictV) -> dict[str, Value]:
+    """The keyword arguments `**d` passes: its string keys (a dict of other keys would raise a TypeError)."""
+    return {str(k.value): v for k, v in d.items if isinstance(k, Const) and isinstance(k.value, str)}

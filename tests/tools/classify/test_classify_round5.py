@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from tools.classify.argparse_model import declared_options
 from tools.classify.collect import UNKNOWN_ID, idval, parametrize_cases
 from tools.classify.devices import TYPE_PREFIX, torch_constant_str
 from tools.classify.guards import cuda_guard, off_cuda_branch, off_cuda_taken, raises_error
 from tools.classify.interp_expressions import set_literal
-from tools.classify.interp_external import declared_options
 from tools.classify.runner import run
 from tools.classify.scope import bazel_test_srcs
 from tools.classify.values import NOT_LITERAL, UNRESOLVED, Const, DictV, Ext, Seq, literal_of
