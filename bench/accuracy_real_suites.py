@@ -53,6 +53,10 @@ class Project:
     env: tuple[tuple[str, str], ...] = ()
     jobs: int | None = None  # pytest-xdist workers (1: the suite's parametrizations differ between workers)
     drop: tuple[str, ...] = ()  # files deleted from the unpacked sdist (they break the run outside a checkout)
+    # installed first, torch allowed: a suite needing torchvision gets the torch/torchvision pair that lies on this
+    # disk (PyPI's torchvision does not import beside the host's CPU torch 2.13); a CUDA build without a driver
+    # runs on the CPU as the CPU build does
+    torch_pins: tuple[str, ...] = ()
 
 
 PROJECTS: dict[str, Project] = {
@@ -367,6 +371,22 @@ PROJECTS: dict[str, Project] = {
     # torch.cuda.is_available() else ...` in most test files, CUDA-kernel tests under skipif.
     "cuequivariance-torch": Project("cuequivariance-torch", "0.13.0", "tests",
                                     deps=("cuequivariance", "numpy", "scipy"), pytest_args=("-o", "addopts=")),
+    # Round 21 (docs/classifier-accuracy.md, "Round 21: new suites"). Spherical harmonics and convolutions on the
+    # sphere: `parameterized_class` over a device list that gains `cuda` when it is there, distributed tests
+    # (their `util` helper is not in the sdist: collection errors).
+    "torch-harmonics": Project("torch-harmonics", "0.8.0", "tests", deps=("numpy", "parameterized"),
+                               pytest_args=("--continue-on-collection-errors",)),
+    # Tensor networks; one file picks `device = 'cuda' if torch.cuda.is_available() else 'cpu'` at import.
+    "tntorch": Project("tntorch", "1.1.2", "tests", deps=("numpy", "scipy")),
+    # Knowledge-graph embeddings; unittest classes, models moved with `.cuda()` only where CUDA is there.
+    "torchkge": Project("torchkge", "0.17.7", "tests", deps=("numpy", "pandas", "tqdm", "requests")),
+    # Inverse problems in imaging: a `device` fixture over `list(dict.fromkeys([cpu, get_device()]))` (one case on a
+    # CPU machine), physics operators and denoisers; tests needing downloaded weights or datasets fail offline
+    # (excluded). Needs torchvision, so it runs on the torch 2.14.1 / torchvision 0.29.1 pair.
+    "deepinv": Project("deepinv", "0.5.0", "deepinv/tests",
+                       deps=("numpy", "matplotlib", "tqdm", "torchmetrics", "einops", "requests", "h5py", "natsort",
+                             "scipy", "PyWavelets"),
+                       torch_pins=("torch==2.14.1", "torchvision==0.29.1")),
 }
 
 COMMON_DEPS = ("pytest", "pytest-timeout", "pytest-xdist")
@@ -852,6 +872,8 @@ def prepare(work: Path, proj: Project, args: argparse.Namespace) -> tuple[Path, 
     complete_marker = work / "gt" / f"{proj.name}.complete"
     installed = work / "venvs" / f"{proj.name}.installed"
     if not (args.reuse and gt.exists() and ids.exists()) and not installed.exists():
+        if proj.torch_pins:
+            sh([str(py), "-m", "pip", "install", "-q", *proj.torch_pins])
         pip_install(py, [*COMMON_DEPS, *proj.deps], nodeps=False)
         pip_install(py, [*proj.nodeps, f"{proj.name}=={proj.version}"], nodeps=True)
         installed.write_text("ok\n")

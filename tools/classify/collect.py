@@ -488,7 +488,9 @@ def _expand_cases(interp: Interp, fv: FuncV, node: ast.AST, mark: MarkV) -> list
     name_func = mark.kw("name_func")
     frame = Frame(fv.rel, 0, {}, interp.module_state(fv.rel, 0).env, [])
     out: list[tuple[str, tuple[tuple[str, Value], ...]]] = []
-    for num, item in enumerate(inputs.items):
+    digits = len(str(len(inputs.items) - 1))  # parameterized pads the case number: `_00` ... `_21` for 22 cases
+    for index, item in enumerate(inputs.items):
+        num = f"{index:0>{digits}}"  # (a string, as the name_func receives it)
         if isinstance(item, ParamV):
             args = list(item.values)
         elif isinstance(item, Seq) and item.kind in ("tuple", "list"):

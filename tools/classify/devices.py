@@ -63,6 +63,9 @@ KNOWN_TYPES = frozenset({"torch.dtype", "torch.device", "torch.Tensor", "builtin
                          "builtins.slice"})
 TYPE_PREFIX = "<type>"  # Ext(TYPE_PREFIX + path): type(x) of a value whose type is known
 EXISTING_DEVICE = Ext("<existing tensor>.device")  # `x.device` of a tensor the analysis does not track
+# `x.is_cuda` of a tensor the analysis does not track: undecided, but true only where a CUDA tensor exists
+# (`use_cuda = next(model.parameters()).is_cuda; if use_cuda: ...cuda()`, guards.cuda_guard)
+EXISTING_IS_CUDA = Ext("<existing tensor>.is_cuda")
 
 
 def device_of(v: Value) -> str | None:
@@ -394,11 +397,11 @@ def _accel_name(device: str) -> str:
     return {"cuda": "CUDA", "xpu": "XPU", "mps": "MPS"}.get(kind, kind.upper())
 
 
-def _device_of_existing(e: ast.expr) -> bool:
-    """`x.device` of an object other than `self` or a configuration: the device of a tensor that already
-    exists. Following it moves nothing to a new device (creating `x` on an accelerator is where a need
-    would be found)."""
-    return isinstance(e, ast.Attribute) and e.attr == "device" and not (
+def _device_of_existing(e: ast.expr, attr: str = "device") -> bool:
+    """`x.device` (or another `attr` of it, `x.is_cuda`) of an object other than `self` or a configuration: the
+    device of a tensor that already exists. Following it moves nothing to a new device (creating `x` on an
+    accelerator is where a need would be found)."""
+    return isinstance(e, ast.Attribute) and e.attr == attr and not (
         isinstance(e.value, ast.Name) and e.value.id in CONFIG_NAMES)
 
 

@@ -33,20 +33,24 @@ def _names_existing_device(node: ast.expr) -> bool:
     return isinstance(node, ast.Attribute) and node.attr in _DEVICE_ATTRS
 
 
-def cuda_guard(test: ast.expr, existing: Callable[[ast.expr], bool] | None = None) -> bool | None:
+def cuda_guard(test: ast.expr, existing: Callable[[ast.expr], bool] | None = None,
+               is_cuda: Callable[[ast.expr], bool] | None = None) -> bool | None:
     """True: the body of `if test:` runs only when a CUDA value exists; False: the `else` branch does;
     None: neither. `existing(e)` says whether the name or attribute path `e` holds the device of a value that
-    already exists (the interpreter's answer); with it, "that device is not the CPU" is a guard too."""
+    already exists (the interpreter's answer); with it, "that device is not the CPU" is a guard too. `is_cuda(e)`
+    says whether it holds an existing value's `.is_cuda` (`use_cuda = next(model.parameters()).is_cuda`)."""
     if isinstance(test, ast.Attribute) and test.attr == "is_cuda":
         return True
+    if is_cuda is not None and isinstance(test, (ast.Name, ast.Attribute)) and _simple_path(test) and is_cuda(test):
+        return True
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        inner = cuda_guard(test.operand, existing)
+        inner = cuda_guard(test.operand, existing, is_cuda)
         return None if inner is None else not inner
     if isinstance(test, ast.BoolOp):
         # `a.is_cuda and n > 1`: the body runs only when every operand holds; `not a.is_cuda or x`: the else
         # branch runs only when every operand fails
         want = isinstance(test.op, ast.And)
-        return want if any(cuda_guard(v, existing) is want for v in test.values) else None
+        return want if any(cuda_guard(v, existing, is_cuda) is want for v in test.values) else None
     if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Eq, ast.NotEq)):
         left, right = test.left, test.comparators[0]
         if (_is_cuda_text(right) and _names_existing_device(left)) or \

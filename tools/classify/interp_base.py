@@ -289,6 +289,8 @@ class InterpBase:
         # or a module, class body, MRO or summary that itself depended on one. A computation during which it
         # did not grow is the same in every world, so its result is shared by all of them (summaries.py).
         self.world_reads = 0
+        # the `if` statement just run whose body ends and whose fall-through a cuda_guard guards (exec_block)
+        self.guarded_fallthrough: ast.If | None = None
         self.debug_logging: dict[tuple[str, int], bool] = {}  # (module, world) -> may lower a level to DEBUG
         # (module, def position) -> the enclosing scopes' names whose containers the function changes in place
         self.outer_mutations: dict[tuple[str, tuple[int, int]], frozenset[str]] = {}

@@ -15,6 +15,7 @@ from tools.classify import limits, nn_modules, torch_api, torch_testing, version
 from tools.classify.datafiles import path_attribute
 from tools.classify.devices import (
     EXISTING_DEVICE,
+    EXISTING_IS_CUDA,
     _compare,
     _device_of_existing,
     accel_device,
@@ -232,12 +233,17 @@ class ExpressionsMixin(InterpBase):
 
     def device_guard(self, test: ast.expr, frame: Frame) -> bool | None:
         """guards.cuda_guard of an undecided condition, knowing which names hold an existing value's device."""
-        return cuda_guard(test, lambda e: self._existing_device(e, frame))
+        return cuda_guard(test, lambda e: self._existing_device(e, frame), lambda e: self._existing_is_cuda(e, frame))
 
     def _existing_device(self, e: ast.expr, frame: Frame) -> bool:
         """`e` (a name or attribute path) holds the device of a value that exists (or the CPU)."""
         alts = alternatives(self.ev(e, frame))
         return EXISTING_DEVICE in alts and all(a == EXISTING_DEVICE or a == DeviceV("cpu") for a in alts)
+
+    def _existing_is_cuda(self, e: ast.expr, frame: Frame) -> bool:
+        """`e` (a name or attribute path) holds `x.is_cuda` of a value that exists (or False)."""
+        alts = alternatives(self.ev(e, frame))
+        return EXISTING_IS_CUDA in alts and all(a == EXISTING_IS_CUDA or a == Const(False) for a in alts)
 
     def existing_device_elements(self, it: ast.expr, frame: Frame) -> Value | None:
         """What `for d, v in self.stats.items():` gives when the analysis does not know the dict's content but
@@ -544,6 +550,8 @@ class ExpressionsMixin(InterpBase):
         if n.attr == "device" and (isinstance(obj, Unresolved) or isinstance(obj, NNModV) and obj.device is None) \
                 and _device_of_existing(n):
             return EXISTING_DEVICE
+        if n.attr == "is_cuda" and isinstance(obj, Unresolved) and _device_of_existing(n, "is_cuda"):
+            return EXISTING_IS_CUDA
         if n.attr == "device" and isinstance(obj, Inst) and obj.attr("device") is None and self._is_tensor(obj, frame):
             # `self.device` of a tensor subclass (`_make_wrapper_subclass(cls, ..., device=elem.device)`): the
             # device of a tensor that exists

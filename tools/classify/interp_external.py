@@ -46,6 +46,7 @@ from tools.classify.interp_base import (
 from tools.classify.optional_imports import (
     ABSENT,
     SOFT_DEPENDENCY_CHECKS,
+    cuda_build,
     distribution_installed,
     soft_dependency_names,
 )
@@ -249,6 +250,10 @@ class ExternalMixin(InterpBase):
         got = self.source.external_presence(name.value, frame.rel, frame.rel)
         if got is None:
             return None
+        if got == ABSENT and cuda_build(name.value):  # (a CUDA build may be there on a GPU machine)
+            self.world_reads += 1
+            if frame.world:
+                return None
         return Const(None) if got == ABSENT else KnownTruth(True)  # (a spec is an object: truthy, not None)
 
     def _package_missing(self, name: str, frame: Frame) -> bool:

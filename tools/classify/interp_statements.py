@@ -50,6 +50,7 @@ from tools.classify.interp_external import PARAMETERIZED_CLASS
 from tools.classify.optional_imports import (
     ABSENT,
     catches_import_error,
+    cuda_build,
     imported_tops,
     imports_torch_only,
     leading_imports,
@@ -92,12 +93,18 @@ class StatementsMixin(InterpBase):
 
     def exec_block(self, body: list[ast.stmt], frame: Frame) -> bool:
         """Run statements; True when every path ends (return, raise, skip)."""
-        for stmt in body:
+        for i, stmt in enumerate(body):
             try:
                 if self.exec_stmt(stmt, frame):
                     return True
             except limits.TooLarge as exc:  # (a statement, not an expression, asked): unknown, with the reason
                 frame.add(Finding(UNKNOWN, (step(frame.rel, stmt.lineno, str(exc)),)))
+                continue
+            if self.guarded_fallthrough is stmt:
+                # `if x.device.type != "cuda": return fallback(x)` then CUDA code: what follows runs only when the
+                # existing value is on CUDA, as an `else:` branch would
+                self.guarded_fallthrough = None
+                return self._off_cuda_block(stmt, body[i + 1:], frame, False, True)
         return False
 
     def _branch(self, frame: Frame) -> Frame:
@@ -213,6 +220,8 @@ class StatementsMixin(InterpBase):
             needs, which = foreign if foreign is not None else (None, frozenset())
             ea = self._off_cuda_block(s, s.body, a, off is True, guarded is True, which if needs is True else None)
             eb = self._off_cuda_block(s, s.orelse, b, off is False, guarded is False, which if needs is False else None)
+            if guarded is False and ea and not s.orelse:
+                self.guarded_fallthrough = s  # (exec_block runs the statements after it as the guarded branch)
             return self._merge(frame, [(a, ea), (b, eb)])
         if isinstance(s, (ast.For, ast.AsyncFor)):
             it = self.iteration(self.ev(s.iter, frame), frame.world)
@@ -583,7 +592,8 @@ class StatementsMixin(InterpBase):
     def _missing_import(self, s: ast.Try, frame: Frame) -> tuple[int, ast.ExceptHandler] | None:
         """(index in the body, handler) when a `try` whose body starts with imports imports a module that is not
         installed, and a handler catches the ImportError (optional_imports.py): decided by the environment the
-        classifier runs in, in every world."""
+        classifier runs in, in every world but for a CUDA build's module in a world with GPUs
+        (optional_imports.cuda_build)."""
         handler = next((h for h in s.handlers if catches_import_error(h)), None)
         if handler is None:
             return None
@@ -591,13 +601,20 @@ class StatementsMixin(InterpBase):
             if not isinstance(st, (ast.Import, ast.ImportFrom)):
                 call = raising_call(st)
                 return (i, handler) if call is not None and self._call_imports_missing(call, frame) else None
-            if self._imports_missing(st, frame.rel, frame.rel):
+            if self._imports_missing(st, frame.rel, frame.rel, frame.world):
                 return i, handler
         return None
 
-    def _imports_missing(self, st: ast.Import | ast.ImportFrom, rel: str, reader: str) -> bool:
-        """Whether an import statement in module `rel` names an external module that is not installed."""
-        return any(self.source.external_presence(dotted, rel, reader) == ABSENT for dotted, _ in imported_tops(st))
+    def _imports_missing(self, st: ast.Import | ast.ImportFrom, rel: str, reader: str, world: int) -> bool:
+        """Whether an import statement in module `rel` names an external module that is not installed (in a world
+        with GPUs, one that is not a CUDA build's: a read of the world when there is one)."""
+        missing = [dotted for dotted, _ in imported_tops(st)
+                   if self.source.external_presence(dotted, rel, reader) == ABSENT]
+        if any(cuda_build(dotted) for dotted in missing):
+            self.world_reads += 1
+            if world:
+                missing = [dotted for dotted in missing if not cuda_build(dotted)]
+        return bool(missing)
 
     def _call_imports_missing(self, call: ast.Call, frame: Frame) -> bool:
         """Whether `call` certainly raises ImportError: every function it may run (a class: its `__init__`)
@@ -610,7 +627,7 @@ class StatementsMixin(InterpBase):
                 return False
             node = self.source.module(fn.rel).defs.get(fn.pos)
             if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or not any(
-                    self._imports_missing(st, fn.rel, frame.rel) for st in leading_imports(node)):
+                    self._imports_missing(st, fn.rel, frame.rel, frame.world) for st in leading_imports(node)):
                 return False
         return True
 

@@ -29,6 +29,12 @@ known to import (it is the CPU lock's torch), so an installed module's import is
 broken build fails at import: PyPI's torchvision beside the CPU torch). `imports_torch_only` says when nothing else
 in the body can raise.
 
+One kind of module is left open on machines with GPUs: a CUDA build's (`attention_cuda_extension`, `cupy`,
+`selective_scan_cuda`). A package's `setup.py` compiles its CUDA extension only where CUDA is there, so the module
+is missing on every CPU runner and may well be present on a GPU machine: `try: import attention_cuda_extension;
+_cuda_extension_available = True` then `skipUnless(torch.cuda.is_available() and _cuda_extension_available)`
+(torch-harmonics) is a GPU test, not one skipped everywhere (`cuda_build`).
+
 A module is looked up without being imported: `importlib.util.find_spec` of a top-level name only searches the
 finders (site-packages, editable installs, the standard library). Whether it is present is part of a result's
 cache entry, like a data file's state (runner.data_unchanged), so installing it later recomputes the result.
@@ -48,6 +54,16 @@ PRESENT = "present"
 ABSENT = "absent"
 # what an `except` clause must name to catch a failed import
 IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
+
+
+# a module name that says it is built for CUDA: a `cuda`/`gpu` word in it (`attention_cuda_extension`,
+# `fused_layer_norm_cuda`, `gpu_ops`), or a CUDA-only package (cupy and its `cupy_cuda12x` wheels, pycuda)
+_CUDA_BUILD = re.compile(r"(?:^|[._])(?:cuda|gpu)(?:[._]|\d|$)|^(?:cupy|pycuda)(?:[._]|$)", re.IGNORECASE)
+
+
+def cuda_build(dotted: str) -> bool:
+    """Whether a module is a CUDA build's, present only where CUDA is (compiled by `setup.py` on a GPU machine)."""
+    return _CUDA_BUILD.search(dotted) is not None
 
 
 def presence(top: str) -> str:

@@ -1,0 +1,71 @@
+"""Round 21: idioms of suites new this round (torch-harmonics, torchkge; corpus tests/round21, labels in
+expected.json, each test run with pytest on CPU-only torch first)."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from tools.classify.guards import cuda_guard
+from tools.classify.optional_imports import cuda_build
+from tools.classify.runner import run
+
+CORPUS_DIR = "tests/round21"
+
+
+def _tests(corpus, name: str) -> dict:
+    path = f"{CORPUS_DIR}/{name}"
+    return run(corpus, paths=[path], cache_dir=None).files[path].tests
+
+
+def test_expand_names_pad_the_case_number(corpus) -> None:
+    tests = _tests(corpus, "test_expand_padding.py")
+    assert sorted(k for k in tests if "test_scale" in k) == [f"ExpandPadding::test_scale_{i:02d}" for i in range(11)]
+    assert tests["ExpandPadding::test_scale_00"].label == "cpu"
+    assert tests["ExpandPadding::test_scale_10"].label == "gpu"
+    # a name function receives the padded number as text
+    assert "ExpandPadding::test_named_case00" in tests and "ExpandPadding::test_named_case10" in tests
+    # one digit for up to ten cases
+    assert {"ExpandPadding::test_few_0_cpu", "ExpandPadding::test_few_1_cuda"} <= set(tests)
+
+
+@pytest.mark.parametrize(("module", "built_for_cuda"), [
+    ("attention_cuda_extension", True), ("selective_scan_cuda", True), ("cupy", True), ("cupy_cuda12x", True),
+    ("pycuda.driver", True), ("gpu_ops", True),
+    ("torch_scatter", False), ("tensorboard", False), ("cudatoolkit_stub", False), ("mygpu", False),
+])
+def test_which_modules_are_cuda_builds(module: str, built_for_cuda: bool) -> None:
+    assert cuda_build(module) is built_for_cuda
+
+
+def test_a_skip_on_a_missing_cuda_extension_is_a_gpu_tests(corpus) -> None:
+    tests = _tests(corpus, "test_cuda_extension_imports.py")
+    # skipped on a CPU runner, and on a GPU machine the extension may be there: a GPU test
+    assert tests["T::test_skip_cuda_ext_returns"].label == "gpu"
+    assert "skipUnless(torch.cuda.is_available() and _ext)" in "".join(tests["T::test_skip_cuda_ext_returns"].reasons)
+    assert tests["test_cupy_interop"].label == "gpu"
+    assert tests["test_plain"].label == "cpu"
+
+
+def test_cuda_calls_behind_an_existing_values_is_cuda(corpus) -> None:
+    tests = _tests(corpus, "test_is_cuda_guards.py")
+    for name in ("test_flag_from_existing_parameters", "test_flag_attribute_from_existing_tensor",
+                 "test_early_return_device_type", "test_early_return_is_cuda", "test_configured_flag"):
+        assert tests[name].label == "cpu", name
+    assert "not a first CUDA use" in "".join(tests["test_early_return_device_type"].reasons)
+    # the value the guard tests is made on CUDA: that is the need
+    assert tests["test_flag_of_a_cuda_tensor"].label == "gpu"
+    assert tests["test_early_return_on_a_cuda_tensor"].label == "gpu"
+
+
+@pytest.mark.parametrize(("test", "flag", "guarded"), [
+    ("use_cuda", True, True),  # a name holding an existing value's `.is_cuda`
+    ("not use_cuda", True, False),
+    ("self.on_gpu and n > 1", True, True),
+    ("use_cuda", False, None),  # a flag of anything else (`torch.cuda.is_available()`) is the worlds' to decide
+    ("use_cuda()", True, None),  # a call: not a stored flag
+])
+def test_is_cuda_flags_guard_like_the_attribute(test: str, flag: bool, guarded: bool | None) -> None:
+    node = ast.parse(test, mode="eval").body
+    assert cuda_guard(node, lambda e: False, lambda e: flag) is guarded
