@@ -35,9 +35,11 @@ from tools.classify.dataflow import (
 from tools.classify.evidence import (
     ERROR,
     GPU,
+    GPU_REASON,
     IMPORTS,
     MARK_SKIP_KEY,
     SKIP,
+    SKIPPED_EVERYWHERE,
     Finding,
     Verdict,
     decide,
@@ -672,6 +674,10 @@ class Analyzer:
                                                                  f"{only_there}"))]
         findings = self.analyse_case(rel, item, direct, choice, case_marks, 0, suffix=suffix) + extra
         skips = {f.key for f in findings if f.kind == SKIP}
+        # skips a machine without GPUs certainly reaches: where a GPU world reaches one only on a path the analysis
+        # cannot decide (`if config.get("skip_reason")` set by a fixture from the GPU count and the OS), the test
+        # may run there, and it never runs here
+        certain = {f.key for f in findings if f.kind == SKIP and not f.maybe}
         gpu_skips: dict[str, int] = {}
         if skips:
             remaining = set(skips)
@@ -679,12 +685,17 @@ class Analyzer:
                 # skips that are all marks are settled by the context alone (MARK_SKIP_KEY)
                 body = not all(k.startswith(MARK_SKIP_KEY) for k in remaining)
                 fw = self.analyse_case(rel, item, *case(w), w, body, suffix)
-                present = {f.key for f in fw if f.kind == SKIP and f.key in remaining}
+                surely = {f.key for f in fw if f.kind == SKIP and not f.maybe}
+                present = {f.key for f in fw if f.kind == SKIP and f.key in remaining
+                           and (f.key in surely or f.key not in certain)}
                 for k in remaining - present:
                     gpu_skips[k] = w
                 remaining = present
                 if not remaining:
                     break
+            everywhere = {k for k in remaining & certain if k.endswith(GPU_REASON) and not k.startswith(MARK_SKIP_KEY)}
+            findings += [Finding(GPU, (*f.steps[:-1], f.steps[-1] + SKIPPED_EVERYWHERE), 1, f.vram_gb, "requirement")
+                         for f in findings if f.kind == SKIP and f.key in everywhere]  # (marks: evidence.decide)
         return decide(findings, gpu_skips, step(rel, item.line, "no GPU use found"))
 
     def _function_key(self, rel: str, item: TestItem, params: list[

@@ -121,6 +121,8 @@ def truth(v: Value) -> bool | None:
         return bool(v.value)
     if isinstance(v, Seq):
         return bool(v.items)
+    if isinstance(v, DictV) and v.items:  # (`args = test_args or {}`: a dict with an entry is truthy)
+        return True
     if isinstance(v, OneOf):
         ts = {truth(a) for a in v.alts}
         return ts.pop() if len(ts) == 1 else None

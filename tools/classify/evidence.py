@@ -6,6 +6,7 @@ silent cpu) are written once and read in one place.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import field
 
@@ -37,6 +38,19 @@ MARK_SKIP_KEY = "mark:"
 # A skip mark without a condition (`@pytest.mark.skip(reason=...)`, `unittest.skip`): its key starts with this.
 # When no GPU world lifts it either, the test runs nowhere, whatever its body would need.
 ALWAYS_SKIP_KEY = MARK_SKIP_KEY + "always:"
+# Ends the key of a skip whose reason names an accelerator (`pytest.skip("... not supported with NCCL backend")`,
+# `@pytest.mark.skip(reason="needs two CUDA devices")`): one that every machine reaches is a GPU test no machine
+# runs today, as pytest's report says (a CPU-only run labels it by that reason), not a CPU test
+GPU_REASON = "#reason-names-an-accelerator"
+_ACCELERATOR_WORDS = re.compile(r"\b(?:cuda|gpus?|nccl|nvidia|accelerators?)\b", re.IGNORECASE)
+
+
+SKIPPED_EVERYWHERE = " (skipped everywhere, for a reason that names an accelerator: a GPU test no machine runs)"
+
+
+def names_accelerator(reason: object) -> bool:
+    """Whether a skip's reason (a text) names an accelerator."""
+    return isinstance(reason, str) and _ACCELERATOR_WORDS.search(reason) is not None
 # An `assert torch.cuda.is_available()` that the world decided (checked in the GPU worlds like a skip); a test that
 # patches torch.cuda (MOCK) makes such an assert hold on a CPU, so it is no need there
 ASSERT_KEY = "assert:"
@@ -54,12 +68,15 @@ class Finding:
     gpu_count: int = 1
     vram_gb: float = 0
     key: str = ""  # identity of a skip across analysis worlds (its source location)
+    # a skip reached on a path the analysis could not decide (Frame.branch, there or at a call on the way): the
+    # test may run past it (analyzer._classify_case)
+    maybe: bool = False
 
     def prefixed(self, step: str) -> Finding:
         steps = (step, *self.steps)
         if len(steps) > MAX_STEPS:
             steps = (*steps[: MAX_STEPS - 1], steps[-1])
-        return Finding(self.kind, steps, self.gpu_count, self.vram_gb, self.key)
+        return Finding(self.kind, steps, self.gpu_count, self.vram_gb, self.key, self.maybe)
 
 
 def step(path: str, line: int, what: str) -> str:
@@ -140,6 +157,9 @@ def decide(findings: Iterable[Finding], gpu_skips: dict[str, int], default_step:
     # a disabled test: skipped on every machine, so a CPU runner is as good as any; a GPU requirement the author
     # declared beside the skip (`@require_cuda` + `@skip(...)`, above) still says where it belongs
     never = [f for f in by_kind.get(SKIP, []) if f.key.startswith(ALWAYS_SKIP_KEY) and f.key not in gpu_skips]
+    gpu_reasons = [f for f in never if f.key.endswith(GPU_REASON)]
+    if gpu_reasons:
+        return Verdict(GPU, 1, vram, tuple(_chain(f) + SKIPPED_EVERYWHERE for f in gpu_reasons))
     if never:
         return Verdict("cpu", 0, 0, tuple(_chain(f) + " (skipped everywhere: the test never runs)" for f in never))
     if MOCK in by_kind:

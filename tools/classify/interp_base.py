@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from tools.classify import conventions
@@ -154,6 +154,8 @@ class Frame:
     at_yield: list[tuple[Value | None, Value | None]] | None = None
 
     def add(self, finding: Finding) -> None:
+        if self.branch and finding.kind == SKIP and not finding.maybe:
+            finding = replace(finding, maybe=True)
         if finding.kind in KEYED_KINDS:
             # one per key, never capped: a package reached, a need conditional on packages (evidence.decide)
             if not any(f.kind == finding.kind and f.key == finding.key for f in self.findings):

@@ -30,7 +30,7 @@ from tools.classify.devices import (
     truth,
     type_path,
 )
-from tools.classify.evidence import GPU, MOCK, PROCESS_KEY, SKIP, UNKNOWN, Finding, step
+from tools.classify.evidence import GPU, GPU_REASON, MOCK, PROCESS_KEY, SKIP, UNKNOWN, Finding, names_accelerator, step
 from tools.classify.guards import off_cuda_taken, reached_package
 from tools.classify.interp_base import (
     DYNAMIC,
@@ -184,7 +184,8 @@ class ExternalMixin(InterpBase):
             return SkipV(active, where + f"skipif({src})", _cuda_text(src), off,
                          always=_literally(_cond_nodes(n), True))
         if name == "skip":
-            return SkipV(True, where + "skip", always=True)
+            return SkipV(True, where + "skip", always=True,
+                         gpu_reason=names_accelerator(_const_text(kwargs.get("reason", args[0] if args else None))))
         req = conventions.mark_requirement(name, [_py(a) for a in args], {k: _py(v) for k, v in kwargs.items()})
         if req is not None:
             return ReqV(req.gpu_count, req.vram_gb, where + req.note, req.manual, req.cpu, req.hint_only)
@@ -371,7 +372,10 @@ class ExternalMixin(InterpBase):
             return self.make_mark(last, args, kwargs, n, frame)
         if path in ("pytest.skip", "pytest.fail", "pytest.xfail", "pytest.exit"):
             if path != "pytest.exit":
-                frame.add(Finding(SKIP, (step(frame.rel, line, f"{path}() reached"),), key=f"{frame.rel}:{line}"))
+                reason = _const_text(args[0] if args else kwargs.get("reason", kwargs.get("msg")))
+                gpu_reason = GPU_REASON if path == "pytest.skip" and names_accelerator(reason) else ""
+                frame.add(Finding(SKIP, (step(frame.rel, line, f"{path}() reached"),),
+                                  key=f"{frame.rel}:{line}{gpu_reason}"))
             return NORETURN
         if path.endswith(("parameterized.expand", "parameterized.parameterized.expand")):
             # the `parameterized` package: test_x -> test_x_0_<first str arg>, ... (see collect.py)
@@ -405,7 +409,8 @@ class ExternalMixin(InterpBase):
         if path in ("unittest.skip", "unittest.case.skip"):
             if args and isinstance(args[0], (TestFnV, FuncV)):
                 return self._apply_mark(SkipV(True, step(frame.rel, line, "skip"), always=True), args[0])
-            return SkipV(True, step(frame.rel, line, "skip"), always=True)
+            return SkipV(True, step(frame.rel, line, "skip"), always=True,
+                         gpu_reason=names_accelerator(_const_text(args[0] if args else kwargs.get("reason"))))
         if path.endswith(("SkipTest", "Skipped")) or path == "pytest.skip.Exception":
             return Ext(path + "()")
         if last in ("patch", "object") and ("mock" in path or path.startswith("unittest")):
@@ -429,6 +434,13 @@ class ExternalMixin(InterpBase):
             # `os.environ.update(X="cuda")`, `with mock.patch.dict(os.environ, {"X": "cuda"}):` (from the call on)
             self._set_environ(path, args, kwargs, frame)
             return Ext("mock.patch()") if path.endswith("mock.patch.dict") else UNK
+        if path == "builtins.dict.fromkeys" and 1 <= len(args) <= 2 and not kwargs:
+            # `list(dict.fromkeys([cpu, get_device()]))` (deepinv's device list): the keys de-duplicated in order
+            keys = iterated(args[0])
+            if isinstance(keys, Seq) and all(isinstance(k, (Const, DeviceV)) for k in keys.items):
+                value = args[1] if len(args) > 1 else Const(None)
+                return DictV(tuple((k, value) for k in dict.fromkeys(keys.items)))
+            return UNK
         if path.startswith("builtins."):
             return self.call_builtin(last, args, kwargs, n, frame)
         if path in ("importlib.import_module",) and args and not isinstance(args[0], Const):
@@ -588,7 +600,8 @@ class ExternalMixin(InterpBase):
         if name == "getfixturevalue" and isinstance(recv, RequestV) and len(args) == 1 and isinstance(args[0], Const):
             return dict(recv.fixtures).get(str(args[0].value), UNK)
         if name == "skipTest":
-            frame.add(Finding(SKIP, (step(frame.rel, line, "self.skipTest()"),), key=f"{frame.rel}:{line}"))
+            gpu_reason = GPU_REASON if names_accelerator(_const_text(args[0] if args else kwargs.get("reason"))) else ""
+            frame.add(Finding(SKIP, (step(frame.rel, line, "self.skipTest()"),), key=f"{frame.rel}:{line}{gpu_reason}"))
             return NORETURN
         if name == "isEnabledFor" and len(args) == 1 and not kwargs:
             # `if logger.isEnabledFor(logging.DEBUG):` around diagnostics (log_levels.py)
@@ -1213,6 +1226,11 @@ def _src_arg(n: ast.AST, i: int) -> str:
     if isinstance(n, ast.Call) and len(n.args) > i:
         return ast.unparse(n.args[i])[:40]
     return "?"
+
+
+def _const_text(v: Value | None) -> str | None:
+    """A constant text argument (a skip's reason), else None."""
+    return v.value if isinstance(v, Const) and isinstance(v.value, str) else None
 
 
 def _cuda_text(src: str) -> bool:

@@ -6,6 +6,7 @@ from tools.classify import conventions
 from tools.classify.evidence import (
     ALWAYS_SKIP_KEY,
     GPU,
+    GPU_REASON,
     MANUAL_CPU,
     MANUAL_GPU,
     MARK_SKIP_KEY,
@@ -29,7 +30,7 @@ def mark_findings(marks: list[Value], where: str) -> list[Finding]:
         if isinstance(m, SkipV):
             if m.active is True:
                 out.append(Finding(SKIP, (where, m.where), key=(ALWAYS_SKIP_KEY if m.always else MARK_SKIP_KEY)
-                                   + m.where))
+                                   + m.where + (GPU_REASON if m.gpu_reason else "")))
                 if m.off_cuda:  # skipped because a device it tests is not CUDA: a GPU need
                     out.append(Finding(GPU, (where, m.where + " skips unless on CUDA"), key=SKIPS_OFF_CUDA))
             elif m.active is None and m.cuda_related:

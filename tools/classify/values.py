@@ -249,6 +249,7 @@ class SkipV:
     cuda_related: bool = False
     off_cuda: bool = False  # active because a device it tests is not CUDA (guards.off_cuda_branch)
     always: bool = False  # a skip without a condition (`pytest.mark.skip`, `unittest.skip`)
+    gpu_reason: bool = False  # its reason names an accelerator (evidence.GPU_REASON)
 
 
 @frozen

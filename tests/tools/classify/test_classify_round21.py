@@ -69,3 +69,38 @@ def test_cuda_calls_behind_an_existing_values_is_cuda(corpus) -> None:
 def test_is_cuda_flags_guard_like_the_attribute(test: str, flag: bool, guarded: bool | None) -> None:
     node = ast.parse(test, mode="eval").body
     assert cuda_guard(node, lambda e: False, lambda e: flag) is guarded
+
+
+def test_a_skip_only_a_cpu_machine_surely_reaches_is_a_gpu_need(corpus) -> None:
+    tests = _tests(corpus, "test_fixture_skip_reason.py")
+    # with two GPUs the fixture's skip reason also depends on the OS: the test may run there, never here
+    assert tests["test_norm[gpu_multi]"].label == "gpu"
+    assert tests["test_norm[gpu_multi]"].gpu_count == 2
+    assert tests["test_norm[gpu_single]"].label == "gpu"
+    # `args = test_args or {}` is the configuration dict: device_mode "cpu", no CUDA-only branch
+    assert tests["test_norm[cpu_single]"].label == "cpu"
+
+
+def test_a_skip_every_machine_reaches_is_labelled_by_its_reason(corpus) -> None:
+    tests = _tests(corpus, "test_fixture_skip_reason.py")
+    for name in ("test_naive_gather[gpu_single]", "test_naive_gather[gpu_multi]", "test_marked_for_cuda"):
+        assert tests[name].label == "gpu", name
+        assert "a GPU test no machine runs" in tests[name].reasons[0], name
+    assert tests["test_naive_gather[cpu_single]"].label == "cpu"
+    assert tests["test_skipped_for_another_reason"].label == "cpu"
+
+
+@pytest.mark.parametrize(("reason", "names_one"), [
+    ("Naive gather strategy not supported with NCCL backend", True), ("needs two CUDA devices", True),
+    ("No GPUs available", True), ("requires an accelerator", True),
+    ("flaky on this platform", False), ("slow", False), ("scuda", False), (None, False),
+])
+def test_which_skip_reasons_name_an_accelerator(reason, names_one: bool) -> None:
+    from tools.classify.evidence import names_accelerator
+    assert names_accelerator(reason) is names_one
+
+
+def test_dict_fromkeys_device_lists(corpus) -> None:
+    tests = _tests(corpus, "test_device_list_fromkeys.py")
+    assert tests["test_zeros[device0]"].label == "cpu"
+    assert set(tests) >= {"test_names[a]", "test_names[b]"}
