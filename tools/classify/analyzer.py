@@ -89,14 +89,19 @@ MODULE_TEARDOWN = (("teardown_function",), ("tearDownModule", "teardown_module")
 # that says so. Each case costs about 1.3 ms of CPU (curvlinops-for-pytorch, one process: 12,702 keys in 17 s at
 # 1,024, 26,523 keys in 34 s at 8,192): the cost follows the ids emitted, and the file budget still caps a file.
 MAX_CASES = 8192
+# A test over MAX_CASES still has its ids spelled, each with the one verdict of its function-level analysis, when
+# there are at most this many and no case has marks of its own (deepinv's test_hdf5dataset: 15,360 cases of 13 flags)
+MAX_SPELLED_IDS = 65536
 
 
 class _TooManyCases(Exception):
-    """A test with more than MAX_CASES parametrizations: it gets one function-level key that says so."""
+    """A test with more than MAX_CASES parametrizations: it gets one function-level key that says so, and its ids
+    (`suffixes`) when they can be spelled without analysing each case."""
 
-    def __init__(self, total: int) -> None:
+    def __init__(self, total: int, suffixes: list[str] | None = None) -> None:
         super().__init__(total)
         self.total = total
+        self.suffixes = suffixes
 
 
 @dataclass
@@ -144,8 +149,9 @@ class Analyzer:
         self.marks_memo: dict[tuple[object, ...], tuple[list[tuple[Value, str]], list[FuncV],
                                                                tuple[Finding, ...]]] = {}
         self.fixture_modules: set[str] = set()
-        # param_memo's key -> the number of cases of a test whose parametrizations exceed MAX_CASES
-        self.over_bound: dict[tuple[object, ...], int] = {}
+        # param_memo's key -> the number of cases of a test whose parametrizations exceed MAX_CASES, and their id
+        # suffixes when they can be spelled (MAX_SPELLED_IDS)
+        self.over_bound: dict[tuple[object, ...], tuple[int, list[str] | None]] = {}
         self.param_memo: dict[tuple[object, ...], list[
             tuple[str, dict[str, Value], dict[str, ParamCase], list[Value]]] | None] = {}
         # param_memo's key -> its cases by id suffix (the first of equal suffixes), so a case is found in O(1)
@@ -759,7 +765,7 @@ class Analyzer:
             try:
                 self.param_memo[key] = self._parametrizations(rel, item, world)
             except _TooManyCases as exc:
-                self.param_memo[key], self.over_bound[key] = None, exc.total
+                self.param_memo[key], self.over_bound[key] = None, (exc.total, exc.suffixes)
         return self.param_memo[key]
 
     def parametrization(self, rel: str, item: TestItem, world: int, suffix: str) -> tuple[
@@ -774,8 +780,9 @@ class Analyzer:
                 index.setdefault(sfx, (direct, choice, marks))
         return index.get(suffix)
 
-    def cases_over_bound(self, rel: str, item: TestItem) -> int | None:
-        """How many cases a test has whose parametrizations() gave None for exceeding MAX_CASES; else None."""
+    def cases_over_bound(self, rel: str, item: TestItem) -> tuple[int, list[str] | None] | None:
+        """How many cases a test has whose parametrizations() gave None for exceeding MAX_CASES, and their id
+        suffixes when they can be spelled; else None."""
         return self.over_bound.get((self.shape(rel, item, 0), 0))
 
     def _parametrizations(self, rel: str, item: TestItem, world: int) -> list[
@@ -847,7 +854,10 @@ class Analyzer:
         for _, d in ordered:
             total *= max(len(d), 1)
         if total > MAX_CASES:
-            raise _TooManyCases(total)
+            spelled = total <= MAX_SPELLED_IDS and not self.hooks.tested_keywords(rel, world) and not any(
+                c.marks or UNKNOWN_ID in c.id for _, d in ordered for c in d)
+            raise _TooManyCases(total, [f"[{'-'.join(c.id for c in combo)}]" for combo in itertools.product(
+                *(d for _, d in ordered))] if spelled else None)
         out = []
         for combo in itertools.product(*(d for _, d in ordered)):
             direct: dict[str, Value] = {}
@@ -946,12 +956,17 @@ class Analyzer:
                     continue
                 if params is None:
                     v = self.budgeted_case(rel, item, None, extra)
-                    total = self.cases_over_bound(rel, item)
-                    if total is not None:
+                    over = self.cases_over_bound(rel, item)
+                    if over is not None:
+                        total, spelled = over
                         note = step(rel, item.line, f"{item.func.name}: {total:,} parametrizations, over the "
                                                     f"classifier's bound of {MAX_CASES:,} cases per test "
-                                                    "(analyzer.MAX_CASES); this function-level key covers them")
+                                                    "(analyzer.MAX_CASES); " + (
+                                                        "each id has this function-level verdict" if spelled else
+                                                        "this function-level key covers them"))
                         v = Verdict(v.label, v.gpu_count, v.vram_gb, (note, *v.reasons))
+                        for suffix in spelled or ():
+                            tests[item.key + suffix] = v
                     tests[item.key] = v
                     continue
                 unknown = [p for p in params if UNKNOWN_ID in p[0]]

@@ -10,6 +10,7 @@ import pytest
 from tools.classify.runner import run
 
 CORPUS = Path(__file__).resolve().parent / "fixtures"
+OVER_THE_CASE_BOUND = "tests/round12_cases/test_many_cases.py::test_many"
 
 
 @pytest.fixture(scope="module")
@@ -22,6 +23,8 @@ def test_corpus_labels_exact(result) -> None:
     expected = json.loads((CORPUS / "expected.json").read_text())
     got = {f"{rel}::{k}": [v.label, v.gpu_count, v.vram_gb, *(["cpu"] if v.cpu_without_gpus else [])]
            for rel, r in result.files.items() for k, v in r.tests.items()}
+    # the 12,288 ids of the test over the case bound carry its function key's verdict (test_classify_round12_cases)
+    got = {k: v for k, v in got.items() if not k.startswith(f"{OVER_THE_CASE_BOUND}[")}
     assert got == expected
 
 
