@@ -331,6 +331,13 @@ def isinstance_of(v: Value, classes: Value) -> Value:
         if "torch.Tensor" not in wanted:
             return Const(False)
         return Const(True) if v.shape is not None else UNK
+    if t is not None and t.startswith("builtins.") and any(w is None for w in wanted):
+        # a plain Python value is never an instance of a torch class (`isinstance(0.01, (torch.Tensor,
+        # torch.Generator))`, deepinv's _infer_device over a noise level and an rng)
+        others = [c for c, w in zip(classes.items if isinstance(classes, Seq) else (classes,), wanted, strict=True)
+                  if w is None]
+        if all(isinstance(c, Ext) and c.path.startswith("torch.") for c in others):
+            wanted = [w for w in wanted if w is not None]
     if t is None or any(w is None for w in wanted):
         return UNK
     hit = t in wanted or (t == "builtins.bool" and "builtins.int" in wanted)

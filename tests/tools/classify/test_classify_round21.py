@@ -104,3 +104,22 @@ def test_dict_fromkeys_device_lists(corpus) -> None:
     tests = _tests(corpus, "test_device_list_fromkeys.py")
     assert tests["test_zeros[device0]"].label == "cpu"
     assert set(tests) >= {"test_names[a]", "test_names[b]"}
+
+
+def test_a_float_is_no_torch_object(corpus) -> None:
+    tests = _tests(corpus, "test_infer_device.py")
+    assert tests["test_noise_from_a_float"].label == "cpu"  # was unknown: the default device was lost
+    assert tests["test_noise_from_a_cuda_tensor"].label == "gpu"
+
+
+@pytest.mark.parametrize(("value", "classes", "expected"), [
+    (0.01, ("torch.Tensor", "torch.Generator"), False),
+    (None, ("torch.Generator",), False),
+    (3, ("torch.Tensor", "builtins.int"), True),
+    (0.01, ("numpy.ndarray",), None),  # not a torch class: undecided, as before
+])
+def test_isinstance_of_plain_values(value, classes, expected) -> None:
+    from tools.classify.devices import isinstance_of
+    from tools.classify.values import Const, Ext, Seq
+    got = isinstance_of(Const(value), Seq(tuple(Ext(c) for c in classes), "tuple"))
+    assert (got.value if isinstance(got, Const) else None) == expected
