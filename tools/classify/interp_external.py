@@ -795,6 +795,13 @@ class ExternalMixin(InterpBase):
         decided by each object's MRO (linear_operator's `isinstance(linear_ops[0], DiagLinearOperator)`)."""
         wanted = classes.items if isinstance(classes, Seq) else (classes,)
         objs = alternatives(v)
+        if isinstance(v, Const) and any(isinstance(c, ClassV) for c in wanted) and all(
+                isinstance(b, ClassV) or isinstance(b, Ext) and (b.path == "builtins.object" or b.path.startswith(
+                    "torch.")) for c in wanted if isinstance(c, ClassV) for b in self.mro(c, world)):
+            # a plain Python value is no instance of an in-repo class built on in-repo and torch classes (no ABC
+            # that may register it, no Protocol): `isinstance(0.01, (torch.Tensor, dinv.utils.TensorList))`
+            rest = tuple(c for c in wanted if not isinstance(c, ClassV))
+            return isinstance_of(v, Seq(rest, "tuple")) if rest else Const(False)
         if not wanted or not all(isinstance(o, Inst) for o in objs):
             return None
         if all(isinstance(c, Ext) and c.path in _BUILTIN_VALUE_TYPES for c in wanted) and all(
