@@ -319,6 +319,8 @@ class ExternalMixin(InterpBase):
             return args[1]  # `cast(Literal["cpu", "cuda"], device.type)`: the value itself
         if path == "itertools.product" and args and not kwargs:
             return _product(args)
+        if path in _CHOOSING and 1 <= len(args) <= 2 and not kwargs:
+            return _choose(path, args)
         if path in CALLS_ITS_FUNCTION and args and _callable(args[0]):
             # `functools.reduce(f, xs)`, `tree_map(f, tree)`: f runs now, on what the items may be
             self.call(args[0], [UNK] * CALLS_ITS_FUNCTION[path], {}, n, frame, path.rsplit(".", 1)[-1])
@@ -1159,6 +1161,25 @@ def _builds_text(e: ast.expr) -> bool:
 
 
 MAX_PRODUCT = 1024  # tuples `itertools.product` is spelled out to (parametrize values; pytest's own cases bound)
+
+
+_CHOOSING = {"itertools.combinations": itertools.combinations, "itertools.permutations": itertools.permutations,
+             "itertools.combinations_with_replacement": itertools.combinations_with_replacement}
+
+
+def _choose(path: str, args: list[Value]) -> Value:
+    """`itertools.combinations(GENERATORS, 2)` (and permutations, combinations_with_replacement) of a known list,
+    tuple or range: the tuples in Python's order, at most MAX_PRODUCT of them; a set's order is not known."""
+    seq, r = args[0], args[1] if len(args) > 1 else None
+    if not isinstance(seq, Seq) or seq.kind not in ("list", "tuple", "range") or not (
+            r is None and path.endswith("permutations") or isinstance(r, Const) and type(r.value) is int
+            and 0 <= r.value <= len(seq.items)):
+        return UNK
+    width = len(seq.items) if r is None else int(r.value)  # type: ignore[union-attr]
+    combos = list(itertools.islice(_CHOOSING[path](seq.items, width), MAX_PRODUCT + 1))  # (stops past the bound)
+    if len(combos) > MAX_PRODUCT:
+        return UNK
+    return Seq(tuple(Seq(c, "tuple") for c in combos), "list")
 
 
 def _product(args: list[Value]) -> Value:

@@ -123,3 +123,10 @@ def test_isinstance_of_plain_values(value, classes, expected) -> None:
     from tools.classify.values import Const, Ext, Seq
     got = isinstance_of(Const(value), Seq(tuple(Ext(c) for c in classes), "tuple"))
     assert (got.value if isinstance(got, Const) else None) == expected
+
+
+def test_itertools_combinations_spell_their_cases(corpus) -> None:
+    tests = _tests(corpus, "test_combinations.py")
+    assert {k for k in tests if k.startswith("test_pairs[")} == {f"test_pairs[pair{i}]" for i in range(4)}
+    assert tests["test_orders[cpu-cuda]"].label == tests["test_orders[cuda-cpu]"].label == "gpu"
+    assert len([k for k in tests if k.startswith("test_with_replacement[")]) == 3
