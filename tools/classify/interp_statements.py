@@ -94,6 +94,7 @@ class StatementsMixin(InterpBase):
     def exec_block(self, body: list[ast.stmt], frame: Frame) -> bool:
         """Run statements; True when every path ends (return, raise, skip)."""
         for i, stmt in enumerate(body):
+            self.guarded_fallthrough = None  # (set by this statement alone, if it is such an `if`)
             try:
                 if self.exec_stmt(stmt, frame):
                     return True
