@@ -58,12 +58,13 @@ IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "B
 
 # a module name that says it is built for CUDA: a `cuda`/`gpu` word in it (`attention_cuda_extension`,
 # `fused_layer_norm_cuda`, `gpu_ops`), or a CUDA-only package (cupy and its `cupy_cuda12x` wheels, pycuda)
-_CUDA_BUILD = re.compile(r"(?:^|[._])(?:cuda|gpu)(?:[._]|\d|$)|^(?:cupy|pycuda)(?:[._]|$)", re.IGNORECASE)
+_CUDA_BUILD = re.compile(r"(?:^|_)(?:cuda|gpu)(?:_|\d|$)|^(?:cupy|pycuda)(?:_|$)", re.IGNORECASE)
 
 
 def cuda_build(dotted: str) -> bool:
-    """Whether a module is a CUDA build's, present only where CUDA is (compiled by `setup.py` on a GPU machine)."""
-    return _CUDA_BUILD.search(dotted) is not None
+    """Whether a module is a CUDA build's, present only where CUDA is (compiled by `setup.py` on a GPU machine): by
+    its top-level name, the one whose presence is looked up (`vllm.v1.worker.gpu_worker` is vllm's)."""
+    return _CUDA_BUILD.search(dotted.split(".", 1)[0]) is not None
 
 
 def presence(top: str) -> str:

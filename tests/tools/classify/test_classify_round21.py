@@ -32,7 +32,7 @@ def test_expand_names_pad_the_case_number(corpus) -> None:
 
 @pytest.mark.parametrize(("module", "built_for_cuda"), [
     ("attention_cuda_extension", True), ("selective_scan_cuda", True), ("cupy", True), ("cupy_cuda12x", True),
-    ("pycuda.driver", True), ("gpu_ops", True),
+    ("pycuda.driver", True), ("gpu_ops", True), ("vllm.v1.worker.gpu_worker", False),
     ("torch_scatter", False), ("tensorboard", False), ("cudatoolkit_stub", False), ("mygpu", False),
 ])
 def test_which_modules_are_cuda_builds(module: str, built_for_cuda: bool) -> None:
