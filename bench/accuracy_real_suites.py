@@ -387,6 +387,19 @@ PROJECTS: dict[str, Project] = {
                        deps=("numpy", "matplotlib", "tqdm", "torchmetrics", "einops", "requests", "h5py", "natsort",
                              "scipy", "PyWavelets"),
                        torch_pins=("torch==2.14.1", "torchvision==0.29.1")),
+    # Image models (timm); `torch_device = os.environ.get('TORCH_DEVICE', 'cpu')`, CUDA tests under skipif. Without
+    # test_models.py (thousands of model forward passes: past the time cap alone) and test_hub.py (the Hub is
+    # unreachable here). Needs torchvision: the torch 2.14.1 / torchvision 0.29.1 pair, as deepinv.
+    "timm": Project("timm", "1.0.31",
+                    "tests/test_checkpoint_loading.py tests/test_checkpoint_saver.py tests/test_data.py "
+                    "tests/test_dataset_info.py tests/test_factory.py tests/test_input_conv.py tests/test_layers.py "
+                    "tests/test_layers_drop.py tests/test_layers_pool.py tests/test_layers_pos_embed.py "
+                    "tests/test_model_input.py tests/test_multilabel.py tests/test_naflex_dataset.py "
+                    "tests/test_optim.py tests/test_prune.py tests/test_reader_wds.py tests/test_scheduled_sampler.py "
+                    "tests/test_scheduler.py tests/test_sweep.py tests/test_sweep_fuzz.py tests/test_task.py "
+                    "tests/test_train_resume.py tests/test_utils.py",
+                    deps=("pyyaml", "huggingface_hub", "safetensors", "numpy", "pillow"),
+                    torch_pins=("torch==2.14.1", "torchvision==0.29.1")),
 }
 
 COMMON_DEPS = ("pytest", "pytest-timeout", "pytest-xdist")

@@ -317,6 +317,8 @@ class ExternalMixin(InterpBase):
             return Const(float(args[0].value))  # a float subclass: pytest ids it by its value (`np.float32` not)
         if path == "typing.cast" and len(args) == 2 and not kwargs:
             return args[1]  # `cast(Literal["cpu", "cuda"], device.type)`: the value itself
+        if path.startswith("math.") and path[len("math."):] in _MATH_FUNCTIONS and not kwargs:
+            return _math(path[len("math."):], args)
         if path == "itertools.product" and args and not kwargs:
             return _product(args)
         if path in _CHOOSING and 1 <= len(args) <= 2 and not kwargs:
@@ -1161,6 +1163,26 @@ def _builds_text(e: ast.expr) -> bool:
 
 
 MAX_PRODUCT = 1024  # tuples `itertools.product` is spelled out to (parametrize values; pytest's own cases bound)
+
+
+# `math` functions of numbers, computed as Python does (`1 - math.sqrt(0.5)` in a parametrize list: pytest ids the
+# float); bounded in cost whatever the arguments (no factorial, comb or perm of a huge int)
+_MATH_FUNCTIONS = frozenset({
+    "sqrt", "exp", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "asin", "acos", "atan", "atan2",
+    "sinh", "cosh", "tanh", "floor", "ceil", "trunc", "fabs", "pow", "hypot", "radians", "degrees", "copysign",
+    "fmod", "isfinite", "isinf", "isnan", "cbrt", "exp2"})
+
+
+def _math(name: str, args: list[Value]) -> Value:
+    """math.<name>(*args) of int and float constants; a number the analysis cannot spell otherwise."""
+    values = [a.value for a in args if isinstance(a, Const) and type(a.value) in (int, float)]
+    if len(values) != len(args) or any(type(v) is int and v.bit_length() > limits.MAX_INT_BITS for v in values):
+        return UNKNOWN_SCALAR
+    try:
+        got = getattr(math, name)(*values)
+    except (ValueError, OverflowError, TypeError, AttributeError):
+        return UNKNOWN_SCALAR
+    return Const(got)
 
 
 _CHOOSING = {"itertools.combinations": itertools.combinations, "itertools.permutations": itertools.permutations,

@@ -130,3 +130,20 @@ def test_itertools_combinations_spell_their_cases(corpus) -> None:
     assert {k for k in tests if k.startswith("test_pairs[")} == {f"test_pairs[pair{i}]" for i in range(4)}
     assert tests["test_orders[cpu-cuda]"].label == tests["test_orders[cuda-cpu]"].label == "gpu"
     assert len([k for k in tests if k.startswith("test_with_replacement[")]) == 3
+
+
+def test_math_functions_give_the_float_pytest_prints(corpus) -> None:
+    tests = _tests(corpus, "test_math_ids.py")
+    assert set(tests) == {"test_factors[linear-0.5]", "test_factors[1-sqrt-0.2928932188134524]",
+                          "test_factors[log-0.34657359027997264]", "test_factors[floor-2]"}
+
+
+def test_an_unknown_number_is_no_argname_id() -> None:
+    """`1 - math.sqrt(x)` of an unknown x is a number pytest spells: its id is unknown, never `factor1`."""
+    from tools.classify.collect import idval
+    from tools.classify.interp_external import _math
+    from tools.classify.values import UNRESOLVED, Const, UnknownScalar
+    assert _math("sqrt", [Const(0.25)]) == Const(0.5)
+    assert isinstance(_math("sqrt", [Const(-1.0)]), UnknownScalar)  # ValueError in Python
+    assert isinstance(_math("sqrt", [UNRESOLVED]), UnknownScalar)
+    assert idval(_math("sqrt", [UNRESOLVED]), "factor", 1) is None
