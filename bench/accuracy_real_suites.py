@@ -59,6 +59,9 @@ class Project:
     torch_pins: tuple[str, ...] = ()
 
 
+# the torch / torchvision pair that lies on this disk, for suites that need torchvision (Project.torch_pins)
+TORCHVISION_PAIR = ("torch==2.14.1", "torchvision==0.29.1")
+
 PROJECTS: dict[str, Project] = {
     "accelerate": Project(
         "accelerate", "1.15.0", "tests",
@@ -386,7 +389,7 @@ PROJECTS: dict[str, Project] = {
     "deepinv": Project("deepinv", "0.5.0", "deepinv/tests",
                        deps=("numpy", "matplotlib", "tqdm", "torchmetrics", "einops", "requests", "h5py", "natsort",
                              "scipy", "PyWavelets"),
-                       torch_pins=("torch==2.14.1", "torchvision==0.29.1")),
+                       torch_pins=TORCHVISION_PAIR),
     # Image models (timm); `torch_device = os.environ.get('TORCH_DEVICE', 'cpu')`, CUDA tests under skipif. Without
     # test_models.py (thousands of model forward passes: past the time cap alone) and test_hub.py (the Hub is
     # unreachable here). Needs torchvision: the torch 2.14.1 / torchvision 0.29.1 pair, as deepinv.
@@ -399,7 +402,7 @@ PROJECTS: dict[str, Project] = {
                     "tests/test_scheduler.py tests/test_sweep.py tests/test_sweep_fuzz.py tests/test_task.py "
                     "tests/test_train_resume.py tests/test_utils.py",
                     deps=("pyyaml", "huggingface_hub", "safetensors", "numpy", "pillow"),
-                    torch_pins=("torch==2.14.1", "torchvision==0.29.1")),
+                    torch_pins=TORCHVISION_PAIR),
 }
 
 COMMON_DEPS = ("pytest", "pytest-timeout", "pytest-xdist")

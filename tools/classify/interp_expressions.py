@@ -234,17 +234,14 @@ class ExpressionsMixin(InterpBase):
 
     def device_guard(self, test: ast.expr, frame: Frame) -> bool | None:
         """guards.cuda_guard of an undecided condition, knowing which names hold an existing value's device."""
-        return cuda_guard(test, lambda e: self._existing_device(e, frame), lambda e: self._existing_is_cuda(e, frame))
+        return cuda_guard(test, lambda e: self._holds_existing(e, frame, EXISTING_DEVICE, DeviceV("cpu")),
+                          lambda e: self._holds_existing(e, frame, EXISTING_IS_CUDA, Const(False)))
 
-    def _existing_device(self, e: ast.expr, frame: Frame) -> bool:
-        """`e` (a name or attribute path) holds the device of a value that exists (or the CPU)."""
+    def _holds_existing(self, e: ast.expr, frame: Frame, marker: Value, plain: Value) -> bool:
+        """`e` (a name or attribute path) holds what `marker` stands for of a value that exists (its device,
+        `EXISTING_DEVICE`; its `.is_cuda`, `EXISTING_IS_CUDA`), or on some paths the CPU's answer `plain`."""
         alts = alternatives(self.ev(e, frame))
-        return EXISTING_DEVICE in alts and all(a == EXISTING_DEVICE or a == DeviceV("cpu") for a in alts)
-
-    def _existing_is_cuda(self, e: ast.expr, frame: Frame) -> bool:
-        """`e` (a name or attribute path) holds `x.is_cuda` of a value that exists (or False)."""
-        alts = alternatives(self.ev(e, frame))
-        return EXISTING_IS_CUDA in alts and all(a == EXISTING_IS_CUDA or a == Const(False) for a in alts)
+        return marker in alts and all(a == marker or a == plain for a in alts)
 
     def existing_device_elements(self, it: ast.expr, frame: Frame) -> Value | None:
         """What `for d, v in self.stats.items():` gives when the analysis does not know the dict's content but

@@ -185,7 +185,7 @@ class ExternalMixin(InterpBase):
                          always=_literally(_cond_nodes(n), True))
         if name == "skip":
             return SkipV(True, where + "skip", always=True,
-                         gpu_reason=names_accelerator(_const_text(kwargs.get("reason", args[0] if args else None))))
+                         gpu_reason=_names_accelerator(kwargs.get("reason", args[0] if args else None)))
         req = conventions.mark_requirement(name, [_py(a) for a in args], {k: _py(v) for k, v in kwargs.items()})
         if req is not None:
             return ReqV(req.gpu_count, req.vram_gb, where + req.note, req.manual, req.cpu, req.hint_only)
@@ -251,11 +251,17 @@ class ExternalMixin(InterpBase):
         got = self.source.external_presence(name.value, frame.rel, frame.rel)
         if got is None:
             return None
-        if got == ABSENT and cuda_build(name.value):  # (a CUDA build may be there on a GPU machine)
-            self.world_reads += 1
-            if frame.world:
-                return None
+        if got == ABSENT and not self.absent_in_world(name.value, frame.world):
+            return None  # (a CUDA build may be there on a GPU machine)
         return Const(None) if got == ABSENT else KnownTruth(True)  # (a spec is an object: truthy, not None)
+
+    def absent_in_world(self, dotted: str, world: int) -> bool:
+        """Whether a module missing where the classifier runs is missing in `world` too: yes, but for a CUDA build's
+        module in a world with GPUs (optional_imports.cuda_build), which makes the answer a read of the world."""
+        if not cuda_build(dotted):
+            return True
+        self.world_reads += 1
+        return not world
 
     def _package_missing(self, name: str, frame: Frame) -> bool:
         """A package `_check_soft_dependencies` names is missing: no distribution of that name and no module of
@@ -376,10 +382,8 @@ class ExternalMixin(InterpBase):
             return self.make_mark(last, args, kwargs, n, frame)
         if path in ("pytest.skip", "pytest.fail", "pytest.xfail", "pytest.exit"):
             if path != "pytest.exit":
-                reason = _const_text(args[0] if args else kwargs.get("reason", kwargs.get("msg")))
-                gpu_reason = GPU_REASON if path == "pytest.skip" and names_accelerator(reason) else ""
-                frame.add(Finding(SKIP, (step(frame.rel, line, f"{path}() reached"),),
-                                  key=f"{frame.rel}:{line}{gpu_reason}"))
+                _reached_skip(frame, line, f"{path}() reached", (args[0] if args else kwargs.get(
+                    "reason", kwargs.get("msg"))) if path == "pytest.skip" else None)
             return NORETURN
         if path.endswith(("parameterized.expand", "parameterized.parameterized.expand")):
             # the `parameterized` package: test_x -> test_x_0_<first str arg>, ... (see collect.py)
@@ -414,7 +418,7 @@ class ExternalMixin(InterpBase):
             if args and isinstance(args[0], (TestFnV, FuncV)):
                 return self._apply_mark(SkipV(True, step(frame.rel, line, "skip"), always=True), args[0])
             return SkipV(True, step(frame.rel, line, "skip"), always=True,
-                         gpu_reason=names_accelerator(_const_text(args[0] if args else kwargs.get("reason"))))
+                         gpu_reason=_names_accelerator(args[0] if args else kwargs.get("reason")))
         if path.endswith(("SkipTest", "Skipped")) or path == "pytest.skip.Exception":
             return Ext(path + "()")
         if last in ("patch", "object") and ("mock" in path or path.startswith("unittest")):
@@ -604,8 +608,7 @@ class ExternalMixin(InterpBase):
         if name == "getfixturevalue" and isinstance(recv, RequestV) and len(args) == 1 and isinstance(args[0], Const):
             return dict(recv.fixtures).get(str(args[0].value), UNK)
         if name == "skipTest":
-            gpu_reason = GPU_REASON if names_accelerator(_const_text(args[0] if args else kwargs.get("reason"))) else ""
-            frame.add(Finding(SKIP, (step(frame.rel, line, "self.skipTest()"),), key=f"{frame.rel}:{line}{gpu_reason}"))
+            _reached_skip(frame, line, "self.skipTest()", args[0] if args else kwargs.get("reason"))
             return NORETURN
         if name == "isEnabledFor" and len(args) == 1 and not kwargs:
             # `if logger.isEnabledFor(logging.DEBUG):` around diagnostics (log_levels.py)
@@ -1278,9 +1281,15 @@ def _src_arg(n: ast.AST, i: int) -> str:
     return "?"
 
 
-def _const_text(v: Value | None) -> str | None:
-    """A constant text argument (a skip's reason), else None."""
-    return v.value if isinstance(v, Const) and isinstance(v.value, str) else None
+def _names_accelerator(reason: Value | None) -> bool:
+    """Whether a skip's reason is a constant text that names an accelerator (evidence.names_accelerator)."""
+    return isinstance(reason, Const) and names_accelerator(reason.value)
+
+
+def _reached_skip(frame: Frame, line: int, what: str, reason: Value | None) -> None:
+    """A skip call reached: keyed by its location, and GPU_REASON when its reason names an accelerator."""
+    suffix = GPU_REASON if _names_accelerator(reason) else ""
+    frame.add(Finding(SKIP, (step(frame.rel, line, what),), key=f"{frame.rel}:{line}{suffix}"))
 
 
 def _cuda_text(src: str) -> bool:

@@ -50,7 +50,6 @@ from tools.classify.interp_external import PARAMETERIZED_CLASS
 from tools.classify.optional_imports import (
     ABSENT,
     catches_import_error,
-    cuda_build,
     imported_tops,
     imports_torch_only,
     leading_imports,
@@ -609,13 +608,8 @@ class StatementsMixin(InterpBase):
     def _imports_missing(self, st: ast.Import | ast.ImportFrom, rel: str, reader: str, world: int) -> bool:
         """Whether an import statement in module `rel` names an external module that is not installed (in a world
         with GPUs, one that is not a CUDA build's: a read of the world when there is one)."""
-        missing = [dotted for dotted, _ in imported_tops(st)
-                   if self.source.external_presence(dotted, rel, reader) == ABSENT]
-        if any(cuda_build(dotted) for dotted in missing):
-            self.world_reads += 1
-            if world:
-                missing = [dotted for dotted in missing if not cuda_build(dotted)]
-        return bool(missing)
+        return any(self.source.external_presence(dotted, rel, reader) == ABSENT and self.absent_in_world(dotted, world)
+                   for dotted, _ in imported_tops(st))
 
     def _call_imports_missing(self, call: ast.Call, frame: Frame) -> bool:
         """Whether `call` certainly raises ImportError: every function it may run (a class: its `__init__`)
