@@ -403,6 +403,25 @@ PROJECTS: dict[str, Project] = {
                     "tests/test_train_resume.py tests/test_utils.py",
                     deps=("pyyaml", "huggingface_hub", "safetensors", "numpy", "pillow"),
                     torch_pins=TORCHVISION_PAIR),
+    # Round 22 (docs/classifier-accuracy.md). Evolutionary algorithms: `@on_cuda`/`on_device("cuda:1")` decorators
+    # whose tests only read the attributes they set, problems taking a `device=` argument, a ray cluster started by
+    # the conftest (`ray.init(local_mode=True)`: removed from later ray releases).
+    "evotorch": Project("evotorch", "0.6.1", "tests",
+                        deps=("cma", "gymnasium", "matplotlib", "numpy", "packaging", "pandas", "ray<2.45"),
+                        pytest_args=("-o", "addopts=")),  # its addopts need pytest-cov
+    # Knowledge-graph embeddings: unittest templates (`unittest_templates`) over hundreds of model, loss and
+    # training classes; devices resolved by the library (`resolve_device`).
+    "pykeen": Project("pykeen", "1.11.1", "tests",
+                      deps=("dataclasses-json", "numpy", "scipy", "click", "click_default_group", "scikit-learn",
+                            "tqdm", "requests", "optuna", "pandas", "tabulate", "more_click", "more_itertools",
+                            "pystow", "docdata", "class_resolver", "pyyaml", "torch_max_mem", "torch-ppr",
+                            "typing_extensions", "unittest-templates")),
+    # Survival analysis: metrics checked against lifelines and scikit-survival, a CUDA test under skipif, devices
+    # kept through input coercion.
+    "torchsurv": Project("torchsurv", "0.2.0", "tests",
+                         deps=("numpy", "pydantic", "scipy", "torchmetrics", "lifelines", "scikit-survival",
+                               "hypothesis", "loguru", "matplotlib"),
+                         pytest_args=("-o", "addopts=")),  # its addopts need pytest-cov
 }
 
 COMMON_DEPS = ("pytest", "pytest-timeout", "pytest-xdist")
