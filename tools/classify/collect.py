@@ -29,6 +29,7 @@ from tools.classify.frozen import frozen
 from tools.classify.interp_external import UNKNOWN_NUMBER, UNKNOWN_TEXT
 from tools.classify.plugins import EXTERNAL_TEST_POS, EXTERNAL_TESTS_REL, IMPORTED_TEST_REL
 from tools.classify.values import (
+    UNKNOWN_ID,
     ClassV,
     Const,
     DictV,
@@ -51,6 +52,7 @@ from tools.classify.values import (
     alternatives,
     cached_hash,
 )
+from tools.classify.versions import installed
 from tools.classify.wrapper_marks import param_argnames
 
 # external modules whose public attributes are classes (pytest ids them by __name__ even when all capitals)
@@ -133,11 +135,30 @@ def idval_from_value(value: Value) -> str | None:
         constant = last.isupper() and not value.path.startswith(TORCH_CLASS_MODULES)
         if torch_dtype or not last or last.endswith("()") or constant or value.path.startswith("<"):
             return None
+        if value.path.startswith(("numpy.", "np.")) and value.path.count(".") == 1:
+            return numpy_type_name(last)
         return None if _installed_attribute(value.path) else last
     if isinstance(value, OneOf):
         ids = {idval_from_value(a) for a in value.alts}
         return ids.pop() if len(ids) == 1 else None
     return None
+
+
+# numpy's scalar type aliases, by the `__name__` pytest ids them with (numpy 1.26 and 2.x on 64-bit Linux and macOS,
+# where CI runs); `np.bool_` is `bool` from numpy 2 on, `bool_` before
+NUMPY_ALIASES = {"int_": "int64", "intc": "int32", "uint": "uint64", "intp": "int64", "uintp": "uint64",
+                 "single": "float32", "double": "float64", "half": "float16", "byte": "int8", "ubyte": "uint8",
+                 "short": "int16", "ushort": "uint16", "csingle": "complex64", "cdouble": "complex128",
+                 "float_": "float64", "complex_": "complex128"}
+
+
+def numpy_type_name(name: str) -> str | None:
+    """The `__name__` of `numpy.<name>` (a scalar type or any other public name), as the installed numpy spells it;
+    None for `bool_` where numpy is not installed (its name depends on the version)."""
+    if name == "bool_":
+        version = installed("numpy")
+        return None if version is None else "bool_" if version.split(".", 1)[0] in ("0", "1") else "bool"
+    return NUMPY_ALIASES.get(name, name)
 
 
 def _installed_attribute(path: str) -> bool:
@@ -217,9 +238,6 @@ EMPTY_PARAMETER_SET = SkipV(True, "empty parameter set: pytest does not run the 
 _REAL = r"(?:[0-9.]+(?:e[-+]?[0-9]+)?|inf|nan)"
 NUMBER_ID = rf"\(?[-+]?{_REAL}(?:[-+]{_REAL}j)?j?\)?(?:_[0-9]+)?"
 
-# The id part of a parametrize dimension whose values or ids cannot be evaluated: a test with one is keyed by
-# its function alone (the key covers every parametrization), never by a guessed id
-UNKNOWN_ID = "\0"
 
 
 def _or_unknown(got: str | None) -> str:

@@ -35,7 +35,10 @@ class Field:
 
 def dataclass_init(node: ast.ClassDef) -> bool | None:
     """Whether the class is a dataclass that writes its own `__init__` (True), one with `init=False` (False), or
-    not a dataclass (None)."""
+    not a dataclass (None). A `typing.NamedTuple` class is built the same way (its fields are its annotated
+    names, with their defaults; `Case(name=n, loss=l)` in a generator of test cases)."""
+    if any(_last_name(b) == "NamedTuple" for b in node.bases):
+        return True
     for d in node.decorator_list:
         if _last_name(d) in DATACLASS_DECORATORS:
             if isinstance(d, ast.Call):

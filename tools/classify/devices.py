@@ -176,6 +176,12 @@ def _never_none(v: Value) -> bool:
         v == EXISTING_DEVICE or isinstance(v, KnownTruth) and v.truth  # (None is falsy)
 
 
+def _torch_prints(text: str) -> bool:
+    """Whether `str(torch.device(...))` may print text ('cpu', 'cuda:1', 'mps'; not 'gpu', 'auto' or 'CUDA')."""
+    kind, colon, index = text.partition(":")
+    return (kind in torch_api.ACCELERATORS or kind in ("cpu", "meta")) and (not colon or index.isdigit())
+
+
 def _compare(op: ast.cmpop, a: Value, b: Value) -> Value:
     if isinstance(a, OneOf) or isinstance(b, OneOf):
         outs = {_compare(op, x, y) for x in alternatives(a) for y in alternatives(b)}
@@ -239,8 +245,9 @@ def _compare(op: ast.cmpop, a: Value, b: Value) -> Value:
         return Const(isinstance(op, ast.IsNot))  # `if device is None:` with a known device, object or list
     if isinstance(op, (ast.Eq, ast.NotEq)) and EXISTING_DEVICE in (a, b):
         s = b if a == EXISTING_DEVICE else a
-        if isinstance(s, Const) and isinstance(s.value, str) and device_of(s) is None:
-            # `if device == "auto":` with an existing tensor's device: a torch.device never equals such a string
+        if isinstance(s, Const) and isinstance(s.value, str) and not _torch_prints(s.value):
+            # `if device == "auto":`, `device == "gpu"` (an alias libraries accept) with an existing tensor's device:
+            # neither a torch.device nor its str() is ever such a string
             return Const(isinstance(op, ast.NotEq))
     ka, va = _const_of(a)
     kb, vb = _const_of(b)

@@ -112,6 +112,7 @@ class InstalledIndex:
     library_bytes: dict[str, int] = field(default_factory=dict)  # package directory -> its source bytes (capped)
     paths: dict[str, str] = field(default_factory=dict)  # rel -> absolute file
     data: dict[str, bytes | None] = field(default_factory=dict)  # rel -> bytes (None: unreadable, too large)
+    torch_free_packages: dict[str, bool] = field(default_factory=dict)  # package directory -> torch_free
 
     def module(self, dotted: str) -> str | None:
         """rel of the installed module `dotted` when it exists, can be read, and holds tests or belongs to a small
@@ -159,6 +160,26 @@ class InstalledIndex:
             self.library_bytes[pkg] = got
         return os.path.isdir(pkg) and got <= LIBRARY_MAX_BYTES
 
+    def torch_free(self, rel: str) -> bool:
+        """Whether the small library holding installed module rel never names torch in its source (lifelines,
+        cuequivariance): nothing it runs can reach a device but through what a caller hands it, so a name it looks
+        up by a computed string (`getattr(lifelines, name)`) is an external value, not dynamic dispatch. Memoised
+        per package."""
+        full = self.paths.get(rel)
+        if full is None:
+            return False
+        pkg = os.path.join(full[:len(full) - len(rel) + len(PREFIX) - 1], top_package(rel))
+        got = self.torch_free_packages.get(pkg)
+        if got is None:
+            got = os.path.isdir(pkg)
+            for base, dirs, files in os.walk(pkg):
+                dirs.sort()
+                if any(_names_torch(os.path.join(base, f)) for f in sorted(files) if f.endswith(".py")):
+                    got = False
+                    break
+            self.torch_free_packages[pkg] = got
+        return got
+
     def package_inits(self, rel: str) -> tuple[str, ...]:
         """The `__init__.py` of each package enclosing installed module rel that the analysis reads, outermost
         first: what Python runs before rel's own top level (modules.RepoIndex.package_inits for installed
@@ -184,6 +205,18 @@ class InstalledIndex:
     def state(self, rel: str) -> str:
         """The digest of the module rel names as it is installed now: what a stored result is checked against."""
         return self.digest(rel) if self.module(module_name(rel)) == rel else "missing"
+
+
+_TORCH_WORD = re.compile(rb"\btorch\b")
+
+
+def _names_torch(path: str) -> bool:
+    """Whether a source file names torch anywhere (an unreadable one may)."""
+    try:
+        with open(path, "rb") as f:
+            return _TORCH_WORD.search(f.read(LIBRARY_MAX_BYTES + 1)) is not None
+    except OSError:
+        return True
 
 
 def _size(path: str) -> int:

@@ -312,7 +312,8 @@ class ClassesMixin(InterpBase):
         if self._decorated_as(found, "staticmethod"):
             return found
         receiver = cls if self._is_classmethod(found) else obj
-        return FuncV(found.rel, found.pos, found.name, bound=receiver, captured=found.captured, cls=found.cls)
+        return FuncV(found.rel, found.pos, found.name, bound=receiver, captured=found.captured, cls=found.cls,
+                     attrs=found.attrs)  # (a bound method reads its function's attributes)
 
     def store_key(self, cls: ClassV, name: str, world: int) -> str | None:
         """The shared namespace that `cls.<name>` / `obj.<name>` is, or None: a class attribute (found through

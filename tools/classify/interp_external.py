@@ -32,6 +32,7 @@ from tools.classify.devices import (
 )
 from tools.classify.evidence import GPU, GPU_REASON, MOCK, PROCESS_KEY, SKIP, UNKNOWN, Finding, names_accelerator, step
 from tools.classify.guards import off_cuda_taken, reached_package
+from tools.classify.installed import is_installed, top_package
 from tools.classify.interp_base import (
     DYNAMIC,
     MOCK_OBJECT,
@@ -57,6 +58,7 @@ from tools.classify.values import (
     NORETURN,
     NOT_LITERAL,
     SLICE,
+    UNKNOWN_ID,
     UNKNOWN_SCALAR,
     ClassV,
     Const,
@@ -325,8 +327,12 @@ class ExternalMixin(InterpBase):
             return args[1]  # `cast(Literal["cpu", "cuda"], device.type)`: the value itself
         if path.startswith("math.") and path[len("math."):] in _MATH_FUNCTIONS and not kwargs:
             return _math(path[len("math."):], args)
-        if path == "itertools.product" and args and not kwargs:
-            return _product(args)
+        if path == "itertools.product" and args and set(kwargs) <= {"repeat"}:
+            # `product(xs, repeat=2)` is `product(xs, xs)`
+            repeat = kwargs.get("repeat", Const(1))
+            if not (isinstance(repeat, Const) and type(repeat.value) is int and 0 <= repeat.value <= 16):
+                return UNK
+            return _product(args * repeat.value)
         if path in _CHOOSING and 1 <= len(args) <= 2 and not kwargs:
             return _choose(path, args)
         if path in CALLS_ITS_FUNCTION and args and _callable(args[0]):
@@ -401,9 +407,10 @@ class ExternalMixin(InterpBase):
             pid = kwargs.get("id")
             known_id = pid is None or isinstance(pid, Const) and (pid.value is None or isinstance(pid.value, str))
             kind = "tuple" if marks is None or not isinstance(marks, Seq) else marks.kind
-            return ParamV(tuple(args), tuple(mlist), pid.value if isinstance(pid, Const) and isinstance(
-                pid.value, str) else None, kind if known_id and kind in ("list", "tuple") and not (
-                    isinstance(marks, (Unresolved, OneOf))) else "")
+            text = pid.value if isinstance(pid, Const) and isinstance(pid.value, str) else \
+                None if known_id else UNKNOWN_ID
+            return ParamV(tuple(args), tuple(mlist), text, kind if known_id and kind in ("list", "tuple") and not (
+                isinstance(marks, (Unresolved, OneOf))) else "")
         if path in ("unittest.skipIf", "unittest.skipUnless", "unittest.case.skipIf", "unittest.case.skipUnless"):
             t = truth(args[0]) if args else None
             unless = path.endswith("skipUnless")
@@ -855,6 +862,26 @@ class ExternalMixin(InterpBase):
         self.call(fn, [join_all(list(r)) if r else UNK for r in rows], {}, n, frame, "map")
         return UNK
 
+    def _hasattr_function(self, fv: FuncV, name: str) -> Value | None:
+        """`hasattr(fn, name)` of an in-repo function or bound method: True for an attribute the analysed code set
+        on it (FuncV.attrs); False for another plain name when its def has no decorator (nothing the analysis
+        did not run can have set one); else unknown (None)."""
+        if any(k == name for k, _ in fv.attrs):
+            return Const(True)
+        if name.startswith("__"):
+            return None  # `__wrapped__`, `__self__`, `__dict__`: what Python itself puts there
+        node = self.source.module(fv.rel).defs.get(fv.pos)
+        if isinstance(node, ast.Lambda) or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
+                not node.decorator_list:
+            return Const(False)
+        return None
+
+    def _torch_free_library(self, obj: ModV | ClassV | Inst, rel: str) -> bool:
+        """Whether code at rel looks a name up on obj inside one installed library that never names torch."""
+        home = obj.cls.rel if isinstance(obj, Inst) else obj.rel
+        return home is not None and is_installed(rel) and is_installed(home) and \
+            top_package(home) == top_package(rel) and self.source.installed.torch_free(rel)
+
     def call_builtin(self, name: str, args: list[Value], kwargs: dict[str, Value], n: ast.AST,
                      frame: Frame) -> Value:
         line = getattr(n, "lineno", 0)
@@ -867,6 +894,8 @@ class ExternalMixin(InterpBase):
             if isinstance(attr, OneOf) and all(isinstance(a, Const) and isinstance(a.value, str) for a in names):
                 # `getattr(self, f"run_{kind}")` over a known set of names: one of those attributes
                 return join_all([self.call_builtin("getattr", [obj, a, *args[2:]], kwargs, n, frame) for a in names])
+            if isinstance(obj, (ModV, ClassV, Inst)) and self._torch_free_library(obj, frame.rel):
+                return UNK  # a torch-free library's own names (installed.InstalledIndex.torch_free): external code
             if isinstance(obj, (ModV, ClassV, Inst)):
                 # reading an attribute is harmless; calling what it names is dynamic dispatch
                 return Ext(DYNAMIC + step(frame.rel, line, f"getattr({_src_arg(n, 0)}, {_src_arg(n, 1)}) with a "
@@ -923,6 +952,15 @@ class ExternalMixin(InterpBase):
         if name == "hasattr" and len(args) == 2 and isinstance(args[0], Inst) and args[0].nn is not None and \
                 isinstance(args[1], Const) and isinstance(args[1].value, str) and not kwargs:
             known = self._hasattr_module(args[0], args[1].value, frame.world)
+            if known is not None:
+                return known
+        if name == "hasattr" and len(args) == 2 and isinstance(args[0], OneOf) and not kwargs:
+            # one of several values: decided when every one gives the same answer
+            outs = {self.call_builtin(name, [a, args[1]], kwargs, n, frame) for a in alternatives(args[0])}
+            return outs.pop() if len(outs) == 1 else UNK
+        if name == "hasattr" and len(args) == 2 and isinstance(args[0], FuncV) and isinstance(args[1], Const) \
+                and isinstance(args[1].value, str) and not kwargs:
+            known = self._hasattr_function(args[0], args[1].value)
             if known is not None:
                 return known
         if name == "isinstance" and len(args) == 2 and isinstance(args[0], OneOf):

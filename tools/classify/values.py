@@ -5,6 +5,7 @@ All values are frozen and hashable so that calls can be memoised on (function, a
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable
 
@@ -118,7 +119,8 @@ class ModV:
 
 @frozen
 class FuncV:
-    """An in-repo function or method definition, located by (module, line, column)."""
+    """An in-repo function or method definition, located by (module, line, column). attrs: what code the analysis
+    ran set on the function object (`fn.device = ...`, `setattr(fn, "device", d)` in a decorator)."""
 
     rel: str
     pos: tuple[int, int]
@@ -126,6 +128,10 @@ class FuncV:
     bound: Value | None = None
     captured: tuple[tuple[str, Value], ...] = ()
     cls: ClassV | None = None
+    attrs: tuple[tuple[str, Value], ...] = ()
+
+    def with_attr(self, name: str, v: Value) -> FuncV:
+        return dataclasses.replace(self, attrs=(*((k, x) for k, x in self.attrs if k != name), (name, v)))
 
 
 @frozen
@@ -271,11 +277,18 @@ class MockV:
     where: str
 
 
+# The id part of a parametrize dimension whose values or ids cannot be evaluated (also ParamV.id when
+# `pytest.param(id=...)` is not computed): a test with one is keyed by its function alone (the key covers every
+# parametrization), never by a guessed id
+UNKNOWN_ID = "\0"
+
+
 @frozen
 class ParamV:
     """pytest.param(*values, marks=..., id=...). marks_kind: the container pytest keeps the marks in ("list" or
     "tuple", as `pytest.param` got them), for printing the ParameterSet (pytest_objects.py); "" when it is not
-    printed exactly (another library's param, marks or an id the analysis does not know)."""
+    printed exactly (another library's param, marks or an id the analysis does not know). id: None without one,
+    UNKNOWN_ID for one the analysis cannot compute."""
 
     values: tuple[Value, ...]
     marks: tuple[Value, ...] = ()
@@ -363,7 +376,8 @@ def _children(v: object) -> tuple[object, ...]:
     if isinstance(v, Inst):
         return tuple(x for _, x in v.attrs)
     if isinstance(v, FuncV):
-        return (v.bound, *(x for _, x in v.captured)) if v.bound is not None else tuple(x for _, x in v.captured)
+        inner = (*(x for _, x in v.captured), *(x for _, x in v.attrs))
+        return (v.bound, *inner) if v.bound is not None else inner
     if isinstance(v, SuperV):
         return (v.obj,)
     if isinstance(v, MarkV):
