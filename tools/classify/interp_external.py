@@ -876,9 +876,9 @@ class ExternalMixin(InterpBase):
             return Const(False)
         return None
 
-    def _torch_free_library(self, obj: ModV | ClassV | Inst, rel: str) -> bool:
+    def _torch_free_library(self, obj: ModV | ClassV, rel: str) -> bool:
         """Whether code at rel looks a name up on obj inside one installed library that never names torch."""
-        home = obj.cls.rel if isinstance(obj, Inst) else obj.rel
+        home = obj.rel
         return home is not None and is_installed(rel) and is_installed(home) and \
             top_package(home) == top_package(rel) and self.source.installed.torch_free(rel)
 
@@ -894,8 +894,10 @@ class ExternalMixin(InterpBase):
             if isinstance(attr, OneOf) and all(isinstance(a, Const) and isinstance(a.value, str) for a in names):
                 # `getattr(self, f"run_{kind}")` over a known set of names: one of those attributes
                 return join_all([self.call_builtin("getattr", [obj, a, *args[2:]], kwargs, n, frame) for a in names])
-            if isinstance(obj, (ModV, ClassV, Inst)) and self._torch_free_library(obj, frame.rel):
-                return UNK  # a torch-free library's own names (installed.InstalledIndex.torch_free): external code
+            if isinstance(obj, (ModV, ClassV)) and self._torch_free_library(obj, frame.rel):
+                # a torch-free library's own module or class (installed.InstalledIndex.torch_free): external code (an
+                # object's attribute may hold a callable the caller handed it, so objects stay dynamic dispatch)
+                return UNK
             if isinstance(obj, (ModV, ClassV, Inst)):
                 # reading an attribute is harmless; calling what it names is dynamic dispatch
                 return Ext(DYNAMIC + step(frame.rel, line, f"getattr({_src_arg(n, 0)}, {_src_arg(n, 1)}) with a "
