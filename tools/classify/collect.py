@@ -239,7 +239,6 @@ _REAL = r"(?:[0-9.]+(?:e[-+]?[0-9]+)?|inf|nan)"
 NUMBER_ID = rf"\(?[-+]?{_REAL}(?:[-+]{_REAL}j)?j?\)?(?:_[0-9]+)?"
 
 
-
 def _or_unknown(got: str | None) -> str:
     return UNKNOWN_ID if got is None else got
 
