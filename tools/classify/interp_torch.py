@@ -286,7 +286,9 @@ class TorchMixin(InterpBase):
             return TensorV(d)
         if "device" in kwargs and isinstance(kwargs["device"], Unresolved) and isinstance(n, ast.Call):
             e = next((k.value for k in n.keywords if k.arg == "device"), None)
-            if isinstance(e, (ast.Name, ast.Attribute)) and not self._device_existing(e, frame):
+            # (any expression: `device=torch.device(args.device)`, `device=cfg["device"]` name a device as much as
+            # `device=dev` does)
+            if e is not None and not self._device_existing(e, frame):
                 frame.add(Finding(UNKNOWN, (step(frame.rel, line, f"{path}(device={ast.unparse(e)}) with a "
                                                                   "device the analysis cannot resolve"
                                                                   + _why_unknown(e, frame)),)))
@@ -331,6 +333,10 @@ def _devices_named(path: str, args: list[Value], kwargs: dict[str, Value]) -> in
 
 
 def _smells_like_device(e: ast.expr) -> bool:
+    """Whether an argument of `.to(...)` names a device by its spelling: `device`, `self.dev`, and calls of such names
+    (`torch.device(name)`, `get_device()`)."""
+    if isinstance(e, ast.Call):
+        e = e.func
     name = e.attr if isinstance(e, ast.Attribute) else e.id if isinstance(e, ast.Name) else ""
     low = name.lower()
     return low in DEVICE_NAME_HINTS or low.endswith("device") or low.startswith("device")

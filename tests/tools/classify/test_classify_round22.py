@@ -121,3 +121,71 @@ def test_numpy_scalar_types_are_spelled_by_their_name(monkeypatch: pytest.Monkey
 def test_numpy_ids_are_pytests(ids_vs_pytest: Callable) -> None:
     got = ids_vs_pytest(f"{CORPUS_DIR}/test_numpy_ids.py")
     assert got.not_collected == set() and got.function_only == set(), got.output
+
+
+HASATTR_REPO = textwrap.dedent('''
+    import functools
+
+    import torch
+
+
+    def tag(fn):
+        fn.device = torch.device("cuda")
+        return fn
+
+
+    def external_wrap(fn):
+        @functools.wraps(fn)
+        def inner(*args):
+            return fn(*args)
+        return inner
+
+
+    def plain(x):
+        return x
+
+
+    @external_wrap
+    def wrapped(x):
+        return x
+
+
+    def zeros_for(fn):
+        device = None
+        if hasattr(fn, "device"):
+            device = fn.device
+        if device is None:
+            device = "cpu"
+        return torch.zeros(1, device=torch.device(device))
+
+
+    def test_plain():
+        zeros_for(plain)
+
+
+    def test_tagged():
+        zeros_for(tag(plain))
+
+
+    def test_wrapped_may_carry_attributes():
+        # functools.wraps copies the wrapped function's attributes: not decided, so not a CPU test
+        zeros_for(wrapped)
+''')
+
+
+def test_hasattr_of_a_function_is_decided_only_where_nothing_unseen_can_set_it(
+        repo_with_test: Callable[[str], Path]) -> None:
+    root = repo_with_test(HASATTR_REPO)
+    tests = run(root, paths=["test_mine.py"], cache_dir=None, workers=1).files["test_mine.py"].tests
+    assert tests["test_plain"].label == "cpu"
+    assert tests["test_tagged"].label == "gpu"
+    assert tests["test_wrapped_may_carry_attributes"].label != "cpu"
+
+
+def test_an_inline_device_the_analysis_cannot_resolve_is_not_cpu(corpus: Path) -> None:
+    tests = _tests(corpus, "test_inline_device.py")
+    # both fail with a CUDA error on a CPU-only machine: they must not be routed to CPU runners
+    assert tests["test_factory_device_call"].label == "unknown"
+    assert "torch.device(_configured())" in tests["test_factory_device_call"].reasons[0]
+    assert tests["test_to_device_call"].label == "unknown"
+    assert tests["test_factory_known_device_call"].label == "cpu"
