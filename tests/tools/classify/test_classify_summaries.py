@@ -248,6 +248,51 @@ def test_gpu_last():
     assert analysed.count("fire_last") == 2
 
 
+def test_a_method_that_never_names_its_receiver_is_one_summary_for_every_test_class(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a test base's helper (linear_operator's `assertAllClose`) inherited by many test classes: analysed once per
+    # argument values, not once per class; a helper that reads `self` stays per class
+    classes = "".join(f"""
+
+class TestOp{i}(Base):
+    def test_close(self):
+        self.assert_close(torch.zeros(2), torch.zeros(2))
+        self.on_own_device(torch.zeros(2))
+""" for i in range(4))
+    root = _tree(tmp_path, {
+        "tests/base.py": """
+            import unittest
+
+            import torch
+
+
+            class Base(unittest.TestCase):
+                device = "cpu"
+
+                def assert_close(self, a, b):
+                    assert torch.allclose(a, b)
+
+                def on_own_device(self, x):
+                    return x.to(self.device)
+        """,
+        "tests/test_ops.py": "import torch\nfrom tests.base import Base\n" + classes + """
+
+class TestOnGpu(Base):
+    device = "cuda"
+
+    def test_close(self):
+        self.assert_close(torch.zeros(2), torch.zeros(2))
+        self.on_own_device(torch.zeros(2))
+""",
+    })
+    analysed = _count_analyses(monkeypatch)
+    got = run(root, cache_dir=None, workers=1).files["tests/test_ops.py"].tests
+    assert {k: v.label for k, v in got.items()} == {
+        **{f"TestOp{i}::test_close": "cpu" for i in range(4)}, "TestOnGpu::test_close": "gpu"}
+    assert analysed.count("assert_close") == 1
+    assert analysed.count("on_own_device") == 5
+
+
 def test_receiver_uses_are_attribute_reads_sets_and_calls_or_none() -> None:
     def uses(src: str) -> ReceiverUses | None:
         node = ast.parse(textwrap.dedent(src)).body[0]
