@@ -678,8 +678,8 @@ class ExpressionsMixin(InterpBase):
         if isinstance(obj, PathV):
             got = path_attribute(obj, name)
             return got if got is not None else UNK
-        if isinstance(obj, FuncV) and any(k == name for k, _ in obj.attrs):
-            return next(x for k, x in obj.attrs if k == name)
+        if isinstance(obj, FuncV) and (set_on := obj.attr(name)) is not None:
+            return set_on
         if isinstance(obj, (FuncV, ClassV)) and name in ("__name__", "__qualname__"):
             return Const(obj.name)
         if name == "__dataclass_fields__" and isinstance(obj, Inst):

@@ -866,7 +866,7 @@ class ExternalMixin(InterpBase):
         """`hasattr(fn, name)` of an in-repo function or bound method: True for an attribute the analysed code set
         on it (FuncV.attrs); False for another plain name when its def has no decorator (nothing the analysis
         did not run can have set one); else unknown (None)."""
-        if any(k == name for k, _ in fv.attrs):
+        if fv.attr(name) is not None:
             return Const(True)
         if name.startswith("__"):
             return None  # `__wrapped__`, `__self__`, `__dict__`: what Python itself puts there
@@ -956,8 +956,8 @@ class ExternalMixin(InterpBase):
             known = self._hasattr_module(args[0], args[1].value, frame.world)
             if known is not None:
                 return known
-        if name == "hasattr" and len(args) == 2 and isinstance(args[0], OneOf) and not kwargs:
-            # one of several values: decided when every one gives the same answer
+        if name in ("hasattr", "isinstance") and len(args) == 2 and isinstance(args[0], OneOf):
+            # one of several values (chosen on an undecided path): decided when every one gives the same answer
             outs = {self.call_builtin(name, [a, args[1]], kwargs, n, frame) for a in alternatives(args[0])}
             return outs.pop() if len(outs) == 1 else UNK
         if name == "hasattr" and len(args) == 2 and isinstance(args[0], FuncV) and isinstance(args[1], Const) \
@@ -965,10 +965,6 @@ class ExternalMixin(InterpBase):
             known = self._hasattr_function(args[0], args[1].value)
             if known is not None:
                 return known
-        if name == "isinstance" and len(args) == 2 and isinstance(args[0], OneOf):
-            # one of several objects (a value chosen on an undecided path): decided when every one gives the same
-            outs = {self.call_builtin(name, [a, args[1]], kwargs, n, frame) for a in alternatives(args[0])}
-            return outs.pop() if len(outs) == 1 else UNK
         if name == "isinstance" and len(args) == 2:
             got = self._isinstance_in_repo(args[0], args[1], frame.world)
             if got is None:

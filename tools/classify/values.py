@@ -130,6 +130,9 @@ class FuncV:
     cls: ClassV | None = None
     attrs: tuple[tuple[str, Value], ...] = ()
 
+    def attr(self, name: str) -> Value | None:
+        return next((v for k, v in self.attrs if k == name), None)
+
     def with_attr(self, name: str, v: Value) -> FuncV:
         return dataclasses.replace(self, attrs=(*((k, x) for k, x in self.attrs if k != name), (name, v)))
 
