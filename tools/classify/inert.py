@@ -114,7 +114,8 @@ class InertProver:
         if got is not None:
             return got
         self.memo[key] = False  # a cycle is not proven inert
-        ok = (not isinstance(v, FuncV) or (v.bound is None and v.cls is None and not v.captured)) \
+        # (a function carrying attributes may be run otherwise: a click command runs its sub-commands' callbacks)
+        ok = (not isinstance(v, FuncV) or (v.bound is None and v.cls is None and not v.captured and not v.attrs)) \
             and self._text_inert(v.rel, v.pos, world)
         self.memo[key] = ok
         return ok

@@ -286,6 +286,7 @@ class InterpBase:
         self.shared_attrs: dict[ClassV, frozenset[str]] = {}  # class -> its attributes instances adopt as __dict__
         self.store_keys: dict[tuple[ClassV, str, int], str | None] = {}
         self.option_defaults: dict[str, dict[str, Value]] = {}  # conftest -> its addoption defaults by dest
+        self.click_modules: dict[str, bool] = {}  # module -> it imports click (click_model.imports_click)
         self.stores_seen = False  # a shared namespace was met: calls pass the STORE entries along
         # How many times the world decided something so far: a machine query, a well-known constant or helper,
         # or a module, class body, MRO or summary that itself depended on one. A computation during which it
@@ -418,6 +419,9 @@ class InterpBase:
                       frame: Frame) -> Value | None: ...
         def path_method_call(self, recv: PathV, name: str, args: list[Value], kwargs: dict[str, Value],
                              frame: Frame) -> Value: ...
+        def config_call(self, path: str, args: list[Value], kwargs: dict[str, Value], n: ast.AST,
+                        frame: Frame) -> Value | None: ...
+        def config_method(self, cfg: Inst, name: str, args: list[Value], kwargs: dict[str, Value]) -> Value | None: ...
 
         # interp_torch.TorchMixin
         def tensor_method(self, recv: Value, name: str, args: list[Value], kwargs: dict[str, Value], n: ast.Call,

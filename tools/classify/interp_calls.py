@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from tools.classify import argparse_model, conventions, nn_modules, versions
+from tools.classify import argparse_model, click_model, conventions, nn_modules, omegaconf_model, typer_model, versions
 from tools.classify.closures import decorated_by_local_defs
 from tools.classify.dataclass_fields import Field
 from tools.classify.devices import _compare, truth
@@ -150,6 +150,21 @@ class CallsMixin(InterpBase):
             recv = self.ev(f.value, frame)
             if argparse_model.is_parser(recv):
                 return self._parser_call(recv, f, args, kwargs, frame)
+            if click_model.is_runner(recv) or click_model.command_of(recv) is not None:
+                got = self._click_call(recv, f, args, kwargs, n, frame)
+                if got is not None:
+                    return got
+            if omegaconf_model.is_config(recv) and isinstance(recv, Inst):
+                got = self.config_method(recv, f.attr, args, kwargs)
+                if got is not None:
+                    return got
+            if typer_model.is_app(recv) and isinstance(recv, Inst):
+                if f.attr == "add_typer" and _mutable_target(f.value):
+                    self.bind(f.value, typer_model.incomplete(recv), frame)  # (sub-applications: not followed)
+                    return Const(None)
+                got = typer_model.app_method(recv, f.attr, args, kwargs)
+                if got is not None:
+                    return got
             if f.attr in MUTATORS and not kwargs and _mutable_target(f.value):
                 got = _mutated(recv, f.attr, args)
                 if got is not None:
@@ -238,11 +253,82 @@ class CallsMixin(InterpBase):
             return ns
         return UNK
 
+    def _click_call(self, recv: Value, f: ast.Attribute, args: list[Value], kwargs: dict[str, Value], n: ast.Call,
+                    frame: Frame) -> Value | None:
+        """click's runner and commands (click_model.py): `CliRunner().invoke(cmd, args)` and `cmd.main(args)` run the
+        command's callbacks on that command line; `@group.command()` makes a sub-command and `group.add_command(cmd)`
+        rebinds the group's name to the group with it. None: a method the model does not know."""
+        if click_model.is_runner(recv):
+            if f.attr != "invoke" or not (args or "cli" in kwargs):
+                return None
+            cmd = args[0] if args else kwargs["cli"]
+            given = args[1] if len(args) > 1 else kwargs.get("args")
+            return self.run_click(cmd, click_model.argv_of(given), n, frame)
+        assert isinstance(recv, FuncV)
+        if f.attr == "main":
+            given = args[0] if args else kwargs.get("args")
+            # without a command line, click reads the process' own (pytest's): not known
+            return self.run_click(recv, None if given is None or given == Const(None) else
+                                  click_model.argv_of(given), n, frame)
+        if f.attr in ("command", "group"):
+            return click_model.maker(f.attr, args, kwargs)
+        if f.attr == "add_command" and args and _mutable_target(f.value):
+            self.bind(f.value, click_model.with_subcommand(recv, args[0], args[1] if len(args) > 1 else
+                                                           kwargs.get("name")), frame)
+            return Const(None)
+        return None
+
+    def run_click(self, cmd: Value, words: list[str | None] | None, n: ast.AST, frame: Frame) -> Value:
+        """The callbacks click runs for a command line (click_model.invocations), each with what the command line,
+        the defaults and the options' callbacks give; a command the model does not know is run as an unknown
+        callable given the function is (run_passed_callable). The result (click's Result) is unknown."""
+        line = getattr(n, "lineno", 0)
+        if isinstance(cmd, OneOf):
+            for c in alternatives(cmd):
+                self.run_click(c, words, n, frame)
+            return UNK
+        if typer_model.is_app(cmd) and isinstance(cmd, Inst):
+            runs, complete = typer_model.invocations(cmd, words)
+            what = "a typer application"
+        elif isinstance(cmd, FuncV) and click_model.command_of(cmd) is not None:
+            runs, complete = click_model.invocations(cmd, words)
+            what = f"{cmd.name}()"
+        else:
+            self.run_passed_callable(None, [cmd], {}, n, frame)
+            return UNK
+        if not complete:
+            frame.add(Finding(UNKNOWN, (step(frame.rel, line, f"runs a command of {what} the analysis cannot name, "
+                                                              "or did not see registered"),)))
+        for run in runs:
+            kwargs: dict[str, Value] = {}
+            if run.unknown:
+                node = self.source.module(run.callback.rel).defs.get(run.callback.pos)
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    a = node.args
+                    names = [p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs)]
+                    kwargs = dict.fromkeys(names[1:] if run.pass_context else names, UNK)
+            for name, value, callback, value_only in run.values:
+                if callback is not None:
+                    value = self.call(callback, [value] if value_only else [UNK, UNK, value], {}, n, frame,
+                                      "an option's callback")
+                kwargs[name] = value
+            self.call(run.callback, [UNK] if run.pass_context else [], kwargs, n, frame, run.callback.name)
+        return UNK
+
     def call(self, callee: Value, args: list[Value], kwargs: dict[str, Value], n: ast.AST, frame: Frame,
              name: str) -> Value:
         line = getattr(n, "lineno", 0)
         if isinstance(callee, OneOf):
             return join_all([self.call(c, args, kwargs, n, frame, name) for c in alternatives(callee)])
+        if isinstance(callee, FuncV) and click_model.command_of(callee) is not None or typer_model.is_app(callee):
+            # `cmd(["--device", "cpu"], standalone_mode=False)`: click's main on that command line
+            given = args[0] if args else kwargs.get("args")
+            return self.run_click(callee, None if given is None or given == Const(None) else
+                                  click_model.argv_of(given), n, frame)
+        if isinstance(callee, Inst) and (click_model.is_param(callee) or click_model.is_maker(callee)) and \
+                len(args) == 1 and isinstance(args[0], FuncV) and not kwargs:
+            # `option(command)`: a click decorator applied by a call (pykeen's CLI builder)
+            return click_model.decorate(args[0], callee, "") or args[0]
         if isinstance(callee, PartialV):
             return self.call(callee.func, [*callee.args, *args], {**dict(callee.kwargs), **kwargs}, n, frame, name)
         if isinstance(callee, Ext):

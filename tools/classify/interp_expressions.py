@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from tools.classify import limits, nn_modules, torch_api, torch_testing, versions
+from tools.classify import limits, nn_modules, omegaconf_model, torch_api, torch_testing, versions
 from tools.classify.datafiles import path_attribute
 from tools.classify.devices import (
     EXISTING_DEVICE,
@@ -410,6 +410,10 @@ class ExpressionsMixin(InterpBase):
             # `self.operations[0].device`: the child the list was built with (on each path, when the list differs)
             if all(isinstance(m, Seq) and -len(m.items) <= idx.value < len(m.items) for m in lists):
                 return join_all([m.items[idx.value] for m in lists if isinstance(m, Seq)])
+        if omegaconf_model.is_config(obj) and isinstance(obj, Inst) and isinstance(idx, Const) and isinstance(
+                idx.value, str):
+            got = obj.attr(idx.value)  # `cfg["device"]` of a configuration (omegaconf_model.py)
+            return got if got is not None else UNK
         if isinstance(obj, Inst):
             meth = self.class_lookup(obj.cls, "__getitem__", frame.world)
             if isinstance(meth, FuncV):  # `cases(...)[:, ["a"]]`: the class's own indexing

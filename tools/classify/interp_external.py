@@ -15,7 +15,7 @@ import os
 import re
 import string
 
-from tools.classify import conventions, limits, log_levels, nn_modules, torch_api, versions
+from tools.classify import click_model, conventions, limits, log_levels, nn_modules, torch_api, typer_model, versions
 from tools.classify.argparse_model import ARGV, declared_options, new_parser
 from tools.classify.devices import (
     EXISTING_DEVICE,
@@ -318,6 +318,11 @@ class ExternalMixin(InterpBase):
                 return Seq(tuple(_namespace({"name": Const(f)}) for f in names), "tuple")
         if path == "argparse.ArgumentParser":
             return new_parser()  # (argparse_model.py: its options, as add_argument adds them)
+        if click_model.is_click(path) or typer_model.is_typer(path):
+            got = click_model.ext_call(path, args, kwargs) if click_model.is_click(path) else \
+                typer_model.ext_call(path, args, kwargs)
+            if got is not None:
+                return got
         if path == "functools.partial" and args:
             return PartialV(args[0], tuple(args[1:]), tuple(sorted(kwargs.items(), key=lambda kv: kv[0])))
         if path in ("numpy.float64", "numpy.double") and len(args) == 1 and not kwargs and isinstance(
@@ -368,6 +373,10 @@ class ExternalMixin(InterpBase):
         got = self.data_call(path, args, kwargs, frame)
         if got is not None:
             return got
+        if path.startswith(("omegaconf.", "hydra.")):
+            got = self.config_call(path, args, kwargs, n, frame)
+            if got is not None:
+                return got
         world = frame.world
         last = path.rsplit(".", 1)[-1]
         reached_package(path, line, frame)

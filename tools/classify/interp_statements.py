@@ -9,7 +9,7 @@ import ast
 import re
 from collections.abc import Callable
 
-from tools.classify import limits, nn_modules
+from tools.classify import click_model, limits, nn_modules, omegaconf_model, typer_model
 from tools.classify.closures import enclosing_function, free_names, mutated_outer_names, shared_cells
 from tools.classify.devices import EXISTING_DEVICE, _compare, accel_device, gpu_count_of, isinstance_of, truth
 from tools.classify.evidence import GPU, IMPORTS, PROCESS_KEY, SKIP, UNKNOWN, Finding, step
@@ -166,7 +166,9 @@ class StatementsMixin(InterpBase):
                 # a ScriptFunction's __name__ is its class's: pytest ids it `ScriptFunction` (xitorch)
                 fv = FuncV(fv.rel, fv.pos, SCRIPT_FUNCTION, fv.bound, fv.captured, fv.cls)
             value: Value = fv
-            if frame.module_env is not None and not is_fixture_def(s):
+            if s.decorator_list and self._click_command_def(s, frame.rel):
+                value = self._click_decorated(s, fv, frame)
+            elif frame.module_env is not None and not is_fixture_def(s):
                 # a nested def (wrapper closures): in-repo decorators are followed
                 for d in reversed(s.decorator_list):
                     dv = self.ev(d, frame)
@@ -376,6 +378,91 @@ class StatementsMixin(InterpBase):
             hits = [self._pattern(alt, subject, frame) for alt in p.patterns]
             return True if any(h is True for h in hits) else False if all(h is False for h in hits) else None
         return None
+
+    def _click_command_def(self, s: ast.FunctionDef | ast.AsyncFunctionDef, rel: str) -> bool:
+        """Whether a def is decorated by click's or typer's decorators (a name click_model models, in a module that
+        imports click or typer)."""
+        if not any(click_model.decorator_name(d) in click_model.DECORATORS for d in s.decorator_list):
+            return False
+        got = self.click_modules.get(rel)
+        if got is None:
+            got = self.click_modules[rel] = click_model.imports_click(self.source.module(rel).imports,
+                                                                     ("click", "typer"))
+        return got
+
+    def _click_decorated(self, s: ast.FunctionDef | ast.AsyncFunctionDef, fv: FuncV, frame: Frame) -> Value:
+        """The function after its decorators, bottom up (click_model.py): click's make it a command with its
+        parameters, `@group.command()` registers it on the group too (the group's name is rebound), typer's
+        `@app.command()` builds the command from the signature (typer_model.py) and registers it; in a nested
+        def an in-repo decorator is followed as elsewhere (pykeen's `@_decorate_model_kwargs` adds options); any
+        other decorator is assumed to keep the function, as for any def."""
+        value: Value = fv
+        for d in reversed(s.decorator_list):
+            dv = self.ev(d, frame)
+            if typer_model.is_maker(dv) and isinstance(value, FuncV) and isinstance(dv, Inst):
+                made = self._typer_command(s, value, dv, frame)
+                self._typer_registered(d, dv, made, frame)
+                value = made if made is not None else value
+                continue
+            alts = alternatives(value)
+            if not all(isinstance(a, FuncV) for a in alts):
+                break
+            applied = [click_model.decorate(a, dv, click_model.decorator_name(d)) for a in alts
+                       if isinstance(a, FuncV)]
+            if all(a is not None for a in applied):
+                value = bounded(join_all([a for a in applied if a is not None]))
+                self._click_registered(d, value, frame)
+                continue
+            if frame.module_env is not None and isinstance(dv, FuncV) and isinstance(value, FuncV):
+                r = self.call(dv, [value], {}, d, frame, "decorator")
+                value = r if all(isinstance(a, FuncV) for a in alternatives(r)) else value.with_attr(
+                    click_model.INCOMPLETE, Const(True))
+        return value
+
+    def _click_registered(self, d: ast.expr, sub: Value, frame: Frame) -> None:
+        """`@cli.command()` on a def: the group named `cli` here, rebound to the group with this sub-command."""
+        if not (isinstance(d, ast.Call) and isinstance(d.func, ast.Attribute) and d.func.attr in ("command", "group")
+                and isinstance(d.func.value, ast.Name)):
+            return
+        group = frame.env.get(d.func.value.id)
+        if isinstance(group, FuncV) and click_model.command_of(group) is not None:
+            frame.env[d.func.value.id] = click_model.with_subcommand(group, sub)
+
+    def _typer_command(self, s: ast.FunctionDef | ast.AsyncFunctionDef, fv: FuncV, maker: Inst,
+                       frame: Frame) -> FuncV | None:
+        """The click command typer builds from a function's signature (typer_model.py): one parameter per
+        function parameter, from its annotation and default; None when the signature has `*args`/`**kwargs`."""
+        a = s.args
+        if a.vararg or a.kwarg:
+            return None
+        positional = [*a.posonlyargs, *a.args]
+        defaults: dict[str, ast.expr] = dict(zip([p.arg for p in positional][len(positional) - len(a.defaults):],
+                                                 a.defaults, strict=True))
+        defaults.update((p.arg, d) for p, d in zip(a.kwonlyargs, a.kw_defaults, strict=True) if d is not None)
+        params: list[Value] = []
+        for p in (*positional, *a.kwonlyargs):
+            ann = typer_model.annotated(p.annotation)
+            type_node = ann[0] if ann else p.annotation
+            if type_node is not None and _last_name(type_node) == "Context":
+                continue  # `ctx: typer.Context`: given the context, not a parameter of the command line
+            marker = next((v for v in (self.ev(m, frame) for m in (ann[1] if ann else ()))
+                           if typer_model.is_param(v)), None)
+            default = self.ev(defaults[p.arg], frame) if p.arg in defaults else None
+            legacy = marker is None and default is not None and typer_model.is_param(default)
+            if legacy:
+                marker, default = default, None
+            params.append(typer_model.click_param(p.arg, typer_model.annotation_type(type_node),
+                                                  marker if isinstance(marker, Inst) else None, legacy, default))
+        kind = "group" if maker.attr("kind") == Const("callback") else "command"
+        return click_model.as_command(fv.with_attr(click_model.PARAMS, Seq(tuple(params), "tuple")),
+                                      click_model.maker(kind, [typer_model.command_name(fv, maker)], {}))
+
+    def _typer_registered(self, d: ast.expr, maker: Inst, command: FuncV | None, frame: Frame) -> None:
+        """`@app.command()` / `@app.callback()`: the application named `app` here, rebound with the command."""
+        if isinstance(d, ast.Call) and isinstance(d.func, ast.Attribute) and isinstance(d.func.value, ast.Name):
+            app = frame.env.get(d.func.value.id)
+            if typer_model.is_app(app) and isinstance(app, Inst):
+                frame.env[d.func.value.id] = typer_model.with_command(app, maker, command)
 
     def _decorator_env(self, s: ast.FunctionDef | ast.AsyncFunctionDef, frame: Frame) -> None:
         """Python evaluates a def's decorators when the def runs: keep the values of the names they read that
@@ -736,6 +823,20 @@ class StatementsMixin(InterpBase):
                 frame.env[owner] = new = bounded(join_all([a.with_attr(target.attr, bounded(v))
                                                            for a in alternatives(cur) if isinstance(a, Inst)]))
                 self._sync_stores(new, frame)
+        elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Attribute) and \
+                (chain := _attribute_chain(target)) is not None and isinstance(frame.env.get(chain[0]), Inst) \
+                and _hashable(v):
+            # `cfg.trainer.accelerator = "cpu"`, `self.model.device = d`: the objects along the path rebuilt with it
+            # (an object on the path the analysis does not know: the write is not seen, as before)
+            got = _with_path(frame.env[chain[0]], chain[1:], bounded(v))
+            if got is not None:
+                frame.env[chain[0]] = bounded(got)
+        elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and omegaconf_model.is_config(
+                frame.env.get(target.value.id)) and isinstance(key := self.ev(target.slice, frame), Const) and \
+                isinstance(key.value, str) and _hashable(v):
+            cfg = frame.env[target.value.id]
+            assert isinstance(cfg, Inst)
+            frame.env[target.value.id] = bounded(cfg.with_attr(key.value, bounded(v)))  # `cfg["device"] = "cpu"`
         elif isinstance(target, ast.Subscript) and frame.module_env is None and isinstance(target.value, ast.Call) \
                 and isinstance(target.value.func, ast.Name) and target.value.func.id == "globals" and \
                 not target.value.args and isinstance(key := self.ev(target.slice, frame), Const) and \
@@ -1124,3 +1225,25 @@ def _is_jit_script(d: ast.expr) -> bool:
     return isinstance(d, ast.Attribute) and d.attr == "script" and (
         (isinstance(d.value, ast.Attribute) and d.value.attr == "jit") or (isinstance(d.value, ast.Name)
                                                                            and d.value.id == "jit"))
+
+
+def _attribute_chain(target: ast.Attribute) -> list[str] | None:
+    """`a.b.c` -> ["a", "b", "c"]; None unless the chain starts at a name."""
+    names: list[str] = []
+    e: ast.expr = target
+    while isinstance(e, ast.Attribute):
+        names.append(e.attr)
+        e = e.value
+    return [e.id, *reversed(names)] if isinstance(e, ast.Name) else None
+
+
+def _with_path(obj: Value, attrs: list[str], v: Value) -> Value | None:
+    """obj with `obj.<attrs[0]>.<attrs[1]>... = v` done, each object on the way rebuilt; None when one of them is
+    not an object the analysis follows."""
+    if not isinstance(obj, Inst):
+        return None
+    if len(attrs) == 1:
+        return obj.with_attr(attrs[0], v)
+    inner = obj.attr(attrs[0])
+    got = _with_path(inner, attrs[1:], v) if inner is not None else None
+    return obj.with_attr(attrs[0], got) if got is not None else None

@@ -121,9 +121,18 @@ ITEM_STUB = b"class Item:\n    pass\n"
 PARSER_REL = "<external-base>/argparse_parser.py"
 PARSER_STUB = b"class ArgumentParser:\n    pass\n"
 
+# click's parameter declarations, command decorators and test runner (click_model.py): what the model keeps is
+# in their attributes
+CLICK_REL = "<external-base>/click_objects.py"
+CLICK_STUB = b"class Parameter:\n    pass\n\n\nclass CommandMaker:\n    pass\n\n\nclass CliRunner:\n    pass\n"
+
+# an OmegaConf DictConfig (omegaconf_model.py): its keys are its attributes
+CONFIG_REL = "<external-base>/omegaconf_config.py"
+CONFIG_STUB = b"class DictConfig:\n    pass\n"
+
 VIRTUAL_SOURCES = {PYTEST_TORCH_REL: PYTEST_TORCH_STUB, EXTERNAL_TESTS_REL: EXTERNAL_TESTS_STUB,
                    IMPORTED_TEST_REL: IMPORTED_TEST_STUB, NAMESPACE_REL: NAMESPACE_STUB, ITEM_REL: ITEM_STUB,
-                   PARSER_REL: PARSER_STUB}
+                   PARSER_REL: PARSER_STUB, CLICK_REL: CLICK_STUB, CONFIG_REL: CONFIG_STUB}
 
 
 def dtype_param_name(path_or_name: str) -> str:
