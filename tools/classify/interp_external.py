@@ -803,6 +803,8 @@ class ExternalMixin(InterpBase):
 
     def _ext_args_check(self, path: str, args: list[Value], kwargs: dict[str, Value], n: ast.AST,
                         frame: Frame) -> None:
+        if _is_lightning_launcher(path):
+            self._lightning_accelerator(path, kwargs, n, frame)
         for k in ("device", "device_map"):
             if k in kwargs:
                 d = accel_device(kwargs[k])
@@ -812,6 +814,31 @@ class ExternalMixin(InterpBase):
                     frame.add(Finding(GPU, (step(frame.rel, getattr(n, "lineno", 0),
                                                  f"{path}({k}={d!r}) needs a {_accel_name(d)} device"),),
                                       gpu_count_of(d)))
+
+    def _lightning_accelerator(self, path: str, kwargs: dict[str, Value], n: ast.AST, frame: Frame) -> None:
+        """Lightning's `Trainer(accelerator="gpu", devices=2)` / `Fabric(accelerator="cuda")` (and the old
+        `Trainer(gpus=2)`): on a machine without CUDA the constructor raises, so the test needs that many GPUs. An
+        accelerator the analysis cannot resolve may be one: unknown. `"auto"` and the default fall back to the CPU."""
+        line = getattr(n, "lineno", 0)
+        what = path.rsplit(".", 1)[-1]
+        accelerator = kwargs.get("accelerator")
+        names = {a.value.lower() for a in alternatives(accelerator) if isinstance(a, Const) and isinstance(
+            a.value, str)} if accelerator is not None else set()
+        if accelerator is not None and (not names or len(names) != len(alternatives(accelerator))):
+            frame.add(Finding(UNKNOWN, (step(frame.rel, line, f"{what}(accelerator=...) with an accelerator the "
+                                                              "analysis cannot resolve"),)))
+            return
+        gpus = kwargs.get("gpus")
+        wanted = names & {"gpu", "cuda"}
+        if wanted:
+            count = _lightning_device_count(kwargs.get("devices"))
+            frame.add(Finding(GPU, (step(frame.rel, line, f"{what}(accelerator={sorted(wanted)[0]!r}) needs "
+                                                          f"{count} CUDA GPU{'s' if count > 1 else ''}"),), count))
+        elif gpus is not None and accelerator is None:
+            count = _lightning_device_count(gpus)
+            if gpus not in (Const(0), Const(None), Const("0"), Seq((), "list")):
+                frame.add(Finding(GPU, (step(frame.rel, line, f"{what}(gpus=...) needs {count} CUDA "
+                                                              f"GPU{'s' if count > 1 else ''}"),), count))
 
     def _isinstance_in_repo(self, v: Value, classes: Value, world: int) -> Value | None:
         """`isinstance(obj, Cls)` for in-repo objects (or a choice of them, one per path) and in-repo classes:
@@ -1350,3 +1377,26 @@ def _small_format(template: str) -> bool:
     except ValueError:
         return False
     return all(not spec or ("{" not in spec and not re.search(r"\d{4,}", spec)) for _, _, spec, _ in fields)
+
+
+# Lightning's entry points that take `accelerator=` / `devices=` (interp_external._lightning_accelerator)
+_LIGHTNING_ROOTS = frozenset({"lightning", "pytorch_lightning", "lightning_fabric"})
+
+
+def _is_lightning_launcher(path: str) -> bool:
+    return path.split(".", 1)[0] in _LIGHTNING_ROOTS and path.rsplit(".", 1)[-1] in ("Trainer", "Fabric")
+
+
+def _lightning_device_count(devices: Value | None) -> int:
+    """How many GPUs `devices=` asks for: n, a list of indices, `"0,1"`; 1 for `-1`/`"auto"`/unknown (at least one)."""
+    if isinstance(devices, Const) and type(devices.value) is int and devices.value > 0:
+        return devices.value
+    if isinstance(devices, Seq) and devices.items:
+        return len(devices.items)
+    if isinstance(devices, Const) and isinstance(devices.value, str):
+        text = devices.value.strip()
+        if text.isdigit() and int(text) > 0:
+            return int(text)
+        if "," in text:
+            return len([t for t in text.split(",") if t.strip()])
+    return 1

@@ -263,3 +263,35 @@ def test_hydra_composition(defaults: str, overrides: list[str], device: str | No
         assert got == UNRESOLVED
     else:
         assert oc.select(got, "trainer.device") == Const(device) and oc.select(got, "seed") == Const(1)
+
+
+LIGHTNING_FILE = "tests/round23/test_lightning.py"
+
+
+def test_a_lightning_trainer_for_an_accelerator(corpus: Path) -> None:
+    tests = _tests(corpus, LIGHTNING_FILE)
+    # on main all `cpu`: Lightning is external and its constructor's `accelerator=` was not read
+    _assert_gpu_exactly(tests, {"test_trainer_gpu", "test_trainer_cuda_two", "test_param[gpu]", "test_fabric_cuda",
+                                "test_trainer_kwargs"})
+    assert tests["test_trainer_cuda_two"].gpu_count == 2
+
+
+@pytest.mark.parametrize(("call", "label", "count"), [
+    ("pl.Trainer(gpus=2)", "gpu", 2),  # Lightning 1.x
+    ("pl.Trainer(gpus=[0, 1, 2])", "gpu", 3),
+    ("pl.Trainer(gpus=0)", "cpu", 0),
+    ('pl.Trainer(accelerator="gpu", devices="0,1")', "gpu", 2),
+    ('pl.Trainer(accelerator="auto", devices=2)', "cpu", 0),  # falls back to the CPU
+    ("pl.Trainer(accelerator=os.environ['ACCELERATOR'])", "unknown", 0),
+])
+def test_lightning_arguments(repo_with_test: Callable[[str], Path], call: str, label: str, count: int) -> None:
+    got = _test_main(repo_with_test, f'''
+        import os
+
+        import pytorch_lightning as pl
+
+
+        def test_main():
+            {call}
+    ''')
+    assert (got.label, got.gpu_count) == (label, count), got.reasons
