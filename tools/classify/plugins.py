@@ -121,10 +121,11 @@ ITEM_STUB = b"class Item:\n    pass\n"
 PARSER_REL = "<external-base>/argparse_parser.py"
 PARSER_STUB = b"class ArgumentParser:\n    pass\n"
 
-# click's parameter declarations, command decorators and test runner (click_model.py): what the model keeps is
-# in their attributes
+# click's parameter declarations, command decorators and test runner, typer's application and parameters
+# (click_model.py, typer_model.py): what the models keep is in their attributes
 CLICK_REL = "<external-base>/click_objects.py"
-CLICK_STUB = b"class Parameter:\n    pass\n\n\nclass CommandMaker:\n    pass\n\n\nclass CliRunner:\n    pass\n"
+CLICK_STUB = b"".join(b"class %s:\n    pass\n\n\n" % name for name in (  # one every four lines (click_model.py,
+    b"Parameter", b"CommandMaker", b"CliRunner", b"Typer", b"TyperParameter", b"TyperCommandMaker"))  # typer_model.py)
 
 # an OmegaConf DictConfig (omegaconf_model.py): its keys are its attributes
 CONFIG_REL = "<external-base>/omegaconf_config.py"

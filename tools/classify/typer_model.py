@@ -152,8 +152,9 @@ def click_param(name: str, type_path: str | None, marker: Inst | None, legacy: b
     """The click parameter typer builds for one function parameter: `marker` is its typer.Option/Argument (None:
     none, so an option when it has a default, else an argument); `legacy`: the marker is the default itself, whose
     first argument is the parameter's default; `default`: the Python default (None: no default)."""
-    kind = str(marker.attr("kind").value) if marker is not None else (  # type: ignore[union-attr]
-        "option" if default is not None or legacy else "argument")
+    marked = marker.attr("kind") if marker is not None else None
+    kind = str(marked.value) if isinstance(marked, Const) else "option" if default is not None or legacy else \
+        "argument"
     given = marker.attr("args") if marker is not None else None
     margs = list(given.items) if isinstance(given, Seq) else []
     kw_v = marker.attr("kw") if marker is not None else None
