@@ -55,6 +55,9 @@ SHORT_WORD = re.compile(r"(?<![a-z])(?:xpu|mps|npu|hpu|mlu|musa|sdaa|neuron|xla|
 # Builtins that look names up or run code by a computed name; as methods (`model.eval()`) they are harmless.
 DYNAMIC_BUILTINS = ("eval", "exec", "getattr", "setattr", "delattr", "__import__", "vars", "globals", "locals")
 DYNAMIC_BUILTIN_SET = frozenset(DYNAMIC_BUILTINS)
+# External packages whose functions run code a configuration names (`hydra.utils.instantiate(cfg.model)`): like the
+# builtins above, the text of the caller does not show what runs
+RUNS_CONFIGURED_CODE = ("hydra.",)
 BARE_BUILTIN = re.compile(r"(?<![\w.])(?:" + "|".join(DYNAMIC_BUILTINS) + r")(?!\w)")
 # Every word of a text, strings and comments included: a trigger word inside a string counts too.
 WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -167,8 +170,8 @@ class InertProver:
         if isinstance(v, Const):
             return not isinstance(v.value, (str, bytes)) or not self._text_triggers(
                 v.value if isinstance(v.value, str) else v.value.decode("latin-1"))
-        return not v.path.startswith("<") and v.path.rsplit(".", 1)[-1] not in DYNAMIC_BUILTINS \
-            and not self._text_triggers(v.path)
+        return not v.path.startswith(("<", *RUNS_CONFIGURED_CODE)) and v.path.rsplit(".", 1)[-1] not in \
+            DYNAMIC_BUILTINS and not self._text_triggers(v.path)
 
     def _text_of(self, rel: str, node: ast.AST) -> str | None:
         """The def's source (signature with defaults, and body; decorators apart); None: not ASCII (a

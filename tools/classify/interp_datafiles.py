@@ -8,8 +8,9 @@ import ast
 import posixpath
 
 from tools.classify import datafiles, omegaconf_model
+from tools.classify.evidence import UNKNOWN, Finding, step
 from tools.classify.interp_base import Frame, InterpBase
-from tools.classify.values import UNRESOLVED, ClassV, Const, Ext, Inst, PathV, Seq, Value
+from tools.classify.values import UNRESOLVED, ClassV, Const, Ext, Inst, PartialV, PathV, Seq, Unresolved, Value
 
 _PREFIXES = ("os.", "pathlib.", "yaml.", "json.", "builtins.open", "builtins.str")
 _READ_MODES = frozenset({"r", "rt", "rb", "tr", "br"})
@@ -47,7 +48,7 @@ class DataFilesMixin(InterpBase):
         name = path.rsplit(".", 1)[-1]
         first = args[0] if args else None
         if path.startswith("hydra."):
-            return self._hydra_call(name, args, kwargs, frame)
+            return self._hydra_call(name, args, kwargs, n, frame)
         if name == "load" and len(args) == 1 and not kwargs:
             return self._config_file(first, frame)
         if name in ("create", "DictConfig") and len(args) <= 1:
@@ -88,7 +89,8 @@ class DataFilesMixin(InterpBase):
                 return omegaconf_model.resolved(omegaconf_model.to_config(datafiles.load("yaml", data)))
         return UNRESOLVED
 
-    def _hydra_call(self, name: str, args: list[Value], kwargs: dict[str, Value], frame: Frame) -> Value | None:
+    def _hydra_call(self, name: str, args: list[Value], kwargs: dict[str, Value], n: ast.AST,
+                    frame: Frame) -> Value | None:
         """`initialize(config_path=...)` / `initialize_config_dir(config_dir=...)` set the directory `compose` reads
         (a shared namespace entry, so helpers the test calls see it); `compose(config_name, overrides)`."""
         if name in ("initialize", "initialize_config_dir"):
@@ -102,6 +104,8 @@ class DataFilesMixin(InterpBase):
             frame.env[omegaconf_model.CONFIG_DIR] = Const(rel) if rel is not None else UNRESOLVED
             self.stores_seen = True
             return UNRESOLVED
+        if name in ("instantiate", "call") and args:
+            return self._instantiate(args[0], list(args[1:]), kwargs, n, frame)
         if name == "compose":
             where = frame.env.get(omegaconf_model.CONFIG_DIR)
             config_name = args[0] if args else kwargs.get("config_name")
@@ -117,6 +121,57 @@ class DataFilesMixin(InterpBase):
 
             return omegaconf_model.compose(load, config_name.value, list(overrides.items))
         return None
+
+    def _instantiate(self, cfg: Value, args: list[Value], kwargs: dict[str, Value], n: ast.AST, frame: Frame,
+                     depth: int = 0) -> Value:
+        """`hydra.utils.instantiate(cfg, *args, **kwargs)` / `call(...)`: the object `_target_` names (an in-repo
+        class or function, or an external one by its path), called with the configuration's other keys (nested
+        configurations with a `_target_` instantiated first, as Hydra does by default), `_args_` and the call's
+        own arguments; `_partial_: true` gives a partial. A configuration or target the analysis cannot read is
+        an unknown call: what it would create may use a GPU."""
+        cfg = omegaconf_model.to_config(cfg)
+        target = cfg.attr("_target_") if isinstance(cfg, Inst) and omegaconf_model.is_config(cfg) else None
+        callee = self._target(target.value, frame) if isinstance(target, Const) and isinstance(
+            target.value, str) else None
+        if callee is None or not isinstance(cfg, Inst) or depth > omegaconf_model.MAX_NESTED_TARGETS:
+            frame.add(Finding(UNKNOWN, (step(frame.rel, getattr(n, "lineno", 0), "instantiates a configuration "
+                                                                                "whose target the analysis cannot "
+                                                                                "read"),)))
+            return UNRESOLVED
+        recursive = cfg.attr("_recursive_") != Const(False)
+        given = cfg.attr("_args_")
+        positional = [*(given.items if isinstance(given, Seq) else ()), *args]
+        keywords: dict[str, Value] = {}
+        for k, v in cfg.attrs:
+            if k.startswith("_") and k.endswith("_"):
+                continue  # Hydra's own keys
+            nested = omegaconf_model.to_config(v)
+            if recursive and isinstance(nested, Inst) and omegaconf_model.is_config(nested) and \
+                    nested.attr("_target_") is not None:
+                v = self._instantiate(nested, [], {}, n, frame, depth + 1)
+            keywords[k] = v
+        keywords.update(kwargs)
+        if cfg.attr("_partial_") == Const(True):
+            return PartialV(callee, tuple(positional), tuple(sorted(keywords.items(), key=lambda kv: kv[0])))
+        return self.call(callee, positional, keywords, n, frame, "instantiate")
+
+    def _target(self, dotted: str, frame: Frame) -> Value | None:
+        """What a `_target_` path names: an attribute of one of the repository's modules (the longest module
+        prefix that is one), else the external object of that path; None for a path that is not a dotted name."""
+        parts = dotted.split(".")
+        if len(parts) < 2 or not all(p.isidentifier() for p in parts):
+            return None
+        for i in range(len(parts) - 1, 0, -1):
+            module = ".".join(parts[:i])
+            rel = self._repo_module(module, frame)
+            if rel is None:
+                continue
+            self._reads_module_files(rel, frame)
+            got: Value = self.module_attr(rel, parts[i], frame.world, module)
+            for attr in parts[i + 1:]:
+                got = self.getattr_v(got, attr, frame, ast.Name(attr))
+            return got if not isinstance(got, Unresolved) else None
+        return Ext(dotted)
 
     def config_method(self, cfg: Inst, name: str, args: list[Value], kwargs: dict[str, Value]) -> Value | None:
         """A method of a configuration: `get`, `keys`, `values`, `items`, `copy`; None for another."""

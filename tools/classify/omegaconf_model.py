@@ -26,6 +26,7 @@ CONFIG = ClassV(CONFIG_REL, (1, 0), "DictConfig")
 CONFIG_DIR = "<store>hydra.config_dir"  # a frame's STORE entry: the directory `initialize` set (a PathV text)
 _INTERPOLATION = re.compile(r"\$\{([^${}]*)\}")
 _MAX_RESOLVE = 8  # rounds of interpolation (a chain of references)
+MAX_NESTED_TARGETS = 8  # configurations with a `_target_` inside one another that `instantiate` follows
 
 
 def is_config(v: Value | None) -> bool:

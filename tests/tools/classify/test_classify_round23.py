@@ -295,3 +295,40 @@ def test_lightning_arguments(repo_with_test: Callable[[str], Path], call: str, l
             {call}
     ''')
     assert (got.label, got.gpu_count) == (label, count), got.reasons
+
+
+INSTANTIATE_FILE = "tests/round23/test_instantiate.py"
+
+
+def test_objects_hydra_instantiates(corpus: Path) -> None:
+    tests = _tests(corpus, INSTANTIATE_FILE)
+    # on main all `cpu`: the file imports no torch, and `instantiate` was an external call that ran nothing
+    _assert_gpu_exactly(tests, {"test_trainer_gpu", "test_net_cuda", "test_nested_cuda", "test_partial_cuda",
+                                "test_call_torch"})
+    assert "Net.__init__()" in tests["test_net_cuda"].reasons[0]
+
+
+def test_a_target_the_analysis_cannot_read_is_an_unknown_call(repo_with_test: Callable[[str], Path]) -> None:
+    got = _test_main(repo_with_test, '''
+        import os
+
+        import torch
+        from hydra.utils import instantiate
+
+
+        def test_main():
+            instantiate({"_target_": os.environ["MODEL"]})
+            torch.ones(1)
+    ''')
+    assert got.label == "unknown"
+    assert "whose target the analysis cannot read" in got.reasons[0]
+
+
+def test_a_test_handing_a_configuration_to_hydra_is_never_proven_inert() -> None:
+    from tools.classify.inert import InertProver
+    from tools.classify.values import Ext
+
+    prover = InertProver(lambda rel: None, lambda rel, pos: None, lambda rel, world: ({}, False))
+    assert prover.value_plain(Ext("omegaconf.OmegaConf.load"), 0)
+    # what `instantiate` runs is named by the configuration, not by the test's text
+    assert not prover.value_plain(Ext("hydra.utils.instantiate"), 0)
