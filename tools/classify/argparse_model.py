@@ -5,9 +5,10 @@ A script a test runs (programs.py) reads its command line this way, and so do he
 `parse_args([...])`; a conftest's `parser.addoption(...)` (pytest's, with argparse's rules) gives the defaults
 that `config.getoption` reads (declared_options). A parser is an object of a class of its own whose options are
 an attribute; each `add_argument` on a name rebinds the name to the parser with one more option (values are
-immutable). What the model does not follow makes the namespace unknown, never a guess: argument groups,
-sub-commands, `nargs`, an option the command line gives that the parser lacks, a value of a `type` other than
-`int`/`float`/`str`, or a command line that is not known (`parse_args()` outside a program: pytest's own arguments).
+immutable); an argument group adds to its parser's options the same way. What the model does not follow makes the
+namespace unknown, never a guess: a group of a parser not held by a local name, sub-commands, `nargs`, an option the
+command line gives that the parser lacks, a value of a `type` other than `int`/`float`/`str`, or a command line that
+is not known (`parse_args()` outside a program: pytest's own arguments).
 """
 
 from __future__ import annotations
@@ -24,7 +25,9 @@ _OPTIONS = "<options>"  # (flags, dest, kind, default, type) per option, in the 
 _INCOMPLETE = "<incomplete>"  # options were added where the model does not see them
 _TYPES = {"builtins.int": int, "builtins.float": float, "builtins.str": str}
 # methods that add options the model cannot list: the parser's namespace is unknown from then on
-UNFOLLOWED = frozenset({"add_argument_group", "add_mutually_exclusive_group", "add_subparsers", "set_defaults",
+GROUP = ClassV(PARSER_REL, (5, 0), "ArgumentGroup")
+GROUP_METHODS = frozenset({"add_argument_group", "add_mutually_exclusive_group"})
+UNFOLLOWED = frozenset({"add_subparsers", "set_defaults",
                         "parse_intermixed_args"})
 
 
@@ -73,6 +76,17 @@ def new_parser() -> Inst:
 
 def is_parser(v: Value) -> bool:
     return isinstance(v, Inst) and v.cls == PARSER
+
+
+def group(parser_name: str) -> Inst:
+    """What `parser.add_argument_group(...)` (or a mutually exclusive group) returns when the parser is held by a
+    local name: its options are the parser's, so `add_argument` on it rebinds that name (exclusivity is not
+    modelled: it only makes argparse reject a command line, never changes a default)."""
+    return Inst(GROUP, (("parser", Const(parser_name)),))
+
+
+def is_group(v: Value) -> bool:
+    return isinstance(v, Inst) and v.cls == GROUP
 
 
 def incomplete(parser: Inst) -> Inst:

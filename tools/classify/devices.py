@@ -78,7 +78,9 @@ def device_of(v: Value) -> str | None:
                 return "cuda" + s[3:] if kind == "gpu" else s
             return None
         if isinstance(v.value, int) and not isinstance(v.value, bool):
-            return f"cuda:{v.value}"
+            # a negative index is no CUDA device: transformers' `pipeline(device=-1)` is the CPU, and torch rejects
+            # it on every machine (`torch.cuda.device(-1)` is a no-op)
+            return f"cuda:{v.value}" if v.value >= 0 else "cpu"
         return None
     if isinstance(v, (DeviceV, TensorV)):
         return v.device

@@ -150,6 +150,8 @@ class CallsMixin(InterpBase):
             recv = self.ev(f.value, frame)
             if argparse_model.is_parser(recv):
                 return self._parser_call(recv, f, args, kwargs, frame)
+            if argparse_model.is_group(recv) and isinstance(recv, Inst):
+                return self._group_call(recv, f.attr, args, kwargs, frame)
             if click_model.is_runner(recv) or click_model.command_of(recv) is not None:
                 got = self._click_call(recv, f, args, kwargs, n, frame)
                 if got is not None:
@@ -234,12 +236,29 @@ class CallsMixin(InterpBase):
             got = self.container_method(recv, name, args, kwargs)
         return got if got is not None else self.tensor_method(recv, name, args, kwargs, n, frame)
 
+    def _group_call(self, group: Inst, method: str, args: list[Value], kwargs: dict[str, Value],
+                    frame: Frame) -> Value:
+        """A method of an argument group (argparse_model.group): `add_argument` adds the option to the parser the
+        group's name holds here (rebound); a nested group is the same group. A parser not held here (the group was
+        handed to a helper) is not changed: its namespace lacks the option, whose value is then unknown."""
+        if method in argparse_model.GROUP_METHODS:
+            return group
+        held = group.attr("parser")
+        name = held.value if isinstance(held, Const) and isinstance(held.value, str) else None
+        parser = frame.env.get(name) if name is not None else None
+        if method == "add_argument" and name is not None and argparse_model.is_parser(parser) and \
+                isinstance(parser, Inst):
+            frame.env[name] = argparse_model.with_option(parser, args, kwargs)
+        return UNK
+
     def _parser_call(self, parser: Inst, f: ast.Attribute, args: list[Value], kwargs: dict[str, Value],
                      frame: Frame) -> Value:
         """A method of an argparse parser (argparse_model.py): `add_argument` rebinds the parser's name to the parser
         with that option; `parse_args(argv)` / `parse_known_args(argv)` read argv, or, without one, the command line
         of the program being run (argparse_model.ARGV; outside a program it is pytest's own: unknown)."""
-        if f.attr == "add_argument" or f.attr in argparse_model.UNFOLLOWED:
+        if f.attr in argparse_model.GROUP_METHODS and isinstance(f.value, ast.Name):
+            return argparse_model.group(f.value.id)
+        if f.attr == "add_argument" or f.attr in argparse_model.UNFOLLOWED or f.attr in argparse_model.GROUP_METHODS:
             if _mutable_target(f.value):
                 self.bind(f.value, argparse_model.with_option(parser, args, kwargs) if f.attr == "add_argument" else
                           argparse_model.incomplete(parser), frame)

@@ -332,3 +332,25 @@ def test_a_test_handing_a_configuration_to_hydra_is_never_proven_inert() -> None
     assert prover.value_plain(Ext("omegaconf.OmegaConf.load"), 0)
     # what `instantiate` runs is named by the configuration, not by the test's text
     assert not prover.value_plain(Ext("hydra.utils.instantiate"), 0)
+
+
+def test_argument_groups_add_to_their_parser(corpus: Path) -> None:
+    tests = _tests(corpus, "tests/round23/test_argparse_groups.py")
+    assert tests["test_group_default"].label == "gpu"  # `--device` declared on a group, default "cuda"
+    assert tests["test_group_cpu"].label == "cpu"
+    # a group filled by a helper the parser is not handed to: the option is not seen, its value unknown
+    assert tests["test_group_filled_by_helper"].label == "unknown"
+
+
+@pytest.mark.parametrize(("device", "label"), [("0", "gpu"), ("-1", "cpu")])
+def test_a_negative_device_index_is_no_cuda_device(repo_with_test: Callable[[str], Path], device: str,
+                                                   label: str) -> None:
+    # transformers' pipelines take -1 for the CPU; torch rejects a negative index on every machine
+    got = _test_main(repo_with_test, f'''
+        from transformers import pipeline
+
+
+        def test_main():
+            pipeline("fill-mask", model="bert-base-uncased", device={device})
+    ''')
+    assert got.label == label, got.reasons
