@@ -285,10 +285,7 @@ class CallsMixin(InterpBase):
             return self.run_click(cmd, click_model.argv_of(given), n, frame)
         assert isinstance(recv, FuncV)
         if f.attr == "main":
-            given = args[0] if args else kwargs.get("args")
-            # without a command line, click reads the process' own (pytest's): not known
-            return self.run_click(recv, None if given is None or given == Const(None) else
-                                  click_model.argv_of(given), n, frame)
+            return self.run_click(recv, self._command_line(args[0] if args else kwargs.get("args"), frame), n, frame)
         if f.attr in ("command", "group"):
             return click_model.maker(f.attr, args, kwargs)
         if f.attr == "add_command" and args and _mutable_target(f.value):
@@ -296,6 +293,16 @@ class CallsMixin(InterpBase):
                                                            kwargs.get("name")), frame)
             return Const(None)
         return None
+
+    @staticmethod
+    def _command_line(given: Value | None, frame: Frame) -> list[str | None] | None:
+        """The words a click command reads: those given, else the process' own command line, which is known inside
+        a program a test runs (argparse_model.ARGV, programs.py) and is pytest's otherwise (None: unknown)."""
+        if given is None or given == Const(None):
+            given = frame.env.get(argparse_model.ARGV)
+            if given is None:
+                return None
+        return click_model.argv_of(given)
 
     def run_click(self, cmd: Value, words: list[str | None] | None, n: ast.AST, frame: Frame) -> Value:
         """The callbacks click runs for a command line (click_model.invocations), each with what the command line,
@@ -340,10 +347,10 @@ class CallsMixin(InterpBase):
         if isinstance(callee, OneOf):
             return join_all([self.call(c, args, kwargs, n, frame, name) for c in alternatives(callee)])
         if isinstance(callee, FuncV) and click_model.command_of(callee) is not None or typer_model.is_app(callee):
-            # `cmd(["--device", "cpu"], standalone_mode=False)`: click's main on that command line
-            given = args[0] if args else kwargs.get("args")
-            return self.run_click(callee, None if given is None or given == Const(None) else
-                                  click_model.argv_of(given), n, frame)
+            # `cmd(["--device", "cpu"], standalone_mode=False)`: click's main on that command line; without one, the
+            # process' own: a program's (programs.py), else pytest's (unknown)
+            return self.run_click(callee, self._command_line(args[0] if args else kwargs.get("args"), frame), n,
+                                  frame)
         if isinstance(callee, Inst) and (click_model.is_param(callee) or click_model.is_maker(callee)) and \
                 len(args) == 1 and isinstance(args[0], FuncV) and not kwargs:
             # `option(command)`: a click decorator applied by a call (pykeen's CLI builder)

@@ -318,6 +318,8 @@ class ExternalMixin(InterpBase):
                 return Seq(tuple(_namespace({"name": Const(f)}) for f in names), "tuple")
         if path == "argparse.ArgumentParser":
             return new_parser()  # (argparse_model.py: its options, as add_argument adds them)
+        if path in ("typer.run", "typer.main.run") and len(args) == 1 and isinstance(args[0], FuncV) and not kwargs:
+            return self.typer_run(args[0], n, frame)
         if click_model.is_click(path) or typer_model.is_typer(path):
             got = click_model.ext_call(path, args, kwargs) if click_model.is_click(path) else \
                 typer_model.ext_call(path, args, kwargs)

@@ -457,6 +457,15 @@ class StatementsMixin(InterpBase):
         return click_model.as_command(fv.with_attr(click_model.PARAMS, Seq(tuple(params), "tuple")),
                                       click_model.maker(kind, [typer_model.command_name(fv, maker)], {}))
 
+    def typer_run(self, fv: FuncV, n: ast.AST, frame: Frame) -> Value:
+        """`typer.run(main)`: an application of that one command, run on the process' command line."""
+        node = self.source.module(fv.rel).defs.get(fv.pos)
+        maker = typer_model.app_method(typer_model.new_app(), "command", [], {})
+        command = self._typer_command(node, fv, maker, frame) if isinstance(
+            node, (ast.FunctionDef, ast.AsyncFunctionDef)) and isinstance(maker, Inst) else None
+        app = typer_model.with_command(typer_model.new_app(), maker, command) if isinstance(maker, Inst) else None
+        return self.call(app, [], {}, n, frame, "typer.run") if app is not None else UNK
+
     def _typer_registered(self, d: ast.expr, maker: Inst, command: FuncV | None, frame: Frame) -> None:
         """`@app.command()` / `@app.callback()`: the application named `app` here, rebound with the command."""
         if isinstance(d, ast.Call) and isinstance(d.func, ast.Attribute) and isinstance(d.func.value, ast.Name):

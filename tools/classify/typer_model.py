@@ -36,13 +36,17 @@ def ext_call(path: str, args: list[Value], kwargs: dict[str, Value]) -> Value | 
     """The value of a call of typer's `path` (None: not one the model knows)."""
     name = path.rsplit(".", 1)[-1]
     if name == "Typer":
-        return Inst(APP, (("callback", Const(None)), ("commands", Seq((), "tuple")), ("known", Const(True))))
+        return new_app()
     if name in ("Option", "Argument"):
         return Inst(PARAM, (("args", Seq(tuple(args), "tuple")), ("kind", Const(name.lower())),
                             ("kw", DictV(tuple((Const(k), v) for k, v in sorted(kwargs.items()))))))
     if name == "CliRunner":
         return Inst(click_model.RUNNER)
     return None
+
+
+def new_app() -> Inst:
+    return Inst(APP, (("callback", Const(None)), ("commands", Seq((), "tuple")), ("known", Const(True))))
 
 
 def is_app(v: Value) -> bool:

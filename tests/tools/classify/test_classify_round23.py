@@ -354,3 +354,11 @@ def test_a_negative_device_index_is_no_cuda_device(repo_with_test: Callable[[str
             pipeline("fill-mask", model="bert-base-uncased", device={device})
     ''')
     assert got.label == label, got.reasons
+
+
+def test_a_script_reads_its_command_line_through_click_or_typer(corpus: Path) -> None:
+    # `if __name__ == "__main__": main()` / `app()` / `typer.run(main)` in a script a test runs with `--device cuda`:
+    # click reads the program's command line (on main all `cpu`: pytest's own command line was assumed, unknown,
+    # and the file imports no torch)
+    tests = _tests(corpus, "tests/round23/test_cli_scripts.py")
+    _assert_gpu_exactly(tests, {"test_click_cuda", "test_typer_run_cuda", "test_typer_app_cuda"})
