@@ -152,6 +152,8 @@ class CallsMixin(InterpBase):
                 return self._parser_call(recv, f, args, kwargs, frame)
             if argparse_model.is_group(recv) and isinstance(recv, Inst):
                 return self._group_call(recv, f.attr, args, kwargs, frame)
+            if argparse_model.is_subparsers(recv) and isinstance(recv, Inst):
+                return self._subparsers_call(recv, f.attr, args, kwargs, n, frame)
             if click_model.is_runner(recv) or click_model.command_of(recv) is not None:
                 got = self._click_call(recv, f, args, kwargs, n, frame)
                 if got is not None:
@@ -248,8 +250,35 @@ class CallsMixin(InterpBase):
         parser = frame.env.get(name) if name is not None else None
         if method == "add_argument" and name is not None and argparse_model.is_parser(parser) and \
                 isinstance(parser, Inst):
-            frame.env[name] = argparse_model.with_option(parser, args, kwargs)
+            self._rebind_parser(name, argparse_model.with_option(parser, args, kwargs), frame)
         return UNK
+
+    def _subparsers_call(self, subs: Inst, method: str, args: list[Value], kwargs: dict[str, Value], n: ast.Call,
+                         frame: Frame) -> Value:
+        """`subparsers.add_parser(name, aliases=...)`: a new parser, recorded by where it was made on the parser the
+        sub-parsers' name holds here (rebound); another method is not followed (the parser becomes incomplete)."""
+        held = subs.attr("parser")
+        name = held.value if isinstance(held, Const) and isinstance(held.value, str) else None
+        parser = frame.env.get(name) if name is not None else None
+        if name is None or not (argparse_model.is_parser(parser) and isinstance(parser, Inst)):
+            return UNK
+        if method != "add_parser":
+            frame.env[name] = argparse_model.incomplete(parser)
+            return UNK
+        child = argparse_model.sub_parser(f"{frame.rel}:{n.lineno}:{n.col_offset}", name)
+        self._rebind_parser(name, argparse_model.with_subcommand(parser, args, kwargs, child), frame)
+        return child
+
+    def _rebind_parser(self, name: str, parser: Inst, frame: Frame) -> None:
+        """`name` rebound to a parser that changed; a sub-parser's parents (held by names here) record the change."""
+        frame.env[name] = parser
+        up = argparse_model.parent_of(parser)
+        while up is not None:
+            parent = frame.env.get(up[0])
+            if not (argparse_model.is_parser(parent) and isinstance(parent, Inst)):
+                return
+            parser = frame.env[up[0]] = argparse_model.with_child(parent, up[1], parser)
+            up = argparse_model.parent_of(parser)
 
     def _parser_call(self, parser: Inst, f: ast.Attribute, args: list[Value], kwargs: dict[str, Value],
                      frame: Frame) -> Value:
@@ -258,7 +287,16 @@ class CallsMixin(InterpBase):
         of the program being run (argparse_model.ARGV; outside a program it is pytest's own: unknown)."""
         if f.attr in argparse_model.GROUP_METHODS and isinstance(f.value, ast.Name):
             return argparse_model.group(f.value.id)
-        if f.attr == "add_argument" or f.attr in argparse_model.UNFOLLOWED or f.attr in argparse_model.GROUP_METHODS:
+        if f.attr == "add_subparsers" and isinstance(f.value, ast.Name):
+            self._rebind_parser(f.value.id, argparse_model.with_subparsers(parser, kwargs), frame)
+            return argparse_model.subparsers(f.value.id)
+        if f.attr in ("set_defaults", "add_argument") and isinstance(f.value, ast.Name):
+            self._rebind_parser(f.value.id, argparse_model.with_option(parser, args, kwargs) if f.attr == "add_argument"
+                                else argparse_model.with_defaults(parser, kwargs) if not args else
+                                argparse_model.incomplete(parser), frame)
+            return UNK if f.attr == "add_argument" else Const(None)
+        if f.attr == "add_argument" or f.attr in argparse_model.UNFOLLOWED or f.attr in argparse_model.GROUP_METHODS \
+                or f.attr in ("add_subparsers", "set_defaults"):
             if _mutable_target(f.value):
                 self.bind(f.value, argparse_model.with_option(parser, args, kwargs) if f.attr == "add_argument" else
                           argparse_model.incomplete(parser), frame)

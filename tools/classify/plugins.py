@@ -119,7 +119,8 @@ ITEM_STUB = b"class Item:\n    pass\n"
 
 # an argparse.ArgumentParser (argparse_model.py): its options are an attribute the model keeps
 PARSER_REL = "<external-base>/argparse_parser.py"
-PARSER_STUB = b"class ArgumentParser:\n    pass\n\n\nclass ArgumentGroup:\n    pass\n"
+PARSER_STUB = b"".join(b"class %s:\n    pass\n\n\n" % name for name in (  # one every four lines (argparse_model.py)
+    b"ArgumentParser", b"ArgumentGroup", b"SubParsersAction"))
 
 # click's parameter declarations, command decorators and test runner, typer's application and parameters
 # (click_model.py, typer_model.py): what the models keep is in their attributes

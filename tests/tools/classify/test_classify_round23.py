@@ -342,6 +342,17 @@ def test_argument_groups_add_to_their_parser(corpus: Path) -> None:
     assert tests["test_group_filled_by_helper"].label == "unknown"
 
 
+def test_sub_commands_parse_the_words_after_their_name(corpus: Path) -> None:
+    tests = _tests(corpus, "tests/round23/test_argparse_groups.py")
+    # `args.func(args)` with `set_defaults(func=train)` on the `train` sub-parser (alias `fit`), `--device` default
+    # "cuda": on main `cpu` (the namespace was unknown, and so the function called through it)
+    assert tests["test_sub_train_default"].label == "gpu"
+    assert tests["test_sub_alias"].label == "gpu"
+    assert "calls train()" in tests["test_sub_train_default"].reasons[0]
+    assert tests["test_sub_train_cpu"].label == "cpu"  # `--verbose` before the sub-command, `--device cpu` after
+    assert tests["test_sub_eval"].label == "cpu" and tests["test_sub_none"].label == "cpu"
+
+
 @pytest.mark.parametrize(("device", "label"), [("0", "gpu"), ("-1", "cpu")])
 def test_a_negative_device_index_is_no_cuda_device(repo_with_test: Callable[[str], Path], device: str,
                                                    label: str) -> None:
