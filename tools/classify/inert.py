@@ -47,7 +47,7 @@ from tools.classify.values import (
 TRIGGER_SUBSTRINGS = (
     "cuda", "gpu", "device", "accelerat", "gaudi", "habana", "ascend", "nccl", "gloo", "distributed",
     "process_group", "world_size", "skip", "xfail", "nvtx", "pin_memory", "record_stream", "register_buffer",
-    "to_empty", "tensor_type", "import", "global", "nonlocal", "__dict__", "nvidia", "subprocess", "runpy",
+    "to_empty", "tensor_type", "import", "global", "nonlocal", "__dict__", "nvidia", "subprocess", "runpy", "triton",
 )
 TRIGGER_SUBSTRING = re.compile("|".join(re.escape(w) for w in TRIGGER_SUBSTRINGS))
 # Short accelerator names count only as words of their own (`is_tpu_available`, not `output`, `dumps`).
@@ -183,12 +183,21 @@ class InertProver:
         text = b"".join(lines[node.lineno - 1:end])  # type: ignore[attr-defined]
         return text.decode("ascii") if text.isascii() else None
 
+    def _decorated_by_trigger(self, rel: str, node: ast.AST) -> bool:
+        """Whether a def's decorators name a trigger word (`@triton.jit`: calling the kernel launches it on a GPU)."""
+        lines = self.lines_of(rel)
+        decorators = getattr(node, "decorator_list", [])
+        if not decorators or lines is None:
+            return False
+        first, last = decorators[0].lineno, node.lineno  # type: ignore[attr-defined]
+        return self._text_triggers(b"".join(lines[first - 1:last - 1]).decode("utf-8", "replace"))
+
     def _text_inert(self, rel: str, pos: tuple[int, int], world: int) -> bool:
         node = self.node_of(rel, pos)
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             return False
         text = self._text_of(rel, node)
-        if text is None:
+        if text is None or self._decorated_by_trigger(rel, node):
             return False
         words = set(WORD.findall(text))
         env, has_star = self.module_env(rel, world)

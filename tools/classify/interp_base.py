@@ -287,6 +287,7 @@ class InterpBase:
         self.store_keys: dict[tuple[ClassV, str, int], str | None] = {}
         self.option_defaults: dict[str, dict[str, Value]] = {}  # conftest -> its addoption defaults by dest
         self.click_modules: dict[str, bool] = {}  # module -> it imports click (click_model.imports_click)
+        self.triton_kernels: dict[tuple[str, tuple[int, int], int], bool] = {}  # def -> decorated by Triton
         self.stores_seen = False  # a shared namespace was met: calls pass the STORE entries along
         # How many times the world decided something so far: a machine query, a well-known constant or helper,
         # or a module, class body, MRO or summary that itself depended on one. A computation during which it

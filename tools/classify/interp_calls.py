@@ -14,7 +14,7 @@ from tools.classify import argparse_model, click_model, conventions, nn_modules,
 from tools.classify.closures import decorated_by_local_defs
 from tools.classify.dataclass_fields import Field
 from tools.classify.devices import _compare, truth
-from tools.classify.evidence import UNKNOWN, Finding, step
+from tools.classify.evidence import GPU, UNKNOWN, Finding, step
 from tools.classify.interp_base import (
     DEFAULT_PREFIX,
     EMPTY_DICT,
@@ -199,9 +199,31 @@ class CallsMixin(InterpBase):
                 and self.lookup("getattr", frame) == GETATTR:
             # `getattr(x, "cuda")()`: the method call `x.cuda()`, as for an attribute spelled out
             return self.method_call(self.ev(f.args[0], frame), f.args[1].value, args, kwargs, n, frame)
+        if isinstance(f, ast.Subscript):
+            kernel = self.ev(f.value, frame)
+            if isinstance(kernel, FuncV) and self._triton_kernel(kernel, frame.world):
+                # `add_kernel[grid](x, y, out, n)`: a Triton kernel launches on a GPU, and fails without one (but in
+                # Triton's interpreter, TRITON_INTERPRET=1 in the environment pytest starts in, which the analysis
+                # does not see: such a suite's kernels are routed to GPU runners)
+                frame.add(Finding(GPU, (step(frame.rel, n.lineno, f"launches the Triton kernel {kernel.name}() "
+                                                                  "(Triton kernels run on GPUs)"),), 1))
+                return UNK
         callee = self.ev(f, frame)
         name = f.id if isinstance(f, ast.Name) else ""
         return self.call(callee, args, kwargs, n, frame, name)
+
+    def _triton_kernel(self, fv: FuncV, world: int) -> bool:
+        """Whether a def is decorated by Triton (`@triton.jit`, `@triton.autotune(...)`, `@jit` imported from
+        triton): a decorator whose callee is an external name under `triton`. Memoised per def."""
+        key = (fv.rel, fv.pos, world)
+        got = self.triton_kernels.get(key)
+        if got is None:
+            node = self.source.module(fv.rel).defs.get(fv.pos)
+            frame = Frame(fv.rel, world, {}, self.module_state(fv.rel, world).env, [])
+            got = self.triton_kernels[key] = isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+                isinstance(v := self.ev(d.func if isinstance(d, ast.Call) else d, frame), Ext) and (
+                    v.path == "triton" or v.path.startswith("triton.")) for d in node.decorator_list)
+        return got
 
     def method_call(self, recv: Value, name: str, args: list[Value], kwargs: dict[str, Value], n: ast.Call,
                     frame: Frame) -> Value:

@@ -373,3 +373,10 @@ def test_a_script_reads_its_command_line_through_click_or_typer(corpus: Path) ->
     # and the file imports no torch)
     tests = _tests(corpus, "tests/round23/test_cli_scripts.py")
     _assert_gpu_exactly(tests, {"test_click_cuda", "test_typer_run_cuda", "test_typer_app_cuda"})
+
+
+def test_a_triton_kernel_launch_needs_a_gpu(corpus: Path) -> None:
+    tests = _tests(corpus, "tests/round23/test_triton.py")
+    # `kernel[grid](...)` of a `@triton.jit` (or `@triton.autotune` over `@jit`) def: "0 active drivers" without a GPU
+    _assert_gpu_exactly(tests, {"test_launch_jit_kernel", "test_launch_autotuned_kernel"})
+    assert "launches the Triton kernel add_kernel()" in tests["test_launch_jit_kernel"].reasons[0]
