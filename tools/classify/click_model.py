@@ -501,8 +501,8 @@ def decorator_name(d: ast.expr) -> str:
     return d.attr if isinstance(d, ast.Attribute) else d.id if isinstance(d, ast.Name) else ""
 
 
-def imports_click(imports: Iterable[object], tops: tuple[str, ...] = ("click",)) -> bool:
-    """Whether a module's imports (modules.ImportSpec) name click (or another of `tops`): only then are its defs'
-    decorators modelled."""
+def imports_any(imports: Iterable[object], tops: tuple[str, ...]) -> bool:
+    """Whether a module's imports (modules.ImportSpec) name one of the top-level packages `tops` (click, typer):
+    only then are its defs' decorators modelled."""
     return any(getattr(s, "level", 1) == 0 and str(getattr(s, "module", "")).split(".", 1)[0] in tops
                for s in imports)

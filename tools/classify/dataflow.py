@@ -43,6 +43,7 @@ from tools.classify.interp_base import (
 )
 from tools.classify.interp_calls import CallsMixin
 from tools.classify.interp_classes import ClassesMixin
+from tools.classify.interp_configs import ConfigsMixin
 from tools.classify.interp_datafiles import DataFilesMixin
 from tools.classify.interp_expressions import ExpressionsMixin
 from tools.classify.interp_external import PARAMETERIZED_EXPAND, REGEX_PREFIX, ExternalMixin
@@ -77,7 +78,8 @@ BUILTIN_NAMES = frozenset(dir(builtins))
 TYPE_CHECKING_FLAGS = frozenset({"typing.TYPE_CHECKING", "typing_extensions.TYPE_CHECKING"})
 
 
-class Interp(StatementsMixin, ExpressionsMixin, ClassesMixin, CallsMixin, ExternalMixin, DataFilesMixin, TorchMixin):
+class Interp(StatementsMixin, ExpressionsMixin, ClassesMixin, CallsMixin, ExternalMixin, DataFilesMixin,
+             ConfigsMixin, TorchMixin):
     """The interpreter. One per analysis run; all memo tables live in it (set up by InterpBase.__init__; no
     module-level state)."""
 

@@ -386,8 +386,8 @@ class StatementsMixin(InterpBase):
             return False
         got = self.click_modules.get(rel)
         if got is None:
-            got = self.click_modules[rel] = click_model.imports_click(self.source.module(rel).imports,
-                                                                     ("click", "typer"))
+            got = self.click_modules[rel] = click_model.imports_any(self.source.module(rel).imports,
+                                                                   ("click", "typer"))
         return got
 
     def _click_decorated(self, s: ast.FunctionDef | ast.AsyncFunctionDef, fv: FuncV, frame: Frame) -> Value:
@@ -421,12 +421,10 @@ class StatementsMixin(InterpBase):
 
     def _click_registered(self, d: ast.expr, sub: Value, frame: Frame) -> None:
         """`@cli.command()` on a def: the group named `cli` here, rebound to the group with this sub-command."""
-        if not (isinstance(d, ast.Call) and isinstance(d.func, ast.Attribute) and d.func.attr in ("command", "group")
-                and isinstance(d.func.value, ast.Name)):
-            return
-        group = frame.env.get(d.func.value.id)
-        if isinstance(group, FuncV) and click_model.command_of(group) is not None:
-            frame.env[d.func.value.id] = click_model.with_subcommand(group, sub)
+        name = _registrar(d, ("command", "group"))
+        group = frame.env.get(name) if name is not None else None
+        if name is not None and isinstance(group, FuncV) and click_model.command_of(group) is not None:
+            frame.env[name] = click_model.with_subcommand(group, sub)
 
     def _typer_command(self, s: ast.FunctionDef | ast.AsyncFunctionDef, fv: FuncV, maker: Inst,
                        frame: Frame) -> FuncV | None:
@@ -468,10 +466,10 @@ class StatementsMixin(InterpBase):
 
     def _typer_registered(self, d: ast.expr, maker: Inst, command: FuncV | None, frame: Frame) -> None:
         """`@app.command()` / `@app.callback()`: the application named `app` here, rebound with the command."""
-        if isinstance(d, ast.Call) and isinstance(d.func, ast.Attribute) and isinstance(d.func.value, ast.Name):
-            app = frame.env.get(d.func.value.id)
-            if typer_model.is_app(app) and isinstance(app, Inst):
-                frame.env[d.func.value.id] = typer_model.with_command(app, maker, command)
+        name = _registrar(d, ("command", "callback"))
+        app = frame.env.get(name) if name is not None else None
+        if name is not None and typer_model.is_app(app) and isinstance(app, Inst):
+            frame.env[name] = typer_model.with_command(app, maker, command)
 
     def _decorator_env(self, s: ast.FunctionDef | ast.AsyncFunctionDef, frame: Frame) -> None:
         """Python evaluates a def's decorators when the def runs: keep the values of the names they read that
@@ -1234,6 +1232,15 @@ def _is_jit_script(d: ast.expr) -> bool:
     return isinstance(d, ast.Attribute) and d.attr == "script" and (
         (isinstance(d.value, ast.Attribute) and d.value.attr == "jit") or (isinstance(d.value, ast.Name)
                                                                            and d.value.id == "jit"))
+
+
+def _registrar(d: ast.expr, methods: tuple[str, ...]) -> str | None:
+    """`x` for a decorator `@x.<method>(...)` with one of `methods` (a click group or typer application that
+    registers the def), else None."""
+    if isinstance(d, ast.Call) and isinstance(d.func, ast.Attribute) and d.func.attr in methods and isinstance(
+            d.func.value, ast.Name):
+        return d.func.value.id
+    return None
 
 
 def _attribute_chain(target: ast.Attribute) -> list[str] | None:

@@ -101,9 +101,14 @@ def with_value(cfg: Value, dotted: str, value: Value | None) -> Value:
     return config(entries)
 
 
+def from_yaml(data: bytes | str) -> Value:
+    """YAML text (a file's bytes) as a configuration (unknown when it does not parse: datafiles.load)."""
+    return to_config(datafiles.load("yaml", data))
+
+
 def yaml_scalar(text: str) -> Value:
     """A command-line value as Hydra and `from_dotlist` read it: YAML (`cpu`, `3`, `true`, `[1, 2]`, `null`)."""
-    return to_config(datafiles.load("yaml", text)) if text else Const("")
+    return from_yaml(text) if text else Const("")
 
 
 def from_dotlist(words: list[Value]) -> Value:
