@@ -403,6 +403,15 @@ PROJECTS: dict[str, Project] = {
                     "tests/test_train_resume.py tests/test_utils.py",
                     deps=("pyyaml", "huggingface_hub", "safetensors", "numpy", "pillow"),
                     torch_pins=TORCHVISION_PAIR),
+    # Round 24 (docs/classifier-accuracy.md). Continual learning: strategies trained on synthetic benchmarks,
+    # `get_device()` reading `USE_GPU` from the environment, distributed helpers, a GPU lock through GPUtil. Needs
+    # torchvision: the torch 2.14.1 / torchvision 0.29.1 pair.
+    "avalanche-lib": Project("avalanche-lib", "0.6.0", "tests",
+                             deps=("typing-extensions", "psutil", "gputil", "scikit-learn", "matplotlib", "numpy",
+                                   "pytorchcv", "tensorboard", "tqdm", "torchmetrics", "gdown", "qpsolvers",
+                                   "quadprog", "dill", "packaging", "wandb"),
+                             pytest_args=("-o", "addopts=", "--continue-on-collection-errors"),
+                             torch_pins=TORCHVISION_PAIR),
     # Round 22 (docs/classifier-accuracy.md). Evolutionary algorithms: `@on_cuda`/`on_device("cuda:1")` decorators
     # whose tests only read the attributes they set, problems taking a `device=` argument, a ray cluster started by
     # the conftest (`ray.init(local_mode=True)`: removed from later ray releases).

@@ -12,7 +12,7 @@ from typing import Any
 
 from tools.classify import argparse_model, click_model, conventions, nn_modules, omegaconf_model, typer_model, versions
 from tools.classify.closures import decorated_by_local_defs
-from tools.classify.dataclass_fields import Field
+from tools.classify.dataclass_fields import GeneratedInit
 from tools.classify.devices import _compare, truth
 from tools.classify.evidence import GPU, UNKNOWN, Finding, step
 from tools.classify.interp_base import (
@@ -75,6 +75,9 @@ SETATTR = Ext("builtins.setattr")
 GETATTR = Ext("builtins.getattr")
 UNKNOWN_KWARGS = "**"  # a keyword no call can spell: the call passed `**x` with an unknown x
 MAX_CONTAINER = 256
+# pydantic's model methods the analysis follows on in-repo models (CallsMixin._model_method; v1 names too)
+MODEL_METHODS = frozenset({"model_validate", "parse_obj", "model_construct", "model_copy", "copy", "model_dump",
+                           "dict"})
 
 
 class CallsMixin(InterpBase):
@@ -183,7 +186,7 @@ class CallsMixin(InterpBase):
                     self.bind(f.value, UNK, frame)
                     return got_v
             if isinstance(recv, DictV) and f.attr in DICT_MUTATORS and _mutable_target(f.value):
-                known = _mutate_dict(recv, f.attr, args) if not kwargs else None
+                known = _mutate_dict(recv, f.attr, args, kwargs)
                 if known is not None:
                     # `kwargs.setdefault("envoys", tp_envoys())` with a constant key on a dict whose keys are known
                     self.bind(f.value, known[0], frame)
@@ -227,6 +230,10 @@ class CallsMixin(InterpBase):
 
     def method_call(self, recv: Value, name: str, args: list[Value], kwargs: dict[str, Value], n: ast.Call,
                     frame: Frame) -> Value:
+        if name in MODEL_METHODS and isinstance(recv, (Inst, ClassV)):
+            got = self._model_method(recv, name, args, kwargs, n, frame)
+            if got is not None:
+                return got
         if isinstance(recv, Ext) and recv.path.startswith(MODULE_WITHIN):
             return module_startswith(recv.path[len(MODULE_WITHIN):], args) if name == "startswith" and not \
                 kwargs else UNK
@@ -444,6 +451,8 @@ class CallsMixin(InterpBase):
                 return self._apply_mark(rv, target)
         if isinstance(callee, FuncV):
             return self.call_function_from(callee, args, kwargs, line, frame, n)
+        if isinstance(callee, ClassV) and self.enum_kind(callee, frame.world) is not None:
+            return self._enum_by_value(callee, args, kwargs, frame)
         if isinstance(callee, ClassV):
             module = self.prints_as_module(callee, frame.world)
             inst: Value = Inst(callee, nn=() if module else None)
@@ -505,32 +514,109 @@ class CallsMixin(InterpBase):
         return name == "device" and any(isinstance(c, Ext) and c.path.endswith(DEVICE_PROPERTY_SUFFIXES)
                                         for c in self.mro(obj.cls, world))
 
-    def _dataclass_instance(self, inst: Inst, fields: list[Field], owners: list[ClassV], args: list[Value],
+    def _enum_by_value(self, cls: ClassV, args: list[Value], kwargs: dict[str, Value], frame: Frame) -> Value:
+        """`Device("cuda")`: the member of an Enum class whose value that is (a member given: itself); unknown for a
+        value no member has (Python raises) or one the analysis does not know."""
+        if len(args) != 1 or kwargs:
+            return UNK
+        given = args[0]
+        members = self.enum_members(cls, frame.world)
+        if isinstance(given, EnumV) and given.cls == cls:
+            return given
+        if not isinstance(given, Const) or members is None:
+            return UNK
+        for m in members.items:
+            if isinstance(m, EnumV) and isinstance(m.value, Const) and m.value.value == given.value and type(
+                    m.value.value) is type(given.value):
+                return m
+        return UNK
+
+    def _model_method(self, recv: Inst | ClassV, name: str, args: list[Value], kwargs: dict[str, Value], n: ast.Call,
+                      frame: Frame) -> Value | None:
+        """pydantic's model methods on an in-repo model (dataclass_fields.py): `Cfg.model_validate(d)` /
+        `parse_obj` / `model_construct(**kw)` build it as `Cfg(**d)` does; `cfg.model_copy(update=d)` / `copy` is
+        the object with those fields replaced; `cfg.model_dump()` / `dict()` its fields as a dict, nested models
+        as dicts. None: not a model, or an in-repo method of that name."""
+        cls = recv if isinstance(recv, ClassV) else recv.cls
+        if not self._is_model(cls, frame.world) or isinstance(
+                self.class_lookup(cls, name, frame.world), (FuncV, ClassV)):
+            return None
+        if isinstance(recv, ClassV):
+            if name in ("model_validate", "parse_obj") and len(args) == 1 and isinstance(args[0], DictV):
+                given = {k.value: v for k, v in args[0].items if isinstance(k, Const) and isinstance(k.value, str)}
+                if len(given) != len(args[0].items):
+                    return UNK
+                return self.call(recv, [], given, n, frame, cls.name)
+            if name == "model_construct" and not args:
+                return self.call(recv, [], kwargs, n, frame, cls.name)
+            return None
+        if name in ("model_copy", "copy") and not args:
+            update = kwargs.get("update", Const(None))
+            if update == Const(None):
+                return recv
+            if not isinstance(update, DictV) or not all(
+                    isinstance(k, Const) and isinstance(k.value, str) for k, _ in update.items):
+                return UNK
+            for k, v in update.items:
+                assert isinstance(k, Const)
+                recv = recv.with_attr(str(k.value), v)
+            return recv
+        if name in ("model_dump", "dict") and not args and not kwargs:
+            return self._model_dict(recv, frame.world)
+        return None
+
+    def _is_model(self, cls: ClassV, world: int) -> bool:
+        """Whether the class is a pydantic model whose constructor the analysis reads."""
+        generated = self.generated_init(cls, world)
+        return generated is not None and generated[0].style == "pydantic"
+
+    def _model_dict(self, obj: Inst, world: int) -> Value:
+        """`model_dump()` of a pydantic model: its fields in declaration order, nested models dumped too."""
+        generated = self.generated_init(obj.cls, world)
+        if generated is None:
+            return UNK
+        items: list[tuple[Value, Value]] = []
+        for f in generated[0].fields:
+            v = obj.attr(f.name)
+            if v is None:
+                return UNK
+            if isinstance(v, Inst) and self._is_model(v.cls, world):
+                v = self._model_dict(v, world)
+            items.append((Const(f.name), v))
+        return DictV(tuple(items))
+
+    def _dataclass_instance(self, inst: Inst, generated: GeneratedInit, owners: list[ClassV], args: list[Value],
                             kwargs: dict[str, Value], n: ast.AST, frame: Frame) -> Value:
-        """`cls(...)` of a dataclass (dataclass_fields.py): each field from its argument, else its default from
-        the class body that declares it, then `__post_init__` with the `InitVar`s. A field that an unknown
-        `*args` or `**kwargs` may have set is unknown; a call the generated `__init__` would reject (too many
-        arguments, an unknown keyword) leaves the instance without attributes, as before this rule."""
-        names = [f.name for f in fields]
+        """`cls(...)` of a dataclass, attrs class or pydantic model (dataclass_fields.py): each field from its
+        argument, else its default from the class body that declares it, then the post-init hook (dataclass'
+        `__post_init__` with the `InitVar`s, attrs' `__attrs_post_init__`, pydantic's `model_post_init`). A field
+        that an unknown `*args` or `**kwargs` may have set is unknown; a call the generated `__init__` would
+        reject (too many arguments, positional ones to pydantic, an unknown keyword) leaves the instance without
+        attributes, as before this rule."""
+        fields = generated.fields
+        names = [f.keyword for f in fields]
         spread = any(isinstance(a, ast.Starred) for a in getattr(n, "args", ())) or UNKNOWN_KWARGS in kwargs
-        if len(args) > len(names) or any(k not in names for k in kwargs if k != UNKNOWN_KWARGS):
+        if len(args) > (len(names) if generated.positional else 0) or any(
+                k not in names for k in kwargs if k != UNKNOWN_KWARGS):
             return inst
         given: dict[str, Value] = dict(zip(names, args, strict=False))
         given.update((k, v) for k, v in kwargs.items() if k != UNKNOWN_KWARGS)
         for f in fields:
-            if f.name not in given:
-                given[f.name] = self.class_body(owners[f.owner], frame.world).get(f.name, UNK) if (
+            if f.keyword not in given:
+                given[f.keyword] = self.class_body(owners[f.owner], frame.world).get(f.name, UNK) if (
                     f.has_default and not spread) else UNK
         built = inst
         for f in fields:
             if not f.init_var:
-                built = built.with_attr(f.name, given[f.name])
-        post = self.class_lookup(inst.cls, "__post_init__", frame.world)
+                built = built.with_attr(f.name, given[f.keyword])
+        post = self.class_lookup(inst.cls, generated.post_init, frame.world)
         if isinstance(post, FuncV):
             line = getattr(n, "lineno", 0)
+            extra = [UNK] if generated.post_init == "model_post_init" else [
+                given[f.keyword] for f in fields if f.init_var]
             res = self.invoke(FuncV(post.rel, post.pos, post.name, bound=built, captured=post.captured, cls=post.cls),
-                              [given[f.name] for f in fields if f.init_var], {}, frame)
-            self._absorb(res, frame, line, f"{inst.cls.name}.__post_init__")
+                              extra, {}, frame)
+            self._absorb(res, frame, line, f"{inst.cls.name}.{generated.post_init}")
             # not followed to its end (a bound, a cut cycle): it may have changed any field
             return res.self_after if isinstance(res.self_after, Inst) else inst
         return built
@@ -778,8 +864,8 @@ class CallsMixin(InterpBase):
                 else:
                     entries.append((name, ("class attribute", found)))
             for name in uses.super_calls:
-                # found from the method's own class (part of the key), bound to this receiver
-                after = self.super_lookup(m.cls, name, world) if m.cls is not None else None
+                # found after the method's own class in the receiver's MRO (its class is part of the key)
+                after = self.super_lookup(m.cls, name, world, cls) if m.cls is not None else None
                 if isinstance(after, FuncV) and not visit(after):
                     return False
             return True
@@ -799,11 +885,14 @@ class CallsMixin(InterpBase):
         if fv.bound is not None and params:
             positional = [fv.bound, *positional]
             frame.self_name = params[0]
+        spread = UNKNOWN_KWARGS in kwargs  # `f(**cfg)` with an unknown cfg: any keyword may be in it
         for i, p in enumerate(params):
             if i < len(positional):
                 frame.env[p] = positional[i]
             elif p in kwargs:
                 frame.env[p] = kwargs[p]
+            elif spread and i >= len(a.posonlyargs):
+                frame.env[p] = UNK  # (its default would be a guess: `make(**cfg)` with "device": "cuda" in cfg)
             elif DEFAULT_PREFIX + p in frame.captured:
                 frame.env[p] = frame.captured[DEFAULT_PREFIX + p]  # bound when the def ran
             elif p in default_for:
@@ -817,6 +906,8 @@ class CallsMixin(InterpBase):
         for p, d in zip(a.kwonlyargs, a.kw_defaults, strict=False):
             if p.arg in kwargs:
                 frame.env[p.arg] = kwargs[p.arg]
+            elif spread:
+                frame.env[p.arg] = UNK
             elif DEFAULT_PREFIX + p.arg in frame.captured:
                 frame.env[p.arg] = frame.captured[DEFAULT_PREFIX + p.arg]
             else:
@@ -915,15 +1006,25 @@ DICT_MUTATORS = frozenset({"update", "setdefault", "pop", "popitem", "clear", "_
 _GENERATOR = "_classify_is_generator"  # not an ast field: ast.unparse/dump and the fields ignore it
 
 
-def _mutate_dict(d: DictV, name: str, args: list[Value]) -> tuple[DictV, Value] | None:
+def _mutate_dict(d: DictV, name: str, args: list[Value], kwargs: dict[str, Value]) -> tuple[DictV, Value] | None:
     """(dict after, result) of `d.pop(key[, default])` or `d.setdefault(key[, default])` with a constant key on a
     dict whose keys are all constants (`device = kwargs.pop("device", "cpu")` after `kwargs.pop("model", None)` on a
-    known `**kwargs`; `kwargs.setdefault("envoys", tp_envoys())`). pop: the entry goes and its value is the result,
-    else the default and the dict is unchanged; setdefault: the value there, else the default (None without one),
-    added at the end. None where it is not known exactly (another key, a pop with no default for an absent key: a
-    KeyError)."""
-    if name not in ("pop", "setdefault") or not args or len(args) > 2 or not isinstance(args[0], Const) or \
-            not all(isinstance(k, Const) for k, _ in d.items):
+    known `**kwargs`; `kwargs.setdefault("envoys", tp_envoys())`), or `d.update(other, key=value)` with a dict of
+    constant keys. pop: the entry goes and its value is the result, else the default and the dict is unchanged;
+    setdefault: the value there, else the default (None without one), added at the end; update: each entry set in
+    place or added at the end. None where it is not known exactly (another key, a pop with no default for an absent
+    key: a KeyError)."""
+    if not all(isinstance(k, Const) for k, _ in d.items):
+        return None
+    if name == "update" and len(args) <= 1 and UNKNOWN_KWARGS not in kwargs:
+        given = args[0] if args else DictV(())
+        if not (isinstance(given, DictV) and all(isinstance(k, Const) for k, _ in given.items)):
+            return None
+        items = dict(d.items)
+        items.update(given.items)
+        items.update((Const(k), v) for k, v in kwargs.items())
+        return DictV(tuple(items.items())), Const(None)
+    if name not in ("pop", "setdefault") or kwargs or not args or len(args) > 2 or not isinstance(args[0], Const):
         return None
     for k, v in d.items:
         if k == args[0]:

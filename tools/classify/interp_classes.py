@@ -7,7 +7,15 @@ from __future__ import annotations
 import ast
 
 from tools.classify import limits, nn_modules
-from tools.classify.dataclass_fields import Field, dataclass_init, declared_fields
+from tools.classify.dataclass_fields import (
+    PYDANTIC_BASES,
+    GeneratedInit,
+    attrs_fields,
+    attrs_init,
+    dataclass_init,
+    declared_fields,
+    pydantic_fields,
+)
 from tools.classify.evidence import Finding
 from tools.classify.interp_base import STORE, UNIT_BUDGET, BudgetExceeded, Frame, InterpBase, _last_name
 from tools.classify.values import (
@@ -161,32 +169,54 @@ class ClassesMixin(InterpBase):
         self.body_reads_world[key] = self.world_reads != before
         return env
 
-    def generated_init(self, cls: ClassV, world: int) -> tuple[list[Field], list[ClassV]] | None:
-        """The parameters of the `__init__` that `@dataclass` wrote, when that is the constructor `cls(...)` runs
-        (dataclass_fields.py): the first in-repo class of the MRO that is a dataclass or defines `__init__` is a
-        dataclass. Also the dataclasses whose bodies hold the fields' defaults (`Field.owner` indexes them).
-        None: another constructor runs."""
+    def generated_init(self, cls: ClassV, world: int) -> tuple[GeneratedInit, list[ClassV]] | None:
+        """The `__init__` that `@dataclass`, attrs or pydantic wrote, when that is the constructor `cls(...)` runs
+        (dataclass_fields.py): the first in-repo class of the MRO that is a dataclass, an attrs class, a pydantic
+        model or defines `__init__` is one of the first three. Also the classes whose bodies hold the fields'
+        defaults (`Field.owner` indexes them). None: another constructor runs, or a form not followed."""
         mro = self.mro(cls, world)
+        if any(isinstance(c, Ext) and c.path in PYDANTIC_BASES for c in mro):
+            return self._pydantic_init(mro, world)
         owner: ClassV | None = None
+        style = ""
         for c in mro:
             if not isinstance(c, ClassV):
                 continue
             node = self.class_node(c)
             if node is None:
                 return None
-            generated = dataclass_init(node)
-            if generated:
+            style = "dataclass" if dataclass_init(node) else "attrs" if attrs_init(node) else ""
+            if style:
                 owner = c
                 break
             if "__init__" in self.class_body(c, world):
                 return None
         if owner is None:
             return None
+        made = dataclass_init if style == "dataclass" else attrs_init
         classes = [c for c in reversed(self.mro(owner, world)) if isinstance(c, ClassV)]
         nodes = [self.class_node(c) for c in classes]
-        kept = [(c, n) for c, n in zip(classes, nodes, strict=True) if n is not None and dataclass_init(n) is not None]
-        fields = declared_fields([n for _, n in kept])
-        return None if fields is None else (fields, [c for c, _ in kept])
+        kept = [(c, n) for c, n in zip(classes, nodes, strict=True) if n is not None and made(n) is not None]
+        fields = (declared_fields if style == "dataclass" else attrs_fields)([n for _, n in kept])
+        if fields is None:
+            return None
+        return GeneratedInit(fields, style), [c for c, _ in kept]
+
+    def _pydantic_init(self, mro: list[Value], world: int) -> tuple[GeneratedInit, list[ClassV]] | None:
+        """A pydantic model's keyword-only constructor: fields from every in-repo model class of its MRO (those
+        deriving from a pydantic base), unless one of them defines `__init__`."""
+        kept: list[tuple[ClassV, ast.ClassDef]] = []
+        for c in mro:
+            if not isinstance(c, ClassV):
+                continue
+            node = self.class_node(c)
+            if node is None or "__init__" in self.class_body(c, world):
+                return None
+            if any(isinstance(b, Ext) and b.path in PYDANTIC_BASES for b in self.mro(c, world)):
+                kept.append((c, node))
+        kept.reverse()
+        fields = pydantic_fields([n for _, n in kept])
+        return None if fields is None else (GeneratedInit(fields, "pydantic"), [c for c, _ in kept])
 
     def class_body_findings(self, cls: ClassV, world: int) -> tuple[Finding, ...]:
         """The findings of running the class body (`X = 2 ** 10 ** 10` as a class attribute): the body runs
@@ -277,12 +307,16 @@ class ClassesMixin(InterpBase):
             self.lookups[key] = (found, self.world_reads != before)
         return found
 
-    def super_lookup(self, cls: ClassV, name: str, world: int) -> Value:
-        """`super().<name>` in a method of `cls`: the first class after it in its MRO that defines the name
-        (unbound), else the attribute of the first external base (often a mixin) before an in-repo class, else
-        unresolved."""
+    def super_lookup(self, cls: ClassV, name: str, world: int, of: ClassV | None = None) -> Value:
+        """`super().<name>` in a method of `cls` called on an object of class `of`: the first class after `cls` in
+        the MRO of `of` (as Python's `super()` reads `type(self).__mro__`: a cooperative mixin's
+        `super().__init__(**kwargs)` runs the next class of the object's MRO, not of the mixin's) that defines the
+        name (unbound), else the attribute of the first external base (often a mixin) before an in-repo class,
+        else unresolved."""
+        mro = self.mro(of, world) if of is not None else []
+        mro = mro[mro.index(cls):] if cls in mro else self.mro(cls, world)
         first_ext: Ext | None = None
-        for c in self.mro(cls, world)[1:]:
+        for c in mro[1:]:
             if isinstance(c, ClassV):
                 body = self.class_body(c, world)
                 if name in body:

@@ -414,6 +414,9 @@ class ExpressionsMixin(InterpBase):
                 idx.value, str):
             got = obj.attr(idx.value)  # `cfg["device"]` of a configuration (omegaconf_model.py)
             return got if got is not None else UNK
+        if isinstance(obj, ClassV) and isinstance(idx, Const) and isinstance(idx.value, str) and self.enum_kind(
+                obj, frame.world) is not None:
+            return self.enum_member(obj, idx.value, frame.world) or UNK  # `Backend["GPU"]`: the member by name
         if isinstance(obj, Inst):
             meth = self.class_lookup(obj.cls, "__getitem__", frame.world)
             if isinstance(meth, FuncV):  # `cases(...)[:, ["a"]]`: the class's own indexing
@@ -654,9 +657,9 @@ class ExpressionsMixin(InterpBase):
                 return self._dataclass_fields(obj, frame.world)
             return found if found is not None else UNK
         if isinstance(obj, SuperV):
-            v = self.super_lookup(obj.cls, name, frame.world)
+            owner = obj.obj.cls if isinstance(obj.obj, Inst) else obj.obj if isinstance(obj.obj, ClassV) else None
+            v = self.super_lookup(obj.cls, name, frame.world, owner)
             if isinstance(v, FuncV):
-                owner = obj.obj.cls if isinstance(obj.obj, Inst) else obj.obj if isinstance(obj.obj, ClassV) else None
                 return self._method_value(v, obj.obj, owner, node, frame)
             return v
         if isinstance(obj, NNModV) and name in ("weight", "bias"):
@@ -700,7 +703,7 @@ class ExpressionsMixin(InterpBase):
         """The field names of an in-repo dataclass (its generated `__init__`'s parameters, InitVars included, as
         `__dataclass_fields__` holds them); None: not a dataclass the analysis reads."""
         got = self.generated_init(cls, world)
-        return [f.name for f in got[0]] if got is not None else None
+        return [f.name for f in got[0].fields] if got is not None else None
 
 
 _TENSOR_ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)

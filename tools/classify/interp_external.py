@@ -168,6 +168,9 @@ def _callable(v: Value | None) -> bool:
     return isinstance(v, FuncV)
 
 
+# calls that declare a dataclass, attrs or pydantic field in a class body (their value: the field's default)
+FIELD_DECLARATIONS = frozenset({"dataclasses.field", "attr.ib", "attr.attrib", "attr.field", "attrs.field",
+                                "pydantic.Field", "pydantic.fields.Field"})
 MAX_MAPPED = 256  # rows of `map(fn, xs)` called one by one (as many as a container-filling loop unrolls)
 
 
@@ -230,7 +233,7 @@ class ExternalMixin(InterpBase):
         if isinstance(fn, ClassV):
             generated = self.generated_init(fn, world)
             if generated is not None:
-                return [f.name for f in generated[0]]
+                return [f.keyword for f in generated[0].fields] if generated[0].positional else None
             init = self.class_lookup(fn, "__init__", world)
             if not isinstance(init, FuncV):
                 return None
@@ -288,14 +291,10 @@ class ExternalMixin(InterpBase):
             made = versions.construct(path, args)
             if made is not None:
                 return made
-        if path == "dataclasses.field" and not args:
+        if path in FIELD_DECLARATIONS:
             # a class attribute holding a field's default (dataclass_fields.py): the value, or what the factory
             # makes (values are immutable: one product stands for each instance's)
-            if "default" in kwargs:
-                return kwargs["default"]
-            if "default_factory" in kwargs:
-                return self.call(kwargs["default_factory"], [], {}, n, frame, "")
-            return UNK
+            return self._field_default(path, args, kwargs, n, frame)
         if path == "importlib.util.find_spec" and len(args) == 1 and not kwargs:
             got = self._find_spec(args[0], frame)
             if got is not None:
@@ -563,6 +562,20 @@ class ExternalMixin(InterpBase):
         self._reads_module_files(program.rel, frame)
         for f in got[0]:
             frame.add(f.prefixed(step(frame.rel, line, f"{path}() runs {program.rel} as a program")))
+
+    def _field_default(self, path: str, args: list[Value], kwargs: dict[str, Value], n: ast.Call,
+                       frame: Frame) -> Value:
+        """The default a field declaration gives: `field(default=x)`, `attr.ib(x)`, `attrs.field(factory=f)`,
+        `attr.ib(default=attr.Factory(f))`, pydantic's `Field(x)`/`Field(default_factory=f)`; unknown when it has
+        none (a required field) or a form not read."""
+        node = next((k.value for k in n.keywords if k.arg == "default"), n.args[0] if n.args else None)
+        if isinstance(node, ast.Call) and _last_name(node.func) == "Factory" and node.args:
+            return self.call(self.ev(node.args[0], frame), [], {}, n, frame, "")  # `attr.Factory(list)`
+        default = kwargs.get("default", args[0] if args and path != "dataclasses.field" else None)
+        if default is not None:
+            return UNK if isinstance(default, Const) and default.value is Ellipsis else default
+        factory = kwargs.get("default_factory", kwargs.get("factory"))
+        return self.call(factory, [], {}, n, frame, "") if factory is not None else UNK
 
     def _program_findings(self, program: Program, world: int) -> tuple[Finding, ...]:
         """Run a program's top level as `__main__`, in a namespace of its own, its arguments where argparse reads
