@@ -1091,7 +1091,7 @@ def _mutated(recv: Value, name: str, args: list[Value]) -> tuple[Value, Value] |
     if isinstance(recv, Seq) and recv.kind in ("list", "set"):
         return _mutate_seq(recv, name, args)
     if isinstance(recv, DictV):
-        return _mutate_dict(recv, name, args)
+        return _mutate_dict(recv, name, args, {})
     if isinstance(recv, OneOf) and all(isinstance(a, Seq) and a.kind in ("list", "set") for a in recv.alts):
         afters: list[Value] = []
         results: list[Value] = []
