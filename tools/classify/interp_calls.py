@@ -885,14 +885,11 @@ class CallsMixin(InterpBase):
         if fv.bound is not None and params:
             positional = [fv.bound, *positional]
             frame.self_name = params[0]
-        spread = UNKNOWN_KWARGS in kwargs  # `f(**cfg)` with an unknown cfg: any keyword may be in it
         for i, p in enumerate(params):
             if i < len(positional):
                 frame.env[p] = positional[i]
             elif p in kwargs:
                 frame.env[p] = kwargs[p]
-            elif spread and i >= len(a.posonlyargs):
-                frame.env[p] = UNK  # (its default would be a guess: `make(**cfg)` with "device": "cuda" in cfg)
             elif DEFAULT_PREFIX + p in frame.captured:
                 frame.env[p] = frame.captured[DEFAULT_PREFIX + p]  # bound when the def ran
             elif p in default_for:
@@ -906,8 +903,6 @@ class CallsMixin(InterpBase):
         for p, d in zip(a.kwonlyargs, a.kw_defaults, strict=False):
             if p.arg in kwargs:
                 frame.env[p.arg] = kwargs[p.arg]
-            elif spread:
-                frame.env[p.arg] = UNK
             elif DEFAULT_PREFIX + p.arg in frame.captured:
                 frame.env[p.arg] = frame.captured[DEFAULT_PREFIX + p.arg]
             else:

@@ -137,12 +137,12 @@ def test_calls_through_registries_keep_every_candidate(tmp_path: Path) -> None:
 def test_pop_of_a_known_dict_keeps_it_known() -> None:
     kwargs = DictV(((Const("model"), Const(None)), (Const("device"), Const("cuda"))))
     # a present key: its value, and the entry goes
-    assert _mutate_dict(kwargs, "pop", [Const("model"), Const("x")]) == (
+    assert _mutate_dict(kwargs, "pop", [Const("model"), Const("x")], {}) == (
         DictV(((Const("device"), Const("cuda")),)), Const(None))
     # an absent key: the default, the dict unchanged
-    assert _mutate_dict(kwargs, "pop", [Const("dtype"), Const("cpu")]) == (kwargs, Const("cpu"))
+    assert _mutate_dict(kwargs, "pop", [Const("dtype"), Const("cpu")], {}) == (kwargs, Const("cpu"))
     # not known exactly: an absent key without a default (a KeyError), an unknown key, an unknown key of the dict
-    assert _mutate_dict(kwargs, "pop", [Const("dtype")]) is None
-    assert _mutate_dict(kwargs, "pop", [UNRESOLVED, Const("cpu")]) is None
-    assert _mutate_dict(DictV(((UNRESOLVED, Const("cuda")),)), "pop", [Const("device"), Const("cpu")]) is None
-    assert _mutate_dict(kwargs, "pop", []) is None
+    assert _mutate_dict(kwargs, "pop", [Const("dtype")], {}) is None
+    assert _mutate_dict(kwargs, "pop", [UNRESOLVED, Const("cpu")], {}) is None
+    assert _mutate_dict(DictV(((UNRESOLVED, Const("cuda")),)), "pop", [Const("device"), Const("cpu")], {}) is None
+    assert _mutate_dict(kwargs, "pop", [], {}) is None

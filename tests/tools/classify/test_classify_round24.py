@@ -1,0 +1,159 @@
+"""Round 24: configuration objects built by attrs and pydantic, Enum members looked up by value or name, cooperative
+constructors (a mixin's `super()`) and keywords added to `**kwargs` (corpus tests/round24, labels in expected.json,
+each test run with pytest on CPU-only torch first)."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+
+from tools.classify.dataclass_fields import attrs_fields, attrs_init, pydantic_fields
+from tools.classify.evidence import Verdict
+from tools.classify.runner import run
+
+
+def _tests(corpus: Path, path: str) -> dict:
+    return run(corpus, paths=[path], cache_dir=None).files[path].tests
+
+
+def _test_main(repo_with_test: Callable[[str], Path], text: str) -> Verdict:
+    root = repo_with_test(textwrap.dedent(text))
+    return run(root, paths=["test_mine.py"], cache_dir=None, workers=1).files["test_mine.py"].tests["test_main"]
+
+
+def _class(text: str) -> ast.ClassDef:
+    node = ast.parse(textwrap.dedent(text)).body[-1]
+    assert isinstance(node, ast.ClassDef)
+    return node
+
+
+def test_attrs_classes_are_built_by_their_generated_constructor(corpus: Path) -> None:
+    tests = _tests(corpus, "tests/round24/test_config_objects.py")
+    # before: `attr.ib(default="cuda")`, `attrs.field(default=...)` and positional arguments were not read: `cpu`
+    for name in ("test_attr_ib_cuda", "test_attrs_frozen_cuda", "test_attrs_positional_cuda", "test_attr_s_cuda",
+                 "test_attrs_evolve_cuda"):
+        assert tests[name].label == "gpu", (name, tests[name].reasons)
+    for name in ("test_attr_ib_override_cpu", "test_attrs_define_cpu"):
+        assert tests[name].label == "cpu", (name, tests[name].reasons)
+
+
+def test_pydantic_models_take_their_keywords(corpus: Path) -> None:
+    tests = _tests(corpus, "tests/round24/test_config_objects.py")
+    # before: `PydCfg(device="cpu")` kept the class body's "cuda" (a CPU test sent to a GPU runner)
+    assert tests["test_pydantic_override_cpu"].label == "cpu"
+    assert tests["test_pydantic_override_cuda"].label == "gpu"
+    assert tests["test_pydantic_nested_cpu"].label == "cpu"
+    # model_copy(update=...), model_validate(dict), model_dump(): were `unknown`
+    assert tests["test_pydantic_model_copy_cuda"].label == "gpu"
+    assert tests["test_pydantic_model_validate_cuda"].label == "gpu"
+    assert tests["test_pydantic_model_dump_cpu"].label == "cpu"
+
+
+def test_enum_members_by_value_and_by_name(corpus: Path) -> None:
+    tests = _tests(corpus, "tests/round24/test_config_objects.py")
+    assert tests["test_enum_call_cuda"].label == "gpu"  # `Device("cuda").value`
+    assert tests["test_enum_item_cuda"].label == "gpu"  # `Backend["GPU"].value`
+    assert tests["test_enum_member_cpu"].label == "cpu"
+
+
+def test_a_mixins_super_runs_the_next_class_of_the_objects_mro(corpus: Path) -> None:
+    tests = _tests(corpus, "tests/round24/test_cooperative_init.py")
+    # before: the mixin's `super().__init__(**kwargs)` looked in the mixin's own MRO, so the base that sets
+    # `self.device` never ran and the CUDA strategy was `cpu`
+    assert tests["test_mixin_chain_cuda"].label == "gpu"
+    assert tests["test_mixin_chain_default"].label == "cpu"
+
+
+def test_keywords_added_to_kwargs_are_passed_on(corpus: Path) -> None:
+    tests = _tests(corpus, "tests/round24/test_cooperative_init.py")
+    assert tests["test_kwargs_updated_with_a_keyword"].label == "gpu"  # `kw.update(device="cuda")`: was `cpu`
+
+
+def test_an_attrs_private_field_is_passed_without_its_underscore() -> None:
+    node = _class("""
+        import attr
+
+        @attr.s
+        class Cfg:
+            _device = attr.ib(default="cpu")
+            n = attr.ib(factory=list)
+            scale: float = 1.0
+        """)
+    assert attrs_init(node) is True
+    fields = attrs_fields([node])
+    assert fields is not None
+    # `@attr.s` without auto_attribs: only the attr.ib() assignments are fields; `_device` is the keyword `device`
+    assert [(f.name, f.keyword, f.has_default) for f in fields] == [("_device", "device", True), ("n", "n", True)]
+
+
+def test_attrs_forms_not_followed_leave_the_constructor_unread() -> None:
+    converted = _class("""
+        import attrs
+
+        @attrs.define
+        class Cfg:
+            device: str = attrs.field(default="cpu", converter=str)
+        """)
+    keyword_only = _class("""
+        import attrs
+
+        @attrs.define(kw_only=True)
+        class Cfg:
+            device: str = "cpu"
+        """)
+    assert attrs_fields([converted]) is None
+    assert attrs_fields([keyword_only]) is None
+    assert attrs_init(_class("""
+        import attrs
+
+        @attrs.define(init=False)
+        class Cfg:
+            device: str = "cpu"
+        """)) is False
+
+
+def test_pydantic_fields_skip_private_and_class_variables_and_validated_models_are_not_read() -> None:
+    model = _class("""
+        from typing import ClassVar
+        from pydantic import BaseModel, Field
+
+        class Cfg(BaseModel):
+            model_config = {"frozen": True}
+            registry: ClassVar[dict] = {}
+            _cache: dict = {}
+            device: str = "cuda"
+            layers: int = Field(default=2)
+            name: str = Field(...)
+        """)
+    fields = pydantic_fields([model])
+    assert fields is not None
+    assert [(f.name, f.has_default) for f in fields] == [("device", True), ("layers", True), ("name", False)]
+    validated = _class("""
+        from pydantic import BaseModel, field_validator
+
+        class Cfg(BaseModel):
+            device: str = "cpu"
+
+            @field_validator("device")
+            @classmethod
+            def check(cls, v):
+                return v
+        """)
+    assert pydantic_fields([validated]) is None
+
+
+def test_model_copy_without_an_update_is_the_same_model(repo_with_test: Callable[[str], Path]) -> None:
+    got = _test_main(repo_with_test, """
+        import torch
+        from pydantic import BaseModel
+
+        class Cfg(BaseModel):
+            device: str = "cpu"
+
+        def test_main():
+            cfg = Cfg(device="cuda")
+            torch.zeros(1, device=cfg.model_copy().device)
+        """)
+    assert got.label == "gpu", got.reasons
