@@ -57,6 +57,9 @@ ASSERT_KEY = "assert:"
 # A GPU need of running `nvidia-smi` in a subprocess (it is not installed without an NVIDIA driver): a `try` swallows
 # it when a handler catches the errors starting a program raises (OSError, CalledProcessError), not CUDA's
 PROCESS_KEY = "process:"
+# A GPU need of calling NVIDIA's management library (pynvml's `nvmlInit()`, ...: it needs the driver's libnvidia-ml):
+# a `try` swallows it when a handler catches NVMLError (or Exception)
+NVML_KEY = "nvml:"
 
 
 @frozen

@@ -30,7 +30,18 @@ from tools.classify.devices import (
     truth,
     type_path,
 )
-from tools.classify.evidence import GPU, GPU_REASON, MOCK, PROCESS_KEY, SKIP, UNKNOWN, Finding, names_accelerator, step
+from tools.classify.evidence import (
+    GPU,
+    GPU_REASON,
+    MOCK,
+    NVML_KEY,
+    PROCESS_KEY,
+    SKIP,
+    UNKNOWN,
+    Finding,
+    names_accelerator,
+    step,
+)
 from tools.classify.guards import off_cuda_taken, reached_package
 from tools.classify.installed import is_installed, top_package
 from tools.classify.interp_base import (
@@ -168,6 +179,12 @@ def _callable(v: Value | None) -> bool:
     return isinstance(v, FuncV)
 
 
+# NVIDIA's management library (nvidia-ml-py's `pynvml`, the older `py3nvml`): every `nvml*` function fails without the
+# driver's libnvidia-ml (NVMLError_LibraryNotFound, or NVMLError_Uninitialized after a failed nvmlInit)
+NVML_FUNCTIONS = ("pynvml.nvml", "py3nvml.py3nvml.nvml", "py3nvml.nvml")
+# GPUtil's listings of the machine's GPUs (it runs nvidia-smi and returns [] when that fails)
+GPUTIL_LISTS = frozenset({"GPUtil.getGPUs", "GPUtil.getAvailable", "GPUtil.GPUtil.getGPUs",
+                          "GPUtil.GPUtil.getAvailable"})
 # calls that declare a dataclass, attrs or pydantic field in a class body (their value: the field's default)
 FIELD_DECLARATIONS = frozenset({"dataclasses.field", "attr.ib", "attr.attrib", "attr.field", "attrs.field",
                                 "pydantic.Field", "pydantic.fields.Field"})
@@ -282,6 +299,19 @@ class ExternalMixin(InterpBase):
         if path.startswith(DYNAMIC):
             frame.add(Finding(UNKNOWN, (step(frame.rel, line, "calls") + f" {path[len(DYNAMIC):]}",)))
             return args[0] if len(args) == 1 and not kwargs and isinstance(args[0], TestFnV) else UNK
+        if path.startswith(NVML_FUNCTIONS):
+            frame.add(Finding(GPU, (step(frame.rel, line, f"{path}() calls NVIDIA's management library, which needs an "
+                                                         "NVIDIA driver"),), key=NVML_KEY))
+            return UNK
+        if path in GPUTIL_LISTS:
+            # GPUtil lists the GPUs nvidia-smi reports: none without a driver (its failure is caught inside)
+            self.world_reads += 1
+            return Seq((), "list") if frame.world == 0 else UNK
+        if path == "GPUtil.getFirstAvailable":
+            self.world_reads += 1
+            if frame.world == 0:
+                frame.add(Finding(GPU, (step(frame.rel, line, f"{path}() raises without an available GPU"),)))
+            return UNK
         if _runs_nvidia_smi(path, args, kwargs):
             frame.add(Finding(GPU, (step(frame.rel, line, f"{path}() runs nvidia-smi, which needs an NVIDIA driver"),),
                               key=PROCESS_KEY))

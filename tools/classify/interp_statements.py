@@ -12,7 +12,7 @@ from collections.abc import Callable
 from tools.classify import click_model, limits, nn_modules, omegaconf_model, typer_model
 from tools.classify.closures import enclosing_function, free_names, mutated_outer_names, shared_cells
 from tools.classify.devices import EXISTING_DEVICE, _compare, accel_device, gpu_count_of, isinstance_of, truth
-from tools.classify.evidence import GPU, IMPORTS, PROCESS_KEY, SKIP, UNKNOWN, Finding, step
+from tools.classify.evidence import GPU, IMPORTS, NVML_KEY, PROCESS_KEY, SKIP, UNKNOWN, Finding, step
 from tools.classify.guards import (
     EXPECTS_ERROR,
     RAISES_OFF_CUDA,
@@ -46,7 +46,7 @@ from tools.classify.interp_base import (
     own_attrs,
 )
 from tools.classify.interp_calls import short_source
-from tools.classify.interp_external import PARAMETERIZED_CLASS
+from tools.classify.interp_external import NVML_FUNCTIONS, PARAMETERIZED_CLASS
 from tools.classify.optional_imports import (
     ABSENT,
     catches_import_error,
@@ -286,6 +286,17 @@ class StatementsMixin(InterpBase):
                     frame.env[handler.name] = UNK
                 ended = self.exec_block(handler.body, frame)
                 return self.exec_block(s.finalbody, frame) or ended
+            failing = self._nvml_fails(s, frame)
+            if failing is not None:
+                # `try: pynvml.nvmlInit()` / `except pynvml.NVMLError: return 0` on a machine without a driver: the
+                # body stops at the NVML call, the handler runs
+                at, handler = failing
+                for st in s.body[:at]:
+                    self.exec_stmt(st, frame)
+                if handler.name:
+                    frame.env[handler.name] = UNK
+                ended = self.exec_block(handler.body, frame)
+                return self.exec_block(s.finalbody, frame) or ended
             if imports_torch_only(s):
                 # `try: import torch; return True` / `except ImportError: return False`: torch imports where the
                 # classifier runs (its CPU lock), and nothing else in the body can raise
@@ -294,11 +305,11 @@ class StatementsMixin(InterpBase):
             body = self._branch(frame)
             body.findings = []
             ended = self.exec_block(s.body, body)
-            swallowed = _swallows(s, _DEVICE_ERRORS)
-            process_swallowed = _swallows(s, _PROCESS_ERRORS)
+            swallowed = {"": _swallows(s, _DEVICE_ERRORS), PROCESS_KEY: _swallows(s, _PROCESS_ERRORS),
+                         NVML_KEY: _swallows(s, _NVML_ERRORS)}
             for f in body.findings:
                 # `try: torch.tensor(0, device=i) except Exception: continue` cannot fail the test
-                if not ((process_swallowed if f.key == PROCESS_KEY else swallowed) and f.kind in (GPU, UNKNOWN)):
+                if not (swallowed.get(f.key, swallowed[""]) and f.kind in (GPU, UNKNOWN)):
                     frame.add(f)
             body.findings = frame.findings
             if not ended:
@@ -682,6 +693,25 @@ class StatementsMixin(InterpBase):
         captured = dict(frame.captured)
         captured.update(frame.env)
         return tuple(sorted((k, v) for k, v in captured.items() if k in names and _hashable(v)))
+
+    def _nvml_fails(self, s: ast.Try, frame: Frame) -> tuple[int, ast.ExceptHandler] | None:
+        """(index in the body, handler) when a `try`'s body reaches a call of NVIDIA's management library
+        (interp_external.NVML_FUNCTIONS: `pynvml.nvmlInit()`) and a handler catches what it raises without a
+        driver, in the world without GPUs (a read of the world: with GPUs the call succeeds and the body goes on)."""
+        handler = next((h for h in s.handlers if h.type is None or any(
+            _last_name(t) in _NVML_ERRORS for t in (h.type.elts if isinstance(h.type, ast.Tuple) else [h.type]))),
+            None)
+        if handler is None:
+            return None
+        for i, st in enumerate(s.body):
+            call = raising_call(st)
+            if call is None:
+                return None
+            callee = self.ev(call.func, frame) if isinstance(call.func, (ast.Name, ast.Attribute)) else None
+            if isinstance(callee, Ext) and callee.path.startswith(NVML_FUNCTIONS):
+                self.world_reads += 1
+                return (i, handler) if frame.world == 0 else None
+        return None
 
     def _missing_import(self, s: ast.Try, frame: Frame) -> tuple[int, ast.ExceptHandler] | None:
         """(index in the body, handler) when a `try` whose body starts with imports imports a module that is not
@@ -1134,6 +1164,8 @@ def _rebinds_grown(node: ast.AST) -> bool:
 _DEVICE_ERRORS = frozenset({"Exception", "BaseException", "RuntimeError", "AssertionError", "AcceleratorError"})
 _PROCESS_ERRORS = frozenset({"Exception", "BaseException", "OSError", "FileNotFoundError", "SubprocessError",
                              "CalledProcessError"})
+_NVML_ERRORS = frozenset({"Exception", "BaseException", "NVMLError", "NVMLError_LibraryNotFound",
+                          "NVMLError_DriverNotLoaded", "NVMLError_Uninitialized"})
 _ESCAPES = frozenset({"skip", "fail", "xfail", "skipTest", "exit"})
 
 
