@@ -157,3 +157,34 @@ def test_model_copy_without_an_update_is_the_same_model(repo_with_test: Callable
             torch.zeros(1, device=cfg.model_copy().device)
         """)
     assert got.label == "gpu", got.reasons
+
+
+def test_nvidias_management_library_needs_a_driver(corpus: Path) -> None:
+    tests = _tests(corpus, "tests/round24/test_gpu_monitoring.py")
+    # before: pynvml was an unknown library whose calls needed nothing (`cpu`: false CPUs)
+    assert tests["test_nvml_direct"].label == "gpu"
+    assert tests["test_nvml_memory"].label == "gpu"
+    assert "NVIDIA's management library" in tests["test_nvml_direct"].reasons[0]
+    # `try: nvmlInit()` / `except NVMLError: return 0`: without a driver the handler runs, the code after it does not
+    assert tests["test_safe_memory"].label == "cpu"
+    assert tests["test_nvml_guarded"].label == "cpu"  # `n = 0` in the handler, then `"cuda" if n else "cpu"`
+
+
+def test_gputil_lists_no_gpu_without_one(corpus: Path) -> None:
+    tests = _tests(corpus, "tests/round24/test_gpu_monitoring.py")
+    assert tests["test_pick_device"].label == "cpu"  # `cuda:{ids[0]}" if ids else "cpu"` over GPUtil.getGPUs()
+    assert tests["test_free_gpus_list"].label == "cpu"
+    assert tests["test_first_available"].label == "gpu"  # getFirstAvailable() raises without a GPU
+
+
+def test_an_nvml_call_a_handler_does_not_catch_stays_a_need(repo_with_test: Callable[[str], Path]) -> None:
+    got = _test_main(repo_with_test, """
+        import pynvml
+
+        def test_main():
+            try:
+                pynvml.nvmlInit()
+            except ImportError:
+                pass
+        """)
+    assert got.label == "gpu", got.reasons
