@@ -276,20 +276,11 @@ class StatementsMixin(InterpBase):
                     return self._exec_with(s, frame)
             return self._exec_with(s, frame)
         if isinstance(s, (ast.Try, getattr(ast, "TryStar", ast.Try))):
-            missing = self._missing_import(s, frame)
-            if missing is not None:
-                # the import raises where the module is not installed: the body stops there, the handler runs
-                at, handler = missing
-                for st in s.body[:at]:
-                    self.exec_stmt(st, frame)
-                if handler.name:
-                    frame.env[handler.name] = UNK
-                ended = self.exec_block(handler.body, frame)
-                return self.exec_block(s.finalbody, frame) or ended
-            failing = self._nvml_fails(s, frame)
+            # the body stops at a statement that certainly raises here, and the handler that catches it runs: an
+            # import of a module that is not installed, or `pynvml.nvmlInit()` on a machine without a driver
+            # (`except pynvml.NVMLError: return 0`)
+            failing = self._missing_import(s, frame) or self._nvml_fails(s, frame)
             if failing is not None:
-                # `try: pynvml.nvmlInit()` / `except pynvml.NVMLError: return 0` on a machine without a driver: the
-                # body stops at the NVML call, the handler runs
                 at, handler = failing
                 for st in s.body[:at]:
                     self.exec_stmt(st, frame)
