@@ -35,12 +35,14 @@ _TEST_MODULE = re.compile(rb"^[ \t]*(?:async[ \t]+)?def[ \t]+test|^class[ \t]+\w
 # define no tests, and packages the analysis models by name, whose calls are rules rather than code to follow
 # (yaml.safe_load reads a data file: interp_datafiles.py; version parsing: versions.py; `mock.patch`;
 # optional-import helpers: optional_imports.py; pydantic models and attrs classes: dataclass_fields.py;
-# command-line interfaces: click_model.py, typer_model.py; configurations: omegaconf_model.py; GPUtil's
+# command-line interfaces: click_model.py, typer_model.py; configurations and attribute dictionaries:
+# omegaconf_model.py; GPUtil's
 # listings of the machine's GPUs: interp_external.py)
 NEVER_ROOTS = frozenset({"torch", "pytest", "_pytest", "pluggy", "unittest", "numpy", "parameterized", "absl",
                          "hypothesis", "expecttest", "typing_extensions", "yaml", "mock", "packaging", "looseversion",
                          "pkg_resources", "setuptools", "pydantic", "skbase", "sktime", "safetensors", "click",
-                         "typer", "omegaconf", "hydra", "attr", "attrs", "GPUtil"})
+                         "typer", "omegaconf", "hydra", "attr", "attrs", "GPUtil", "easydict", "addict", "munch", "box",
+                         "ml_collections", "yacs"})
 # a top-level package with at most this much Python source is read as code (stable-baselines3 0.65 MB,
 # cuequivariance 0.43 MB, pyyaml 0.77 MB); pytorch_lightning (1.6 MB) and transformers (54 MB) are not
 LIBRARY_MAX_BYTES = 1024 * 1024

@@ -162,6 +162,10 @@ class ConfigsMixin(InterpBase):
             return Seq(tuple(v for _, v in cfg.attrs), "list")
         if name == "items":
             return Seq(tuple(Seq((Const(k), v), "tuple") for k, v in cfg.attrs), "list")
-        if name == "copy":
+        if name in ("copy", "clone", "deepcopy"):
             return cfg
+        if name in ("to_dict", "toDict"):
+            return omegaconf_model.to_container(cfg)
+        if name in ("freeze", "defrost", "lock", "unlock"):
+            return Const(None)
         return None

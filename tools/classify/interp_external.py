@@ -15,7 +15,17 @@ import os
 import re
 import string
 
-from tools.classify import click_model, conventions, limits, log_levels, nn_modules, torch_api, typer_model, versions
+from tools.classify import (
+    click_model,
+    conventions,
+    limits,
+    log_levels,
+    nn_modules,
+    omegaconf_model,
+    torch_api,
+    typer_model,
+    versions,
+)
 from tools.classify.argparse_model import ARGV, declared_options, new_parser
 from tools.classify.devices import (
     EXISTING_DEVICE,
@@ -404,6 +414,8 @@ class ExternalMixin(InterpBase):
         got = self.data_call(path, args, kwargs, frame)
         if got is not None:
             return got
+        if path in omegaconf_model.ATTRIBUTE_DICTS:
+            return omegaconf_model.attribute_dict(args, kwargs)
         if path.startswith(("omegaconf.", "hydra.")):
             got = self.config_call(path, args, kwargs, n, frame)
             if got is not None:

@@ -1284,5 +1284,7 @@ def _with_path(obj: Value, attrs: list[str], v: Value) -> Value | None:
     if len(attrs) == 1:
         return obj.with_attr(attrs[0], v)
     inner = obj.attr(attrs[0])
+    if inner is None and omegaconf_model.is_config(obj):
+        inner = omegaconf_model.config({})  # addict's `cfg.train.device = "cuda"` makes `train` (OmegaConf raises)
     got = _with_path(inner, attrs[1:], v) if inner is not None else None
     return obj.with_attr(attrs[0], got) if got is not None else None

@@ -11,10 +11,16 @@ else (`${oc.env:X}`, a custom resolver) is unknown. Hydra's `compose(config_name
 groups `- model: small` from `<dir>/model/small.yaml`, `_self_`), then the overrides (`a.b=v`, `+a.b=v`, `++a.b=v`,
 `~a.b`, `group=option`). What is not modelled (packages `@`, `optional`, `override` in a defaults list, a value
 that is not YAML) makes the configuration unknown, never a guess.
+
+The attribute dictionaries of other configuration libraries are the same kind of object (`ATTRIBUTE_DICTS`):
+easydict's `EasyDict`, addict's `Dict`, munch's `Munch`/`munchify`, python-box's `Box`, ml_collections'
+`ConfigDict` and yacs' `CfgNode` (with `merge_from_list`), built from a dict and keywords (`attribute_dict`). A key
+they do not hold reads as unknown (addict would make an empty one).
 """
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Callable
 
@@ -27,6 +33,15 @@ CONFIG_DIR = "<store>hydra.config_dir"  # a frame's STORE entry: the directory `
 _INTERPOLATION = re.compile(r"\$\{([^${}]*)\}")
 _MAX_RESOLVE = 8  # rounds of interpolation (a chain of references)
 MAX_NESTED_TARGETS = 8  # configurations with a `_target_` inside one another that `instantiate` follows
+
+
+# attribute dictionaries of configuration libraries (their top-level names are in installed.NEVER_ROOTS): the
+# constructor, and the functions that make one
+ATTRIBUTE_DICTS = frozenset({
+    "easydict.EasyDict", "addict.Dict", "addict.addict.Dict", "munch.Munch", "munch.munchify", "munch.DefaultMunch",
+    "box.Box", "box.box.Box", "ml_collections.ConfigDict", "ml_collections.config_dict.ConfigDict",
+    "ml_collections.FrozenConfigDict", "ml_collections.config_dict.FrozenConfigDict", "yacs.config.CfgNode"})
+ATTRIBUTE_DICT_ROOTS = frozenset(p.split(".", 1)[0] for p in ATTRIBUTE_DICTS)
 
 
 def is_config(v: Value | None) -> bool:
@@ -54,6 +69,37 @@ def to_config(v: Value) -> Value:
     if isinstance(v, Inst):
         return config({k: to_config(x) for k, x in v.attrs})  # a structured config's fields
     return v
+
+
+def attribute_dict(args: list[Value], kwargs: dict[str, Value]) -> Value:
+    """`EasyDict({"device": "cuda"})`, `Munch(device="cpu")`, `CfgNode()`: a configuration of the mapping's entries
+    and the keywords (nested mappings as configurations); unknown for anything else given."""
+    if len(args) > 1 or (args and not isinstance(args[0], DictV) and args[0] != Const(None)):
+        return UNRESOLVED
+    made = to_config(args[0]) if args and isinstance(args[0], DictV) else config({})
+    return merge(made, config({k: to_config(v) for k, v in kwargs.items()})) if kwargs else made
+
+
+def merge_from_list(cfg: Value, words: Value) -> Value:
+    """yacs' `cfg.merge_from_list(["MODEL.DEVICE", "cpu", ...])`: each key set to its value (a Python literal, else
+    the text, as yacs' literal_eval does); unknown for a list the analysis does not know."""
+    if not (isinstance(words, Seq) and len(words.items) % 2 == 0):
+        return UNRESOLVED
+    for key, value in zip(words.items[::2], words.items[1::2], strict=True):
+        if not (isinstance(key, Const) and isinstance(key.value, str)):
+            return UNRESOLVED
+        if isinstance(value, Const) and isinstance(value.value, str):
+            value = _literal(value.value)
+        cfg = with_value(cfg, key.value, value)
+    return cfg
+
+
+def _literal(text: str) -> Value:
+    try:
+        got = ast.literal_eval(text)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return Const(text)
+    return Const(got) if isinstance(got, (str, int, float, bool, type(None))) else UNRESOLVED
 
 
 def to_container(v: Value) -> Value:

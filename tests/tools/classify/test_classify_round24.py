@@ -188,3 +188,34 @@ def test_an_nvml_call_a_handler_does_not_catch_stays_a_need(repo_with_test: Call
                 pass
         """)
     assert got.label == "gpu", got.reasons
+
+
+def test_attribute_dictionaries_hold_their_keys(corpus: Path) -> None:
+    tests = _tests(corpus, "tests/round24/test_attribute_dicts.py")
+    # before: easydict, munch, box and ml_collections were read as code (or unknown): `unknown`; addict's
+    # `cfg.train.device = "cuda"` on a key it makes on first use was lost (`cpu`, a false CPU)
+    for name in ("test_easydict_cuda", "test_addict_cuda", "test_munch_cuda", "test_box_cuda", "test_configdict_cuda",
+                 "test_yacs_default_cuda", "test_yacs_clone_cuda", "test_easydict_set_cuda"):
+        assert tests[name].label == "gpu", (name, tests[name].reasons)
+    for name in ("test_easydict_cpu", "test_addict_cpu", "test_munchify_cpu", "test_box_cpu", "test_configdict_cpu",
+                 "test_easydict_nested_cpu", "test_yacs_override_cpu"):
+        assert tests[name].label == "cpu", (name, tests[name].reasons)
+
+
+def test_yacs_merge_from_list_sets_dotted_keys(corpus: Path) -> None:
+    tests = _tests(corpus, "tests/round24/test_attribute_dicts.py")
+    assert tests["test_yacs_merge_list_cpu"].label == "cpu"  # was `gpu`: the merge was not seen
+
+
+def test_a_change_the_model_does_not_follow_makes_the_configuration_unknown(
+        repo_with_test: Callable[[str], Path]) -> None:
+    got = _test_main(repo_with_test, """
+        import torch
+        from yacs.config import CfgNode as CN
+
+        def test_main():
+            cfg = CN({"device": "cpu"})
+            cfg.merge_from_file("experiment.yaml")
+            torch.zeros(1, device=cfg.device)
+        """)
+    assert got.label == "unknown", got.reasons
