@@ -418,9 +418,16 @@ def _accel_name(device: str) -> str:
 def _device_of_existing(e: ast.expr, attr: str = "device") -> bool:
     """`x.device` (or another `attr` of it, `x.is_cuda`) of an object other than `self` or a configuration: the
     device of a tensor that already exists. Following it moves nothing to a new device (creating `x` on an
-    accelerator is where a need would be found)."""
-    return isinstance(e, ast.Attribute) and e.attr == attr and not (
-        isinstance(e.value, ast.Name) and e.value.id in CONFIG_NAMES)
+    accelerator is where a need would be found). A configuration anywhere on the path (`self.cfg.device`,
+    `cfg.trainer.device`, `args.hw.device`) is a setting, not a tensor's device."""
+    if not (isinstance(e, ast.Attribute) and e.attr == attr):
+        return False
+    node = e.value
+    while isinstance(node, ast.Attribute):
+        if node.attr in CONFIG_NAMES and node.attr not in ("self", "cls"):
+            return False
+        node = node.value
+    return not (isinstance(node, ast.Name) and node.id in CONFIG_NAMES and (node is e.value or node.id != "self"))
 
 
 CONFIG_NAMES = frozenset({"self", "cls", "args", "config", "cfg", "conf", "opt", "opts", "options", "hparams",

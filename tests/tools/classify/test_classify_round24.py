@@ -219,3 +219,12 @@ def test_a_change_the_model_does_not_follow_makes_the_configuration_unknown(
             torch.zeros(1, device=cfg.device)
         """)
     assert got.label == "unknown", got.reasons
+
+
+def test_a_device_read_through_a_configuration_is_not_an_existing_tensors(corpus: Path) -> None:
+    tests = _tests(corpus, "tests/round24/test_config_paths.py")
+    # `self.cfg.device` of a configuration the analysis cannot read: was the device of an existing tensor, `cpu` (a
+    # false CPU: the file it came from said "cuda")
+    got = tests["test_unknown_config_device"]
+    assert got.label == "unknown", got.reasons
+    assert tests["test_existing_tensor_device"].label == "cpu"
