@@ -81,9 +81,13 @@ def _attrs_decorator(d: ast.expr) -> ast.expr | None:
 
 
 def attrs_init(node: ast.ClassDef) -> bool | None:
-    """Like dataclass_init, for attrs' decorators: True (a generated `__init__`), False (`init=False`), None."""
+    """Like dataclass_init, for attrs' decorators: True (a generated `__init__`), False (`init=False`), None. A bare
+    `@define`/`@frozen` on a class that writes its own `__init__` is taken for another library's decorator."""
+    own_init = any(isinstance(s, ast.FunctionDef) and s.name == "__init__" for s in node.body)
     for d in node.decorator_list:
         if _attrs_decorator(d) is not None:
+            if own_init and isinstance(d.func if isinstance(d, ast.Call) else d, ast.Name):
+                return None
             return not (isinstance(d, ast.Call) and any(
                 k.arg == "init" and isinstance(k.value, ast.Constant) and k.value.value is False for k in d.keywords))
     return None

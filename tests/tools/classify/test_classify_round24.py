@@ -228,3 +228,15 @@ def test_a_device_read_through_a_configuration_is_not_an_existing_tensors(corpus
     got = tests["test_unknown_config_device"]
     assert got.label == "unknown", got.reasons
     assert tests["test_existing_tensor_device"].label == "cpu"
+
+
+def test_a_bare_frozen_decorator_on_a_class_with_its_own_init_is_not_attrs() -> None:
+    node = _class("""
+        from mylib import frozen
+
+        @frozen
+        class Cfg:
+            def __init__(self, device="cuda"):
+                self.device = device
+        """)
+    assert attrs_init(node) is None
