@@ -1174,10 +1174,13 @@ def _catches_cpu_torch_errors(call: ast.Call) -> bool:
 
 def _swallows(s: ast.Try, errors: frozenset[str]) -> bool:
     """Whether a handler of this try catches one of these errors (those of CUDA calls, those of starting a program)
-    and neither re-raises nor skips/fails."""
+    and neither re-raises nor skips/fails, nor keeps the error for later (`errors.append(e)`, `queue.put(e)`,
+    `self.error = e`: a worker thread's failure the test asserts on afterwards)."""
     for h in s.handlers:
         types = h.type.elts if isinstance(h.type, ast.Tuple) else [h.type] if h.type is not None else []
         if h.type is not None and not any(_last_name(t) in errors for t in types):
+            continue
+        if h.name is not None and _keeps_error(h, h.name):
             continue
         escapes = False
         todo: list[ast.AST] = list(h.body)
@@ -1191,6 +1194,22 @@ def _swallows(s: ast.Try, errors: frozenset[str]) -> bool:
         if not escapes:
             return True
     return False
+
+
+def _keeps_error(h: ast.ExceptHandler, name: str) -> bool:
+    """Whether the handler stores the caught error where code after the try can see it: passed to a container's
+    `append`/`add`/`put`/`put_nowait`/`extend`, or assigned to an attribute or an item."""
+    for n in ast.walk(h):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in _KEEPERS and any(
+                isinstance(a, ast.Name) and a.id == name for a in n.args):
+            return True
+        if isinstance(n, ast.Assign) and isinstance(n.value, ast.Name) and n.value.id == name and any(
+                isinstance(t, (ast.Attribute, ast.Subscript)) for t in n.targets):
+            return True
+    return False
+
+
+_KEEPERS = frozenset({"append", "add", "put", "put_nowait", "extend", "appendleft"})
 
 
 def _safe_name(s: str) -> str:
