@@ -240,3 +240,11 @@ def test_a_bare_frozen_decorator_on_a_class_with_its_own_init_is_not_attrs() -> 
                 self.device = device
         """)
     assert attrs_init(node) is None
+
+
+def test_an_error_kept_for_later_is_not_swallowed(corpus: Path) -> None:
+    tests = _tests(corpus, "tests/round24/test_worker_errors.py")
+    # a worker thread's `except Exception as e: errors.append(e)`, then `assert not errors`: was `cpu` (a false CPU)
+    assert tests["test_thread_error_kept_in_a_list"].label == "gpu"
+    assert tests["test_thread_error_put_on_a_queue"].label == "gpu"
+    assert tests["test_error_only_reported"].label == "cpu"  # printed only: the test passes without CUDA
