@@ -15,6 +15,7 @@ Only the syntax is read here (pure functions over the class's AST): which decora
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from tools.classify.interp_base import _last_name
@@ -88,8 +89,7 @@ def attrs_init(node: ast.ClassDef) -> bool | None:
         if _attrs_decorator(d) is not None:
             if own_init and isinstance(d.func if isinstance(d, ast.Call) else d, ast.Name):
                 return None
-            return not (isinstance(d, ast.Call) and any(
-                k.arg == "init" and isinstance(k.value, ast.Constant) and k.value.value is False for k in d.keywords))
+            return not _is_constant(_keyword(d, "init"), False)
     return None
 
 
@@ -101,18 +101,23 @@ def dataclass_init(node: ast.ClassDef) -> bool | None:
         return True
     for d in node.decorator_list:
         if _last_name(d) in DATACLASS_DECORATORS:
-            if isinstance(d, ast.Call):
-                for k in d.keywords:
-                    if k.arg == "init" and isinstance(k.value, ast.Constant) and k.value.value is False:
-                        return False
-            return True
+            return not _is_constant(_keyword(d, "init"), False)
     return None
 
 
-def _kw_only(node: ast.ClassDef) -> bool:
-    return any(isinstance(d, ast.Call) and _last_name(d) in DATACLASS_DECORATORS and any(
-        k.arg == "kw_only" and not (isinstance(k.value, ast.Constant) and k.value.value is False) for k in d.keywords)
-        for d in node.decorator_list)
+def _keyword(d: ast.expr, name: str) -> ast.expr | None:
+    """The value a decorator call passes for keyword `name`; None when it passes none (or is no call)."""
+    return next((k.value for k in d.keywords if k.arg == name), None) if isinstance(d, ast.Call) else None
+
+
+def _is_constant(v: ast.expr | None, value: object) -> bool:
+    return isinstance(v, ast.Constant) and v.value is value
+
+
+def _kw_only(node: ast.ClassDef, generates: Callable[[ast.expr], bool]) -> bool:
+    """Whether a decorator that generates the class's `__init__` makes every parameter keyword-only."""
+    return any(generates(d) and (kw := _keyword(d, "kw_only")) is not None and not _is_constant(kw, False)
+               for d in node.decorator_list)
 
 
 def _annotation_kind(a: ast.expr) -> str:
@@ -132,7 +137,7 @@ def declared_fields(bodies: list[ast.ClassDef]) -> list[Field] | None:
     None: a form this reading does not follow (`_: KW_ONLY` and `kw_only=True` make parameters keyword-only)."""
     fields: dict[str, Field] = {}
     for i, node in enumerate(bodies):
-        if _kw_only(node):
+        if _kw_only(node, lambda d: _last_name(d) in DATACLASS_DECORATORS):
             return None
         for s in node.body:
             if not (isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)):
@@ -183,8 +188,7 @@ def _attrs_field_options(call: ast.expr | None) -> tuple[bool, str] | None:
     for k in call.keywords:
         if k.arg in ("default", "factory"):
             has_default = True
-        elif k.arg in ("kw_only", "init") and not (isinstance(k.value, ast.Constant) and k.value.value is (
-                k.arg == "init")):
+        elif k.arg in ("kw_only", "init") and not _is_constant(k.value, k.arg == "init"):
             return None
         elif k.arg == "converter":
             return None
@@ -201,9 +205,7 @@ def attrs_fields(bodies: list[ast.ClassDef]) -> list[Field] | None:
     `x`. None: a form not followed (keyword-only fields or classes, `init=False` fields, converters)."""
     fields: dict[str, Field] = {}
     for i, node in enumerate(bodies):
-        if any(isinstance(d, ast.Call) and any(k.arg == "kw_only" and not (
-                isinstance(k.value, ast.Constant) and k.value.value is False) for k in d.keywords)
-               for d in node.decorator_list if _attrs_decorator(d) is not None):
+        if _kw_only(node, lambda d: _attrs_decorator(d) is not None):
             return None
         auto = _attrs_auto_attribs(node)
         for s in node.body:

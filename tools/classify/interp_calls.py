@@ -75,9 +75,6 @@ SETATTR = Ext("builtins.setattr")
 GETATTR = Ext("builtins.getattr")
 UNKNOWN_KWARGS = "**"  # a keyword no call can spell: the call passed `**x` with an unknown x
 MAX_CONTAINER = 256
-# methods that change a configuration in place (yacs' CfgNode, the attribute dictionaries: omegaconf_model.py)
-CONFIG_MUTATORS = frozenset({"merge_from_list", "merge_from_file", "merge_from_other_cfg", "update", "setdefault",
-                             "pop"})
 # pydantic's model methods the analysis follows on in-repo models (CallsMixin._model_method; v1 names too)
 MODEL_METHODS = frozenset({"model_validate", "parse_obj", "model_construct", "model_copy", "copy", "model_dump",
                            "dict"})
@@ -165,13 +162,9 @@ class CallsMixin(InterpBase):
                 if got is not None:
                     return got
             if omegaconf_model.is_config(recv) and isinstance(recv, Inst):
-                if f.attr in CONFIG_MUTATORS and _mutable_target(f.value):
-                    # `cfg.merge_from_list([...])` (yacs), `cfg.update(...)` (the attribute dictionaries): the name
-                    # holds the configuration as changed; another change (`merge_from_file`) makes it unknown
-                    changed = omegaconf_model.merge_from_list(recv, args[0]) if f.attr == "merge_from_list" and len(
-                        args) == 1 and not kwargs else omegaconf_model.merge(
-                        recv, omegaconf_model.attribute_dict(args, kwargs)) if f.attr == "update" else UNK
-                    self.bind(f.value, changed, frame)
+                if f.attr in omegaconf_model.MUTATORS and _mutable_target(f.value):
+                    # `cfg.merge_from_list([...])` (yacs), `cfg.update(...)`: the name holds the changed configuration
+                    self.bind(f.value, omegaconf_model.changed_in_place(recv, f.attr, args, kwargs), frame)
                     return UNK if f.attr in ("pop", "setdefault") else Const(None)
                 got = self.config_method(recv, f.attr, args, kwargs)
                 if got is not None:

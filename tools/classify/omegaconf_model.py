@@ -41,7 +41,8 @@ ATTRIBUTE_DICTS = frozenset({
     "easydict.EasyDict", "addict.Dict", "addict.addict.Dict", "munch.Munch", "munch.munchify", "munch.DefaultMunch",
     "box.Box", "box.box.Box", "ml_collections.ConfigDict", "ml_collections.config_dict.ConfigDict",
     "ml_collections.FrozenConfigDict", "ml_collections.config_dict.FrozenConfigDict", "yacs.config.CfgNode"})
-ATTRIBUTE_DICT_ROOTS = frozenset(p.split(".", 1)[0] for p in ATTRIBUTE_DICTS)
+# methods that change a configuration in place (`changed_in_place`)
+MUTATORS = frozenset({"merge_from_list", "merge_from_file", "merge_from_other_cfg", "update", "setdefault", "pop"})
 
 
 def is_config(v: Value | None) -> bool:
@@ -92,6 +93,16 @@ def merge_from_list(cfg: Value, words: Value) -> Value:
             value = _literal(value.value)
         cfg = with_value(cfg, key.value, value)
     return cfg
+
+
+def changed_in_place(cfg: Value, method: str, args: list[Value], kwargs: dict[str, Value]) -> Value:
+    """The configuration after one of `MUTATORS` changed it: yacs' `merge_from_list([...])`, the attribute
+    dictionaries' `update(...)`; unknown after another (`merge_from_file`, `pop`)."""
+    if method == "merge_from_list" and len(args) == 1 and not kwargs:
+        return merge_from_list(cfg, args[0])
+    if method == "update":
+        return merge(cfg, attribute_dict(args, kwargs))
+    return UNRESOLVED
 
 
 def _literal(text: str) -> Value:
