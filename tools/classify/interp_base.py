@@ -104,6 +104,9 @@ class Generated:
 # An assertion whose source says it is about devices (InterpBase.world_decided_assert)
 _DEVICE_WORDS = re.compile(r"cuda|gpu|device|accelerat", re.IGNORECASE)
 DEFAULT_PREFIX = "<default>"  # a captured default bound when its def ran (StatementsMixin._bound_defaults)
+# FuncV attribute: what a helper's or method's in-repo decorators made of it (the wrapper a call runs;
+# StatementsMixin.decorated_def, CallsMixin.call)
+WRAPPER = "<decorated>"
 MAX_GENERATED = 1024  # yields kept: more is not a parametrization anyone spells out
 
 
@@ -365,6 +368,7 @@ class InterpBase:
                           frame: Frame) -> FuncV: ...
         def bind(self, target: ast.expr, v: Value, frame: Frame) -> None: ...
         def namespace_call(self, holder: ast.Attribute, method: str, args: list[Value], frame: Frame) -> bool: ...
+        def decorated_def(self, s: ast.FunctionDef | ast.AsyncFunctionDef, fv: FuncV, frame: Frame) -> FuncV: ...
 
         # interp_expressions.ExpressionsMixin
         def ev(self, node: ast.expr | None, frame: Frame) -> Value: ...

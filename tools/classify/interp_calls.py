@@ -20,6 +20,7 @@ from tools.classify.interp_base import (
     EMPTY_DICT,
     MODULE_WITHIN,
     MUTATORS,
+    WRAPPER,
     BudgetExceeded,
     CallResult,
     Frame,
@@ -453,6 +454,16 @@ class CallsMixin(InterpBase):
                     callee, FuncV) else args[0]
                 target = followed if isinstance(followed, TestFnV) else args[0]
                 return self._apply_mark(rv, target)
+        wrapper = callee.attr(WRAPPER) if isinstance(callee, FuncV) else None
+        if isinstance(callee, FuncV) and wrapper is not None:
+            # a helper under in-repo decorators (StatementsMixin.decorated_def): the wrapper runs, and the function
+            # itself with these arguments too, so a wrapper the analysis cannot follow to its call loses nothing
+            plain = FuncV(callee.rel, callee.pos, callee.name, callee.bound, callee.captured, callee.cls,
+                          tuple(kv for kv in callee.attrs if kv[0] != WRAPPER))
+            own = self.call(plain, args, kwargs, n, frame, name)
+            through = self.call(wrapper, [callee.bound, *args] if callee.bound is not None else args, kwargs, n,
+                                frame, name)
+            return own if isinstance(through, Unresolved) else through
         if isinstance(callee, FuncV):
             return self.call_function_from(callee, args, kwargs, line, frame, n)
         if isinstance(callee, ClassV) and self.enum_kind(callee, frame.world) is not None:
@@ -485,8 +496,9 @@ class CallsMixin(InterpBase):
             for meth in ("__call__", "forward"):
                 m = self.class_lookup(callee.cls, meth, frame.world)
                 if isinstance(m, FuncV):
-                    bound = FuncV(m.rel, m.pos, m.name, bound=callee, captured=m.captured, cls=m.cls)
-                    return self.call_function_from(bound, args, kwargs, line, frame)
+                    bound = FuncV(m.rel, m.pos, m.name, bound=callee, captured=m.captured, cls=m.cls, attrs=m.attrs)
+                    return self.call(bound, args, kwargs, n, frame, meth) if m.attr(WRAPPER) is not None else \
+                        self.call_function_from(bound, args, kwargs, line, frame)
             return UNK
         if isinstance(callee, (MarkV, SkipV, ReqV, MockV)):
             if len(args) == 1 and not kwargs and isinstance(args[0], (TestFnV, FuncV, ClassV)):

@@ -155,8 +155,8 @@ class ClassesMixin(InterpBase):
                     if s.name in env and any(isinstance(d, ast.Attribute) and d.attr in ("setter", "deleter")
                                              for d in s.decorator_list):
                         continue  # `@x.setter`: the attribute stays the property's getter
-                    env[s.name] = FuncV(cls.rel, (s.lineno, s.col_offset), s.name, cls=cls,
-                                        captured=cls.captured)
+                    env[s.name] = self.decorated_def(s, FuncV(cls.rel, (s.lineno, s.col_offset), s.name, cls=cls,
+                                                              captured=cls.captured), frame)
                 elif isinstance(s, ast.ClassDef):
                     env[s.name] = ClassV(cls.rel, (s.lineno, s.col_offset), s.name, cls.captured)
                 else:

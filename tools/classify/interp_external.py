@@ -201,6 +201,10 @@ FIELD_DECLARATIONS = frozenset({"dataclasses.field", "attr.ib", "attr.attrib", "
 MAX_MAPPED = 256  # rows of `map(fn, xs)` called one by one (as many as a container-filling loop unrolls)
 
 
+# classes whose methods a test may call unbound, the object first (`torch.nn.Module.to(model, "cuda")`)
+UNBOUND_METHOD_OWNERS = ("torch.Tensor.", "torch.nn.Module.", "torch.nn.modules.module.Module.")
+
+
 class ExternalMixin(InterpBase):
     """Calls leaving the repository, torch excepted; a part of dataflow.Interp."""
 
@@ -306,6 +310,10 @@ class ExternalMixin(InterpBase):
         line = getattr(n, "lineno", 0)
         if path.startswith(MOCK_OBJECT) or (path.rsplit(".", 1)[-1] in MOCK_FACTORIES and "mock" in path):
             return Ext(MOCK_OBJECT)
+        owner = next((o for o in UNBOUND_METHOD_OWNERS if path.startswith(o)), None)
+        if owner is not None and args and "." not in path[len(owner):] and isinstance(n, ast.Call):
+            # `nn.Module.to(model, "cuda")`, `torch.Tensor.to(x, "cpu")`: the method, called unbound on its object
+            return self.method_call(args[0], path[len(owner):], args[1:], kwargs, n, frame)
         if path.startswith(DYNAMIC):
             frame.add(Finding(UNKNOWN, (step(frame.rel, line, "calls") + f" {path[len(DYNAMIC):]}",)))
             return args[0] if len(args) == 1 and not kwargs and isinstance(args[0], TestFnV) else UNK

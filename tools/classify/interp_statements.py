@@ -35,6 +35,7 @@ from tools.classify.interp_base import (
     MUTATORS,
     NAMESPACE,
     STORE,
+    WRAPPER,
     BudgetExceeded,
     Frame,
     InterpBase,
@@ -175,6 +176,8 @@ class StatementsMixin(InterpBase):
                     if isinstance(dv, FuncV):
                         r = self.call(dv, [value], {}, d, frame, "decorator")
                         value = r if isinstance(r, FuncV) else value
+            else:
+                value = self.decorated_def(s, fv, frame)
             frame.env[s.name] = value
             return False
         if isinstance(s, ast.ClassDef):
@@ -472,6 +475,29 @@ class StatementsMixin(InterpBase):
         app = frame.env.get(name) if name is not None else None
         if name is not None and typer_model.is_app(app) and isinstance(app, Inst):
             frame.env[name] = typer_model.with_command(app, maker, command)
+
+    def decorated_def(self, s: ast.FunctionDef | ast.AsyncFunctionDef, fv: FuncV, frame: Frame) -> FuncV:
+        """A module-level helper or a method under in-repo decorators (`@to_cuda def double(x)`): the function
+        keeps its own identity (its name in ids, its code for the inert proof) and carries what the decorators
+        made of it (WRAPPER), which its calls run (CallsMixin.call). Decorators outside the repository are not
+        applied; one that hands back the function itself (`@register("name")`) changes nothing. Tests and
+        fixtures keep their own handling (wrapper_marks.py, fixtures.py). What running the decorators finds at
+        import is not this module's (as for class decorators)."""
+        if not s.decorator_list or is_fixture_def(s) or s.name.startswith("test"):
+            return fv
+        value: Value = fv
+        scratch = Frame(frame.rel, frame.world, frame.env, frame.module_env, [])
+        for d in reversed(s.decorator_list):
+            dv = self.ev(d, scratch)
+            if not isinstance(dv, (FuncV, ClassV)):
+                continue
+            # (called as code even under a skip decorator's name: a helper is not a test, its wrapper runs)
+            r = self.call_function_from(dv, [value], {}, d.lineno, scratch) if isinstance(dv, FuncV) else self.call(
+                dv, [value], {}, d, scratch, "decorator")
+            if isinstance(r, FuncV) or isinstance(r, Inst) and isinstance(
+                    self.class_lookup(r.cls, "__call__", frame.world), FuncV):
+                value = r
+        return fv if value == fv else fv.with_attr(WRAPPER, value)
 
     def _decorator_env(self, s: ast.FunctionDef | ast.AsyncFunctionDef, frame: Frame) -> None:
         """Python evaluates a def's decorators when the def runs: keep the values of the names they read that
