@@ -431,6 +431,12 @@ PROJECTS: dict[str, Project] = {
                          deps=("numpy", "pydantic", "scipy", "torchmetrics", "lifelines", "scikit-survival",
                                "hypothesis", "loguru", "matplotlib"),
                          pytest_args=("-o", "addopts=")),  # its addopts need pytest-cov
+    # Round 25 (docs/classifier-accuracy.md). Fisher matrices and NTKs: task builders in tests/tasks.py choose
+    # `device = "cuda" if torch.cuda.is_available()` at import, backward hooks, a conftest fixture keyed on CUDA's
+    # presence. Needs torchvision: the torch 2.14.1 / torchvision 0.29.1 pair.
+    "nngeometry": Project("nngeometry", "0.4", "tests", deps=("numpy", "scipy"),
+                          pytest_args=("-o", "addopts=", "--continue-on-collection-errors"),
+                          torch_pins=TORCHVISION_PAIR),
 }
 
 COMMON_DEPS = ("pytest", "pytest-timeout", "pytest-xdist")

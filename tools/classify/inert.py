@@ -41,13 +41,14 @@ from tools.classify.values import (
 
 # Substrings (any case) of words some rule reacts to: device and accelerator words, distributed backends,
 # skips, CUDA-only tensor methods, scope tricks, imports (a local import runs a module's top level) and programs
-# run (programs.py).
+# run (programs.py), extension builds (torch.utils.cpp_extension: CUDA sources).
 # Names under torch.cuda/torch.backends.cuda (streams, events, graphs, memory queries, mocks of them) all
 # carry `cuda` in the text or in the value they come from.
 TRIGGER_SUBSTRINGS = (
     "cuda", "gpu", "device", "accelerat", "gaudi", "habana", "ascend", "nccl", "gloo", "distributed",
     "process_group", "world_size", "skip", "xfail", "nvtx", "pin_memory", "record_stream", "register_buffer",
     "to_empty", "tensor_type", "import", "global", "nonlocal", "__dict__", "nvidia", "subprocess", "runpy", "triton",
+    "cpp_extension",
 )
 TRIGGER_SUBSTRING = re.compile("|".join(re.escape(w) for w in TRIGGER_SUBSTRINGS))
 # Short accelerator names count only as words of their own (`is_tpu_available`, not `output`, `dumps`).

@@ -16,6 +16,7 @@ from tools.classify.devices import (
     accel_device,
     device_of,
     gpu_count_of,
+    truth,
 )
 from tools.classify.evidence import GPU, UNKNOWN, Finding, step
 from tools.classify.interp_base import (
@@ -35,6 +36,7 @@ from tools.classify.values import (
     MarkV,
     NNModV,
     OneOf,
+    PathV,
     ParamV,
     Seq,
     TensorV,
@@ -236,8 +238,9 @@ class TorchMixin(InterpBase):
                     "torch.set_default_tensor_type"):
             cand = args[0] if args else kwargs.get("device")
             d = accel_device(cand) if cand is not None else None
-            if path == "torch.set_default_tensor_type" and isinstance(cand, Ext) and ".cuda." in cand.path:
-                d = "cuda"
+            if path == "torch.set_default_tensor_type" and (isinstance(cand, Ext) and ".cuda." in cand.path or isinstance(
+                    cand, Const) and isinstance(cand.value, str) and ".cuda." in cand.value):
+                d = "cuda"  # torch.cuda.FloatTensor, or its name ("torch.cuda.FloatTensor")
             if path == "torch.cuda.set_device":
                 d = d or "cuda"
             if path == "torch.Generator" and cand is None:
@@ -300,6 +303,13 @@ class TorchMixin(InterpBase):
                 "empty", args, kwargs)
             if shape is not None:
                 return TensorV("cpu", shape)
+        if last in torch_api.TENSOR_FACTORIES and truth(kwargs.get("pin_memory", Const(False))) is not False:
+            # `torch.empty(n, pin_memory=True)` raises without an accelerator (a DataLoader's only warns)
+            frame.add(Finding(GPU, (step(frame.rel, line, f"{path}(pin_memory=True) needs an accelerator to "
+                                                          "page-lock memory"),)))
+        if path in CUDA_BUILDS and _builds_cuda(path, args, kwargs):
+            frame.add(Finding(GPU, (step(frame.rel, line, f"{path}() compiles CUDA code (nvcc and CUDA_HOME)"),)))
+            return UNK
         if last in torch_api.TENSOR_FACTORIES:
             shape = factory_shape(last, args, kwargs) if path == f"torch.{last}" else None
             if last in ("tensor", "as_tensor") and args and isinstance(args[0], Seq):
@@ -312,6 +322,27 @@ class TorchMixin(InterpBase):
         if path.startswith(("torch.xpu.", "torch.mps.")) and api is None:
             frame.add(Finding(GPU, (step(frame.rel, line, f"{path}() needs that accelerator"),)))
         return UNK
+
+
+# torch.utils.cpp_extension builders that compile CUDA sources when given some (CUDAExtension always): they need the
+# CUDA toolkit (`OSError: CUDA_HOME environment variable is not set` on a CPU runner)
+CUDA_BUILDS = frozenset({"torch.utils.cpp_extension.CUDAExtension", "torch.utils.cpp_extension.load",
+                         "torch.utils.cpp_extension.load_inline"})
+
+
+def _builds_cuda(path: str, args: list[Value], kwargs: dict[str, Value]) -> bool:
+    """Whether this cpp_extension call compiles CUDA code: CUDAExtension, `with_cuda=True`, a `.cu`/`.cuh` source
+    among `load`'s sources, or `load_inline`'s `cuda_sources`. An undecided source list is not (most builds in
+    tests are of C++ sources)."""
+    if path.endswith("CUDAExtension") or truth(kwargs.get("with_cuda", Const(None))) is True:
+        return True
+    if path.endswith("load_inline"):
+        cuda = args[2] if len(args) > 2 else kwargs.get("cuda_sources")
+        return cuda is not None and truth(cuda) is not False and cuda != Const(None)
+    sources = args[1] if len(args) > 1 else kwargs.get("sources")
+    items = sources.items if isinstance(sources, Seq) else (sources,) if sources is not None else ()
+    return any(isinstance(i, Const) and isinstance(i.value, str) and i.value.endswith((".cu", ".cuh")) or isinstance(
+        i, PathV) and i.text.endswith((".cu", ".cuh")) for i in items)
 
 
 # the argument of these that names the CUDA devices they use (a device index, or a list of them): (position, keyword)

@@ -1,0 +1,149 @@
+"""Round 25: helpers and methods under in-repo decorators run their wrapper; torch methods called unbound (corpus
+tests/round25, labels in expected.json, each test run with pytest on CPU-only torch first)."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+
+from tools.classify.evidence import Verdict
+from tools.classify.runner import run
+
+
+def _tests(corpus: Path, path: str) -> dict[str, Verdict]:
+    return run(corpus, paths=[path], cache_dir=None).files[path].tests
+
+
+def _file(repo_with_test: Callable[[str], Path], text: str) -> dict[str, Verdict]:
+    root = repo_with_test(textwrap.dedent(text))
+    return run(root, paths=["test_mine.py"], cache_dir=None, workers=1).files["test_mine.py"].tests
+
+
+def test_a_helper_under_an_in_repo_decorator_runs_its_wrapper(corpus: Path) -> None:
+    tests = _tests(corpus, "tests/round25/test_decorated.py")
+    # before: the module-level def was called undecorated, so a wrapper moving the arguments to CUDA, a decorator
+    # factory's `x.to("cuda")`, a class-based decorator's `__call__` and a wrapper raising without CUDA were not seen
+    for name in ("test_decorator_moves_args_to_cuda", "test_decorator_factory_cuda", "test_class_decorator_cuda",
+                 "test_requires_cuda_wrapper", "test_decorated_lambda_map_cuda"):
+        assert tests[name].label == "gpu", (name, tests[name].reasons)
+    assert "calls wrapper()" in tests["test_decorator_moves_args_to_cuda"].reasons[0]
+    # a decorator that only wraps, or one that registers and hands the function back, changes nothing
+    for name in ("test_transparent_decorator_cpu", "test_decorator_factory_cpu", "test_registering_decorator_cpu",
+                 "test_decorated_passed_as_callback_cpu", "test_lru_cache_call_form"):
+        assert tests[name].label == "cpu", (name, tests[name].reasons)
+    assert tests["test_transparent_decorator_cuda_body"].label == "gpu"
+
+
+def test_a_method_under_an_in_repo_decorator_runs_its_wrapper(corpus: Path) -> None:
+    tests = _tests(corpus, "tests/round25/test_decorated_methods.py")
+    # the wrapper gets the object first; `model(x)` reaches a decorated forward; a staticmethod over the decorator
+    for name in ("test_method_wrapper_cuda", "test_forward_wrapper_cuda", "test_static_wrapper_cuda",
+                 "test_requires_cuda_method", "test_assigned_wrapper_cuda"):
+        assert tests[name].label == "gpu", (name, tests[name].reasons)
+    for name in ("test_method_wrapper_cpu", "test_plain_method_cpu"):
+        assert tests[name].label == "cpu", (name, tests[name].reasons)
+
+
+def test_torch_methods_called_unbound_are_the_methods_of_their_first_argument(corpus: Path) -> None:
+    tests = _tests(corpus, "tests/round25/test_decorated.py")
+    assert tests["test_unbound_module_to_cuda"].label == "gpu"  # `nn.Module.to(m, "cuda")`: was `cpu`
+    assert tests["test_unbound_tensor_cuda"].label == "gpu"
+    assert tests["test_unbound_tensor_to_cpu"].label == "cpu"  # `torch.Tensor.to(x, "cpu")`: was `gpu`
+
+
+def test_a_wrapper_the_analysis_cannot_follow_keeps_what_the_function_does(
+        repo_with_test: Callable[[str], Path]) -> None:
+    tests = _file(repo_with_test, """
+        import functools
+        import torch
+        import some_pool_library
+
+        def pooled(fn):
+            @functools.wraps(fn)
+            def wrapper(*args):
+                return some_pool_library.run(fn, *args)
+            return wrapper
+
+        @pooled
+        def to_gpu(x):
+            return x.cuda()
+
+        @pooled
+        def plus_one(x):
+            return x + 1
+
+        def test_gpu():
+            to_gpu(torch.ones(1))
+
+        def test_cpu():
+            plus_one(torch.ones(1))
+    """)
+    assert tests["test_gpu"].label == "gpu"
+    assert tests["test_cpu"].label == "cpu"
+
+
+def test_a_decorated_function_keeps_its_name_in_ids(repo_with_test: Callable[[str], Path]) -> None:
+    # functools.wraps keeps `__name__`: pytest ids the parameter by it, not by the wrapper's
+    tests = _file(repo_with_test, """
+        import functools
+        import pytest
+        import torch
+
+        def to_cuda(fn):
+            @functools.wraps(fn)
+            def wrapper(x):
+                return fn(x.cuda())
+            return wrapper
+
+        @to_cuda
+        def double(x):
+            return x * 2
+
+        def triple(x):
+            return x * 3
+
+        @pytest.mark.parametrize("fn", [double, triple])
+        def test_apply(fn):
+            fn(torch.ones(1))
+    """)
+    assert tests["test_apply[double]"].label == "gpu"
+    assert tests["test_apply[triple]"].label == "cpu"
+
+
+def test_device_forms_a_cpu_build_refuses(corpus: Path) -> None:
+    tests = _tests(corpus, "tests/round25/test_device_forms.py")
+    # before: `cpu` (each raises on a CPU-only torch: "pin_memory=True requires a CUDA or other accelerator
+    # backend", "type torch.cuda.FloatTensor not available", "CUDA_HOME environment variable is not set")
+    for name in ("test_tensor_pin_memory_kw", "test_default_tensor_type_cuda", "test_cuda_extension_class",
+                 "test_cuda_extension_next_to_test"):
+        assert tests[name].label == "gpu", (name, tests[name].reasons)
+    # a DataLoader's pin_memory only warns; a tensor type or default type that is not CUDA's; C++ builds
+    for name in ("test_dataloader_pin_memory_cpu", "test_default_tensor_type_double", "test_type_cpu_string",
+                 "test_cpp_extension_cpu_only_inline", "test_memory_format_to"):
+        assert tests[name].label == "cpu", (name, tests[name].reasons)
+
+
+def test_cuda_extension_sources_decide_the_build(repo_with_test: Callable[[str], Path]) -> None:
+    tests = _file(repo_with_test, """
+        from torch.utils.cpp_extension import load, load_inline
+
+        def test_cu_source():
+            load(name="a", sources=["a.cpp", "a_kernel.cu"])
+
+        def test_cpp_sources():
+            load(name="b", sources=["b.cpp"])
+
+        def test_with_cuda_flag():
+            load(name="c", sources=["c.cpp"], with_cuda=True)
+
+        def test_inline_cuda():
+            load_inline(name="d", cpp_sources="int f();", cuda_sources="__global__ void k() {}")
+
+        def test_inline_cpp():
+            load_inline(name="e", cpp_sources="int f() { return 1; }", functions=["f"])
+    """)
+    for name in ("test_cu_source", "test_with_cuda_flag", "test_inline_cuda"):
+        assert tests[name].label == "gpu", (name, tests[name].reasons)
+    for name in ("test_cpp_sources", "test_inline_cpp"):
+        assert tests[name].label == "cpu", (name, tests[name].reasons)
