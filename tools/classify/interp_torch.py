@@ -36,8 +36,8 @@ from tools.classify.values import (
     MarkV,
     NNModV,
     OneOf,
-    PathV,
     ParamV,
+    PathV,
     Seq,
     TensorV,
     Unresolved,
@@ -238,8 +238,8 @@ class TorchMixin(InterpBase):
                     "torch.set_default_tensor_type"):
             cand = args[0] if args else kwargs.get("device")
             d = accel_device(cand) if cand is not None else None
-            if path == "torch.set_default_tensor_type" and (isinstance(cand, Ext) and ".cuda." in cand.path or isinstance(
-                    cand, Const) and isinstance(cand.value, str) and ".cuda." in cand.value):
+            named = cand.path if isinstance(cand, Ext) else cand.value if isinstance(cand, Const) else None
+            if path == "torch.set_default_tensor_type" and isinstance(named, str) and ".cuda." in named:
                 d = "cuda"  # torch.cuda.FloatTensor, or its name ("torch.cuda.FloatTensor")
             if path == "torch.cuda.set_device":
                 d = d or "cuda"
