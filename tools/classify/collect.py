@@ -278,6 +278,8 @@ def parametrize_cases(argnames: Value, argvalues: Value, ids: Value | None,
         if isinstance(item, ParamV):
             values = list(item.values)
             marks, pid = item.marks, item.id
+            if pid is not None and pid != UNKNOWN_ID:
+                pid = ascii_escaped(pid)  # pytest escapes `pytest.param(..., id="é")` as it does string values
         elif len(names) == 1 and isinstance(argnames, Const):
             values = [item]  # pytest's force_tuple: one name given as a string takes each value whole
         elif isinstance(item, Seq) and len(item.items) == len(names):

@@ -8,6 +8,7 @@ not model (`method_call`: pytest/unittest objects, known containers, then tensor
 from __future__ import annotations
 
 import ast
+import dataclasses
 from typing import Any
 
 from tools.classify import argparse_model, click_model, conventions, nn_modules, omegaconf_model, typer_model, versions
@@ -456,13 +457,20 @@ class CallsMixin(InterpBase):
                 return self._apply_mark(rv, target)
         wrapper = callee.attr(WRAPPER) if isinstance(callee, FuncV) else None
         if isinstance(callee, FuncV) and wrapper is not None:
-            # a helper under in-repo decorators (StatementsMixin.decorated_def): the wrapper runs, and the function
-            # itself with these arguments too, so a wrapper the analysis cannot follow to its call loses nothing
+            # a helper under in-repo decorators (StatementsMixin.decorated_def): the function itself runs with these
+            # arguments, as before decorators were applied, so a wrapper the analysis cannot follow to its call loses
+            # nothing; the wrapper runs too and adds what it needs for sure (a `.cuda()` on the arguments, a raise or
+            # skip without CUDA), not what it leaves undecided (a generic decorator's device of "whatever tensors
+            # came in", kept in a class attribute: evotorch's `expects_ndim`, 26 CPU tests `unknown` otherwise)
             plain = FuncV(callee.rel, callee.pos, callee.name, callee.bound, callee.captured, callee.cls,
                           tuple(kv for kv in callee.attrs if kv[0] != WRAPPER))
             own = self.call(plain, args, kwargs, n, frame, name)
+            aside = dataclasses.replace(frame, findings=[])
             through = self.call(wrapper, [callee.bound, *args] if callee.bound is not None else args, kwargs, n,
-                                frame, name)
+                                aside, name)
+            for f in aside.findings:
+                if f.kind != UNKNOWN:
+                    frame.add(f)
             return own if isinstance(through, Unresolved) else through
         if isinstance(callee, FuncV):
             return self.call_function_from(callee, args, kwargs, line, frame, n)

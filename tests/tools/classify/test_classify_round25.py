@@ -147,3 +147,41 @@ def test_cuda_extension_sources_decide_the_build(repo_with_test: Callable[[str],
         assert tests[name].label == "gpu", (name, tests[name].reasons)
     for name in ("test_cpp_sources", "test_inline_cpp"):
         assert tests[name].label == "cpu", (name, tests[name].reasons)
+
+
+def test_what_a_wrapper_leaves_undecided_is_not_counted(repo_with_test: Callable[[str], Path]) -> None:
+    # a generic decorator converting scalars on "the device of the tensors given", kept in a class attribute the
+    # analysis does not follow (evotorch's `expects_ndim`): the function runs as before, the wrapper's unresolved
+    # device is no finding; its certain needs still are (test_a_helper_under_an_in_repo_decorator_runs_its_wrapper)
+    tests = _file(repo_with_test, """
+        import functools
+        import torch
+
+        def tensors_only(fn):
+            @functools.wraps(fn)
+            def wrapper(*args):
+                class seen:
+                    devices = None
+
+                    @classmethod
+                    def update(cls):
+                        cls.devices = {a.device for a in args if isinstance(a, torch.Tensor)}
+
+                out = []
+                for a in args:
+                    if not isinstance(a, torch.Tensor):
+                        seen.update()
+                        [device] = seen.devices
+                        a = torch.as_tensor(a, device=device)
+                    out.append(a)
+                return fn(*out)
+            return wrapper
+
+        @tensors_only
+        def scale(c, x):
+            return c * x
+
+        def test_scale():
+            assert scale(2.0, torch.ones(2)).sum() == 4
+    """)
+    assert tests["test_scale"].label == "cpu", tests["test_scale"].reasons
