@@ -18,6 +18,7 @@ from tools.classify.devices import _compare, truth
 from tools.classify.evidence import GPU, UNKNOWN, Finding, step
 from tools.classify.interp_base import (
     DEFAULT_PREFIX,
+    DISPATCH,
     EMPTY_DICT,
     MODULE_WITHIN,
     MUTATORS,
@@ -455,6 +456,12 @@ class CallsMixin(InterpBase):
                     callee, FuncV) else args[0]
                 target = followed if isinstance(followed, TestFnV) else args[0]
                 return self._apply_mark(rv, target)
+        regs = callee.attr(DISPATCH) if isinstance(callee, FuncV) else None
+        if isinstance(callee, FuncV) and isinstance(regs, Seq):
+            base = FuncV(callee.rel, callee.pos, callee.name, callee.bound, callee.captured, callee.cls,
+                         tuple(kv for kv in callee.attrs if kv[0] != DISPATCH))
+            chosen = self.dispatched(base, regs, args[0] if args else UNK, frame.world)
+            return join_all([self.call(c, args, kwargs, n, frame, name) for c in chosen])
         wrapper = callee.attr(WRAPPER) if isinstance(callee, FuncV) else None
         if isinstance(callee, FuncV) and wrapper is not None:
             # a helper under in-repo decorators (StatementsMixin.decorated_def): the function itself runs with these
@@ -669,6 +676,40 @@ class CallsMixin(InterpBase):
         captured = (*wrapper.captured[:at], (name, TestFnV(test.key, (*test.marks, mark))),
                     *wrapper.captured[at + 1:])
         return FuncV(wrapper.rel, wrapper.pos, wrapper.name, wrapper.bound, captured, wrapper.cls)
+
+    def dispatched(self, base: FuncV, regs: Seq, arg: Value, world: int) -> list[FuncV]:
+        """The implementations a `functools.singledispatch` call may run for an argument with this value: the one
+        registered for its type (an in-repo class through its MRO), else the undecorated function; when the
+        argument's type is not known, or a registered type cannot be compared with it, each of them may run."""
+        known = _type_names(arg)
+        classes = [c for c in self.mro(arg.cls, world) if isinstance(c, ClassV)] if isinstance(arg, Inst) else []
+        maybe: list[FuncV] = []
+        for reg in regs.items:
+            kind, impl = reg.items if isinstance(reg, Seq) else (UNK, UNK)
+            if not isinstance(impl, FuncV):
+                continue
+            bound = FuncV(impl.rel, impl.pos, impl.name, base.bound, impl.captured, impl.cls) if base.bound else impl
+            if isinstance(kind, ClassV) and classes:
+                if kind in classes:
+                    return [bound]
+                continue
+            if isinstance(kind, Ext) and known is not None:
+                if kind.path in known:
+                    return [bound]
+                if kind.path.startswith(("builtins.", "torch.")) or classes:
+                    continue  # (a type of its own that is not this value's)
+            maybe.append(bound)
+        return [*maybe, base]
+
+    def set_property(self, obj: Inst, name: str, v: Value, line: int, frame: Frame) -> Value | None:
+        """`obj.<name> = v` where `name` is a property with a setter: the setter runs on the object (`self._dev =
+        torch.device(value)`); the object as the setter left it. None: no setter, a plain attribute is set."""
+        setter = self.property_setter(obj.cls, name, frame.world)
+        if setter is None:
+            return None
+        res = self.invoke(self.bound_method(setter, obj, obj.cls), [v], {}, frame)
+        self._absorb(res, frame, line, f"{name}.setter")
+        return res.self_after if res.self_after is not None else obj
 
     def _absorb(self, res: CallResult, frame: Frame, line: int, what: str) -> None:
         via = step(frame.rel, line, f"calls {what}()" + (" [recursive: widened context]" if res.widened else ""))
@@ -996,6 +1037,24 @@ def _unittest_assertion_holds(name: str, args: list[Value]) -> bool | None:
         return None if t is None else not t
     other = args[1] if count == 2 else Const(None)
     return truth(_compare(op, args[0], other))
+
+
+def _type_names(v: Value) -> frozenset[str] | None:
+    """The dotted names a singledispatch registration may give for the type of a value (None: not known)."""
+    if isinstance(v, TensorV):
+        return frozenset({"torch.Tensor"})
+    if isinstance(v, Const):
+        names = {f"builtins.{type(v.value).__name__}", "builtins.object"}
+        if isinstance(v.value, bool):
+            names.add("builtins.int")
+        return frozenset(names)
+    if isinstance(v, Seq) and v.kind in ("list", "tuple"):
+        return frozenset({f"builtins.{v.kind}", "builtins.object"})
+    if isinstance(v, DictV):
+        return frozenset({"builtins.dict", "builtins.object"})
+    if isinstance(v, Inst):
+        return frozenset({"builtins.object"})
+    return None
 
 
 def short_source(n: ast.AST) -> str:

@@ -331,6 +331,23 @@ class ClassesMixin(InterpBase):
         return isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
             _last_name(d) in PROPERTY_DECORATORS for d in node.decorator_list)
 
+    def property_setter(self, cls: ClassV, name: str, world: int) -> FuncV | None:
+        """The `@<name>.setter` method that `obj.<name> = v` runs on an object of class `cls`: in the first class of
+        the MRO that defines `name` (the class body keeps the getter under the name, class_body)."""
+        for c in self.mro(cls, world):
+            node = self.class_node(c) if isinstance(c, ClassV) else None
+            if node is None:
+                return None
+            defs = [s for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == name]
+            if not defs and name not in self.class_body(c, world):
+                continue
+            for s in defs:
+                if any(isinstance(d, ast.Attribute) and d.attr == "setter" and isinstance(d.value, ast.Name) and
+                       d.value.id == name for d in s.decorator_list):
+                    return FuncV(c.rel, (s.lineno, s.col_offset), s.name, cls=c, captured=c.captured)
+            return None
+        return None
+
     def _is_classmethod(self, fv: FuncV) -> bool:
         return self._decorated_as(fv, "classmethod")
 

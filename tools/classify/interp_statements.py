@@ -31,9 +31,11 @@ from tools.classify.guards import (
 from tools.classify.installed import absolute_name, is_installed
 from tools.classify.interp_base import (
     DEFAULT_PREFIX,
+    DISPATCH,
     EMPTY_DICT,
     MUTATORS,
     NAMESPACE,
+    SINGLEDISPATCH,
     STORE,
     WRAPPER,
     BudgetExceeded,
@@ -488,7 +490,11 @@ class StatementsMixin(InterpBase):
         value: Value = fv
         scratch = Frame(frame.rel, frame.world, frame.env, frame.module_env, [])
         for d in reversed(s.decorator_list):
+            if self._registers_dispatch(d, s, fv, scratch, frame):
+                continue
             dv = self.ev(d, scratch)
+            if isinstance(dv, Ext) and dv.path in SINGLEDISPATCH and value == fv:
+                return fv.with_attr(DISPATCH, Seq(()))
             if not isinstance(dv, (FuncV, ClassV)):
                 continue
             # (called as code even under a skip decorator's name: a helper is not a test, its wrapper runs)
@@ -498,6 +504,28 @@ class StatementsMixin(InterpBase):
                     self.class_lookup(r.cls, "__call__", frame.world), FuncV):
                 value = r
         return fv if value == fv else fv.with_attr(WRAPPER, value)
+
+    def _registers_dispatch(self, d: ast.expr, s: ast.FunctionDef | ast.AsyncFunctionDef, fv: FuncV, scratch: Frame,
+                            frame: Frame) -> bool:
+        """`@move.register(torch.Tensor)` / `@move.register` (the type from the first parameter's annotation, after
+        `self` for a singledispatchmethod) on a `functools.singledispatch` function `move` of this scope: `move` is
+        rebound with the implementation added (register hands the function back, so the def keeps its own name).
+        Whether `d` was such a registration."""
+        func = d.func if isinstance(d, ast.Call) else d
+        if not (isinstance(func, ast.Attribute) and func.attr == "register" and isinstance(func.value, ast.Name)):
+            return False
+        target = frame.env.get(func.value.id)
+        regs = target.attr(DISPATCH) if isinstance(target, FuncV) else None
+        if not isinstance(target, FuncV) or not isinstance(regs, Seq):
+            return False
+        if isinstance(d, ast.Call) and d.args:
+            kind = self.ev(d.args[0], scratch)
+        else:
+            params = [*s.args.posonlyargs, *s.args.args]
+            first = params[1] if frame.cls is not None and len(params) > 1 else params[0] if params else None
+            kind = self.ev(first.annotation, scratch) if first is not None and first.annotation is not None else UNK
+        frame.env[func.value.id] = target.with_attr(DISPATCH, Seq((*regs.items, Seq((kind, fv), "tuple"))))
+        return True
 
     def _decorator_env(self, s: ast.FunctionDef | ast.AsyncFunctionDef, frame: Frame) -> None:
         """Python evaluates a def's decorators when the def runs: keep the values of the names they read that
@@ -860,7 +888,8 @@ class StatementsMixin(InterpBase):
             owner = target.value.id
             cur = frame.env.get(owner)
             if isinstance(cur, Inst) and _hashable(v):
-                frame.env[owner] = new = bounded(cur.with_attr(target.attr, bounded(v)))
+                after = self.set_property(cur, target.attr, bounded(v), target.lineno, frame)  # a property's setter
+                frame.env[owner] = new = bounded(after if after is not None else cur.with_attr(target.attr, bounded(v)))
                 if namespace_key(cur):
                     self._sync_stores(new, frame)
             elif isinstance(cur, FuncV) and cur.bound is None and _hashable(v):

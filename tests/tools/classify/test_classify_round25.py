@@ -185,3 +185,55 @@ def test_what_a_wrapper_leaves_undecided_is_not_counted(repo_with_test: Callable
             assert scale(2.0, torch.ones(2)).sum() == 4
     """)
     assert tests["test_scale"].label == "cpu", tests["test_scale"].reasons
+
+
+def test_singledispatch_runs_the_implementation_of_the_arguments_type(corpus: Path) -> None:
+    tests = _tests(corpus, "tests/round25/test_dispatch.py")
+    # before: the undecorated base ran (`raise NotImplementedError`), the registered `x.cuda()` was not seen
+    for name in ("test_singledispatch_tensor_cuda", "test_singledispatchmethod_cuda",
+                 "test_singledispatch_unknown_type_cuda"):
+        assert tests[name].label == "gpu", (name, tests[name].reasons)
+    # a list and an int reach their own implementations; the annotation names the type (`register` bare)
+    for name in ("test_singledispatch_list_cpu", "test_singledispatch_annotation_cpu", "test_singledispatchmethod_cpu"):
+        assert tests[name].label == "cpu", (name, tests[name].reasons)
+
+
+def test_assigning_a_property_runs_its_setter(corpus: Path) -> None:
+    tests = _tests(corpus, "tests/round25/test_dispatch.py")
+    # `h.dev = "cuda"` runs `@dev.setter` (`self._dev = torch.device(value)`): before, `dev` was stored beside the
+    # property and `_dev` kept "cpu" (a false CPU)
+    assert tests["test_property_setter_cuda"].label == "gpu"
+    assert tests["test_property_setter_cpu"].label == "cpu"
+    assert tests["test_classmethod_factory_cuda"].label == "gpu"
+
+
+def test_singledispatch_on_in_repo_classes_follows_the_mro(repo_with_test: Callable[[str], Path]) -> None:
+    tests = _file(repo_with_test, """
+        import functools
+        import torch
+
+        class Batch:
+            pass
+
+        class GpuBatch(Batch):
+            pass
+
+        class Other:
+            pass
+
+        @functools.singledispatch
+        def place(obj):
+            return obj
+
+        @place.register(Batch)
+        def _(obj):
+            return torch.zeros(1, device="cuda")
+
+        def test_subclass():
+            place(GpuBatch())
+
+        def test_unrelated():
+            place(Other())
+    """)
+    assert tests["test_subclass"].label == "gpu"
+    assert tests["test_unrelated"].label == "cpu"
