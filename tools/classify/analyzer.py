@@ -423,11 +423,19 @@ class Analyzer:
         if not self.body_inert(item, call_kwargs, self_v, world):
             findings.extend(self.interp.call_function(fv, [], call_kwargs, world, 1).findings)
         for w in wrappers:
-            # a parametrization the decorator put on its wrapper (wrapper_marks.py) reaches the wrapper's own
-            # parameters: each case's values, as pytest passes them
+            # pytest calls the wrapper as it calls a test, by keyword: the fixture and parametrized values the
+            # test's signature asks for (functools.wraps shows the test's), which a `**kwargs` wrapper takes whole;
+            # a parametrization the decorator put on the wrapper (wrapper_marks.py) reaches its own parameters
             own = self.fixtures.param_names(w)
-            wkw = {k: v for k, v in direct.items() if k in own}
-            wargs: list[Value] = [self_v] if self_v is not None else [] if wkw else [UNK]
+            node = self.interp.source.module(w.rel).defs.get(w.pos)
+            takes_all = isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.args.kwarg is not None
+            wkw = {k: v for k, v in {**call_kwargs, **direct}.items() if k in own or takes_all and k in call_kwargs}
+            wargs: list[Value] = [self_v] if self_v is not None else []
+            # the wrapper was made around a placeholder of the test (decorate); it calls the test itself, with the
+            # arguments it chooses (`fn(*args, device="cuda", **kwargs)`)
+            test = item.func
+            w = FuncV(w.rel, w.pos, w.name, w.bound, tuple((k, test if isinstance(v, TestFnV) else v)
+                                                           for k, v in w.captured), w.cls, w.attrs)
             wr = self.interp.call_function(w, wargs, wkw, world, 1)
             findings.extend(f.prefixed(step(w.rel, w.pos[0], "decorator wrapper")) for f in wr.findings)
         if item.classes and isinstance(self_v, Inst):

@@ -237,3 +237,15 @@ def test_singledispatch_on_in_repo_classes_follows_the_mro(repo_with_test: Calla
     """)
     assert tests["test_subclass"].label == "gpu"
     assert tests["test_unrelated"].label == "cpu"
+
+
+def test_a_tests_wrapper_calls_the_test_with_the_arguments_it_chooses(corpus: Path) -> None:
+    tests = _tests(corpus, "tests/round25/test_test_decorators.py")
+    # `@with_device("cuda") def test_x(device=None)`: the wrapper calls the test with device="cuda". Before, the
+    # wrapper ran around a placeholder of the test, and the test alone saw its default `None` (a false CPU)
+    assert tests["test_with_cuda"].label == "gpu", tests["test_with_cuda"].reasons
+    assert tests["TestMethods::test_method_cuda"].label == "gpu"
+    assert tests["test_with_cpu"].label == "cpu"
+    assert tests["test_retry_cuda"].label == "gpu"
+    for name in ("test_retry_cpu", "test_seeded_cpu", "test_no_grad_cpu", "TestMethods::test_method_seeded"):
+        assert tests[name].label == "cpu", (name, tests[name].reasons)
