@@ -324,6 +324,9 @@ class Analyzer:
             for f in self.interp.module_state(c, world).findings:
                 if f.kind in (GPU, SKIP, IMPORTS):
                     findings.append(f.prefixed(step(c, 1, "conftest module")))
+            for f in self.interp.startup_hook_findings(c, world):
+                if f.kind in (GPU, SKIP, IMPORTS):
+                    findings.append(f.prefixed(step(c, 1, "conftest startup hook")))
         marks, wrappers = self.item_marks(rel, item, world, findings)
         usefixtures: list[str] = []
         for m, where in marks:

@@ -51,7 +51,7 @@ from tools.classify.interp_statements import StatementsMixin
 from tools.classify.interp_torch import TorchMixin
 from tools.classify.test_state import patched_value
 from tools.classify.values import UNRESOLVED as UNK
-from tools.classify.values import Const, Ext, ModV, Unresolved, Value
+from tools.classify.values import Const, Ext, FuncV, ModV, Unresolved, Value
 
 # The numbers the standard library, numpy and torch name: their values (one NaN object, so that equal constants
 # compare equal)
@@ -76,6 +76,10 @@ __all__ = [
 
 BUILTIN_NAMES = frozenset(dir(builtins))
 TYPE_CHECKING_FLAGS = frozenset({"typing.TYPE_CHECKING", "typing_extensions.TYPE_CHECKING"})
+
+
+# pytest hooks a conftest implements that run before the first test (pluggy calls every conftest's)
+STARTUP_HOOKS = ("pytest_configure", "pytest_sessionstart")
 
 
 class Interp(StatementsMixin, ExpressionsMixin, ClassesMixin, CallsMixin, ExternalMixin, DataFilesMixin,
@@ -133,6 +137,28 @@ class Interp(StatementsMixin, ExpressionsMixin, ClassesMixin, CallsMixin, Extern
         st.done = True
         st.world_dependent = self.world_reads != st.reads_at_start
         return st
+
+    def startup_hook_findings(self, conftest: str, world: int) -> tuple[Finding, ...]:
+        """What a conftest's `pytest_configure(config)` and `pytest_sessionstart(session)` do before any test runs
+        (`torch.set_default_device("cuda")` there makes every test use CUDA, as at the conftest's top level): the
+        hooks run once per world on unknown arguments, in the module's namespace (`config.getoption` reads the
+        declared default, as in tests)."""
+        key = (conftest, world)
+        got = self.startup_hooks.get(key)
+        if got is None:
+            st = self.module_state(conftest, world)
+            found: list[Finding] = []
+            frame = Frame(conftest, world, dict(st.env), None, found)
+            for name in STARTUP_HOOKS:
+                fv = st.env.get(name)
+                node = self.source.module(conftest).defs.get(fv.pos) if isinstance(fv, FuncV) else None
+                if isinstance(fv, FuncV) and fv.rel == conftest and node is not None:
+                    try:
+                        self.budgeted(UNIT_BUDGET, self.call, fv, [UNK], {}, node, frame, name)
+                    except (RecursionError, BudgetExceeded):
+                        found.append(Finding(UNKNOWN, (step(conftest, fv.pos[0], f"{name}() too large to analyse"),)))
+            got = self.startup_hooks[key] = tuple(found)
+        return got
 
     def module_attr(self, rel: str, name: str, world: int, dotted: str = "") -> Value:
         st = self.module_state(rel, world)

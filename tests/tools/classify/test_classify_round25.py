@@ -249,3 +249,51 @@ def test_a_tests_wrapper_calls_the_test_with_the_arguments_it_chooses(corpus: Pa
     assert tests["test_retry_cuda"].label == "gpu"
     for name in ("test_retry_cpu", "test_seeded_cpu", "test_no_grad_cpu", "TestMethods::test_method_seeded"):
         assert tests[name].label == "cpu", (name, tests[name].reasons)
+
+
+def _repo(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(textwrap.dedent(text))
+    return root
+
+
+def test_a_conftests_startup_hooks_run_before_its_tests(tmp_path: Path) -> None:
+    test = """
+        import torch
+
+        def test_ones():
+            assert torch.ones(1).sum() == 1
+    """
+    root = _repo(tmp_path, {
+        # `torch.set_default_device("cuda")` in pytest_configure: every test allocates on CUDA (was `cpu`)
+        "gpu/conftest.py": """
+            import torch
+
+            def pytest_configure(config):
+                config.addinivalue_line("markers", "slow: slow tests")
+                torch.set_default_device("cuda")
+        """,
+        "gpu/test_a.py": test,
+        # an opt-in flag whose declared default is off, a guarded set-up, a dtype: nothing a CPU cannot do
+        "cpu/conftest.py": """
+            import torch
+
+            def pytest_addoption(parser):
+                parser.addoption("--gpu", action="store_true", default=False)
+
+            def pytest_configure(config):
+                if config.getoption("--gpu"):
+                    torch.set_default_device("cuda")
+
+            def pytest_sessionstart(session):
+                torch.set_default_dtype(torch.float64)
+                if torch.cuda.is_available():
+                    torch.cuda.set_device(0)
+        """,
+        "cpu/test_b.py": test,
+    })
+    files = run(root, cache_dir=None, workers=1).files
+    gpu = files["gpu/test_a.py"].tests["test_ones"]
+    assert gpu.label == "gpu" and "conftest startup hook" in gpu.reasons[0], gpu.reasons
+    assert files["cpu/test_b.py"].tests["test_ones"].label == "cpu", files["cpu/test_b.py"].tests["test_ones"].reasons
