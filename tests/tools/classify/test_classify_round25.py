@@ -297,3 +297,10 @@ def test_a_conftests_startup_hooks_run_before_its_tests(tmp_path: Path) -> None:
     gpu = files["gpu/test_a.py"].tests["test_ones"]
     assert gpu.label == "gpu" and "conftest startup hook" in gpu.reasons[0], gpu.reasons
     assert files["cpu/test_b.py"].tests["test_ones"].label == "cpu", files["cpu/test_b.py"].tests["test_ones"].reasons
+
+
+def test_param_ids_are_escaped_as_pytest_escapes_them(ids_vs_pytest) -> None:
+    got = ids_vs_pytest("tests/round25/test_param_ids.py")
+    # before: `test_param_ids[é/x]` and `test_fixture_param_ids[ü]` (pytest prints `\xe9/x`, `\xfc`)
+    assert "tests/round25/test_param_ids.py::test_param_ids[\\xe9/x]" in got.collected
+    assert set(got.tests) == got.collected, got.output
