@@ -304,3 +304,30 @@ def test_param_ids_are_escaped_as_pytest_escapes_them(ids_vs_pytest) -> None:
     # before: `test_param_ids[é/x]` and `test_fixture_param_ids[ü]` (pytest prints `\xe9/x`, `\xfc`)
     assert "tests/round25/test_param_ids.py::test_param_ids[\\xe9/x]" in got.collected
     assert set(got.tests) == got.collected, got.output
+
+
+def test_a_wrapper_that_provably_adds_nothing_is_not_run(repo_with_test: Callable[[str], Path]) -> None:
+    # a timer or memoiser whose code names no device, skip or import (inert.py): the function alone is analysed
+    tests = _file(repo_with_test, """
+        import functools
+        import time
+        import torch
+
+        def timed(fn):
+            @functools.wraps(fn)
+            def wrapper(*args, **kwargs):
+                start = time.perf_counter()
+                out = fn(*args, **kwargs)
+                print(time.perf_counter() - start)
+                return out
+            return wrapper
+
+        @timed
+        def to_gpu(x):
+            return x.cuda()
+
+        def test_gpu():
+            to_gpu(torch.ones(1))
+    """)
+    reasons = tests["test_gpu"].reasons
+    assert tests["test_gpu"].label == "gpu" and "calls to_gpu()" in reasons[0] and "wrapper" not in reasons[0], reasons
