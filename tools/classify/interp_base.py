@@ -108,7 +108,7 @@ DEFAULT_PREFIX = "<default>"  # a captured default bound when its def ran (State
 # StatementsMixin.decorated_def, CallsMixin.call)
 WRAPPER = "<decorated>"
 # FuncV attribute of a `functools.singledispatch(method)` function: its registered implementations, a Seq of
-# (type, implementation) pairs in registration order (StatementsMixin.decorated_def, CallsMixin.dispatch)
+# (type, implementation) pairs in registration order (StatementsMixin.decorated_def, CallsMixin.dispatched)
 DISPATCH = "<singledispatch>"
 SINGLEDISPATCH = frozenset({"functools.singledispatch", "functools.singledispatchmethod"})
 MAX_GENERATED = 1024  # yields kept: more is not a parametrization anyone spells out

@@ -482,9 +482,11 @@ class StatementsMixin(InterpBase):
         """A module-level helper or a method under in-repo decorators (`@to_cuda def double(x)`): the function
         keeps its own identity (its name in ids, its code for the inert proof) and carries what the decorators
         made of it (WRAPPER), which its calls run (CallsMixin.call). Decorators outside the repository are not
-        applied; one that hands back the function itself (`@register("name")`) changes nothing. Tests and
-        fixtures keep their own handling (wrapper_marks.py, fixtures.py). What running the decorators finds at
-        import is not this module's (as for class decorators)."""
+        applied; one that hands back the function itself (`@register("name")`) changes nothing, nor one that
+        provably adds nothing (_transparent_wrapper). A `functools.singledispatch` function carries its
+        registrations instead (DISPATCH, _registers_dispatch). Tests and fixtures keep their own handling
+        (wrapper_marks.py, fixtures.py). What running the decorators finds at import is not this module's (as for
+        class decorators)."""
         if not s.decorator_list or is_fixture_def(s) or s.name.startswith("test"):
             return fv
         value: Value = fv
@@ -516,7 +518,7 @@ class StatementsMixin(InterpBase):
             return False
         bare = FuncV(wrapper.rel, wrapper.pos, wrapper.name)
         return self.inert.callable_inert(bare, world) and all(
-            v == fv or isinstance(v, FuncV) and v.rel == fv.rel and v.pos == fv.pos or self.inert.value_plain(v, world)
+            isinstance(v, FuncV) and (v.rel, v.pos) == (fv.rel, fv.pos) or self.inert.value_plain(v, world)
             for _, v in wrapper.captured)
 
     def _registers_dispatch(self, d: ast.expr, s: ast.FunctionDef | ast.AsyncFunctionDef, fv: FuncV, scratch: Frame,
