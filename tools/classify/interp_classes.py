@@ -333,17 +333,26 @@ class ClassesMixin(InterpBase):
 
     def property_setter(self, cls: ClassV, name: str, world: int) -> FuncV | None:
         """The `@<name>.setter` method that `obj.<name> = v` runs on an object of class `cls`: in the first class of
-        the MRO that defines `name` (the class body keeps the getter under the name, class_body)."""
-        for c in self.mro(cls, world):
+        the MRO that defines `name` (the class body keeps the getter under the name, class_body). Read from the
+        classes' source, memoised per MRO (every attribute assignment asks)."""
+        mro = self.mro(cls, world)
+        key = (mro, name)
+        if key not in self.setters:
+            self.setters[key] = self._find_setter(mro, name)
+        return self.setters[key]
+
+    def _find_setter(self, mro: tuple[Value, ...], name: str) -> FuncV | None:
+        for c in mro:
             node = self.class_node(c) if isinstance(c, ClassV) else None
-            if node is None:
+            if node is None or not isinstance(c, ClassV):
                 return None
-            defs = [s for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and s.name == name]
-            if not defs and name not in self.class_body(c, world):
+            defined = [s for s in node.body if _defines(s, name)]
+            if not defined:
                 continue
-            for s in defs:
-                if any(isinstance(d, ast.Attribute) and d.attr == "setter" and isinstance(d.value, ast.Name) and
-                       d.value.id == name for d in s.decorator_list):
+            for s in defined:
+                if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+                        isinstance(d, ast.Attribute) and d.attr == "setter" and isinstance(d.value, ast.Name) and
+                        d.value.id == name for d in s.decorator_list):
                     return FuncV(c.rel, (s.lineno, s.col_offset), s.name, cls=c, captured=c.captured)
             return None
         return None
@@ -459,3 +468,11 @@ class ClassesMixin(InterpBase):
             self.module_registrars[cls] = got
         return got
 
+
+def _defines(s: ast.stmt, name: str) -> bool:
+    """Whether a class-body statement binds `name` (a def, an assignment, an annotated one)."""
+    if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return s.name == name
+    targets = s.targets if isinstance(s, ast.Assign) else [s.target] if isinstance(s, (ast.AnnAssign, ast.AugAssign)) \
+        else []
+    return any(isinstance(n, ast.Name) and n.id == name for t in targets for n in ast.walk(t))
