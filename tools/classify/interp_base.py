@@ -260,7 +260,8 @@ class InterpBase:
         self.ev_methods: dict[type, Callable[[Any, Frame], Value]] = {}  # expression type -> its ev_* method
         self.modules: dict[tuple[str, int], ModuleState] = {}
         self.startup_hooks: dict[tuple[str, int], tuple[Finding, ...]] = {}  # Interp.startup_hook_findings
-        self.setters: dict[tuple[Any, ...], FuncV | None] = {}  # ClassesMixin.property_setter, per (MRO, name)
+        # ClassesMixin.property_setter: (the setter, whether finding it read the world) by (class, name, world)
+        self.setters: dict[tuple[Any, ...], tuple[FuncV | None, bool]] = {}
         self.calls: dict[tuple[Any, ...], CallResult] = {}
         # summaries of methods keyed on what they read of their receiver (receivers.py): (result, the attributes
         # the call set on its receiver); and the projections computed, by (function, receiver, world)

@@ -456,13 +456,13 @@ class CallsMixin(InterpBase):
                     callee, FuncV) else args[0]
                 target = followed if isinstance(followed, TestFnV) else args[0]
                 return self._apply_mark(rv, target)
-        regs = callee.attr(DISPATCH) if isinstance(callee, FuncV) else None
+        regs = callee.attr(DISPATCH) if isinstance(callee, FuncV) and callee.attrs else None
         if isinstance(callee, FuncV) and isinstance(regs, Seq):
             base = FuncV(callee.rel, callee.pos, callee.name, callee.bound, callee.captured, callee.cls,
                          tuple(kv for kv in callee.attrs if kv[0] != DISPATCH))
             chosen = self.dispatched(base, regs, args[0] if args else UNK, frame.world)
             return join_all([self.call(c, args, kwargs, n, frame, name) for c in chosen])
-        wrapper = callee.attr(WRAPPER) if isinstance(callee, FuncV) else None
+        wrapper = callee.attr(WRAPPER) if isinstance(callee, FuncV) and callee.attrs else None
         if isinstance(callee, FuncV) and wrapper is not None:
             # a helper under in-repo decorators (StatementsMixin.decorated_def): the function itself runs with these
             # arguments, as before decorators were applied, so a wrapper the analysis cannot follow to its call loses

@@ -334,12 +334,16 @@ class ClassesMixin(InterpBase):
     def property_setter(self, cls: ClassV, name: str, world: int) -> FuncV | None:
         """The `@<name>.setter` method that `obj.<name> = v` runs on an object of class `cls`: in the first class of
         the MRO that defines `name` (the class body keeps the getter under the name, class_body). Read from the
-        classes' source, memoised per MRO (every attribute assignment asks)."""
-        mro = self.mro(cls, world)
-        key = (mro, name)
-        if key not in self.setters:
-            self.setters[key] = self._find_setter(mro, name)
-        return self.setters[key]
+        classes' source, memoised (every attribute assignment asks; a hit counts the world read the MRO made)."""
+        key = (cls, name, world)
+        got = self.setters.get(key)
+        if got is None:
+            before = self.world_reads
+            found = self._find_setter(self.mro(cls, world), name)
+            got = self.setters[key] = (found, self.world_reads != before)
+        else:
+            self.world_reads += got[1]
+        return got[0]
 
     def _find_setter(self, mro: tuple[Value, ...], name: str) -> FuncV | None:
         for c in mro:

@@ -310,10 +310,11 @@ class ExternalMixin(InterpBase):
         line = getattr(n, "lineno", 0)
         if path.startswith(MOCK_OBJECT) or (path.rsplit(".", 1)[-1] in MOCK_FACTORIES and "mock" in path):
             return Ext(MOCK_OBJECT)
-        owner = next((o for o in UNBOUND_METHOD_OWNERS if path.startswith(o)), None)
-        if owner is not None and args and "." not in path[len(owner):] and isinstance(n, ast.Call):
+        if path.startswith(UNBOUND_METHOD_OWNERS) and args and isinstance(n, ast.Call):
             # `nn.Module.to(model, "cuda")`, `torch.Tensor.to(x, "cpu")`: the method, called unbound on its object
-            return self.method_call(args[0], path[len(owner):], args[1:], kwargs, n, frame)
+            method = path[len(next(o for o in UNBOUND_METHOD_OWNERS if path.startswith(o))):]
+            if "." not in method:
+                return self.method_call(args[0], method, args[1:], kwargs, n, frame)
         if path.startswith(DYNAMIC):
             frame.add(Finding(UNKNOWN, (step(frame.rel, line, "calls") + f" {path[len(DYNAMIC):]}",)))
             return args[0] if len(args) == 1 and not kwargs and isinstance(args[0], TestFnV) else UNK
