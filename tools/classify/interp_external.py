@@ -1134,11 +1134,16 @@ class ExternalMixin(InterpBase):
                 isinstance(i, Const) and type(i.value) in (int, float) for i in args[0].items):
             # `(MultiCategoricalDistribution([2, 3]), sum([2, 3]))`: a parameter pytest ids by its value
             return Const(sum(i.value for i in args[0].items))  # type: ignore[union-attr]
+        if name in ("min", "max") and len(args) == 1 and not kwargs and isinstance(iterated(args[0]), Seq):
+            args = list(iterated(args[0]).items)  # type: ignore[union-attr]  # `max(DEVICES)`: of its items
         if name in ("min", "max") and args and all(isinstance(a, Const) for a in args):
             try:
                 return Const((min if name == "min" else max)(a.value for a in args))  # type: ignore[union-attr]
-            except TypeError:
+            except (TypeError, ValueError):
                 return UNK
+        if name == "reversed" and len(args) == 1 and not kwargs and isinstance(args[0], Seq) and \
+                args[0].kind in ("list", "tuple", "range"):
+            return Seq(tuple(reversed(args[0].items)), "tuple")
         if name in ("staticmethod", "classmethod", "property") and args:
             return args[0]
         if name == "setattr" and args and _mocks_cuda(args[0], args[1] if len(args) > 1 else None):

@@ -331,3 +331,15 @@ def test_a_wrapper_that_provably_adds_nothing_is_not_run(repo_with_test: Callabl
     """)
     reasons = tests["test_gpu"].reasons
     assert tests["test_gpu"].label == "gpu" and "calls to_gpu()" in reasons[0] and "wrapper" not in reasons[0], reasons
+
+
+def test_builtins_over_known_device_lists(corpus: Path) -> None:
+    tests = _tests(corpus, "tests/round25/test_device_strings.py")
+    # `max(DEVICES)` and `reversed(DEVICES[:1])` of a known list: were `unknown`
+    assert tests["test_max_of_list"].label == "gpu"
+    assert tests["test_reversed_devices"].label == "cpu"
+    # the string forms were exact already
+    for name in ("test_percent", "test_format", "test_join", "test_concat", "test_env_default", "test_lower"):
+        assert tests[name].label == "gpu", (name, tests[name].reasons)
+    for name in ("test_first_of_list", "test_cpu_strip", "test_startswith_guard", "test_zip_devices"):
+        assert tests[name].label == "cpu", (name, tests[name].reasons)
