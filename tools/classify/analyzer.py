@@ -8,6 +8,7 @@ the interpreter (dataflow.py) and is turned into a label by evidence.decide.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import functools
 import itertools
 from dataclasses import dataclass, field
@@ -436,9 +437,8 @@ class Analyzer:
             wargs: list[Value] = [self_v] if self_v is not None else []
             # the wrapper was made around a placeholder of the test (decorate); it calls the test itself, with the
             # arguments it chooses (`fn(*args, device="cuda", **kwargs)`)
-            test = item.func
-            w = FuncV(w.rel, w.pos, w.name, w.bound, tuple((k, test if isinstance(v, TestFnV) else v)
-                                                           for k, v in w.captured), w.cls, w.attrs)
+            w = dataclasses.replace(w, captured=tuple((k, item.func if isinstance(v, TestFnV) else v)
+                                                      for k, v in w.captured))
             wr = self.interp.call_function(w, wargs, wkw, world, 1)
             findings.extend(f.prefixed(step(w.rel, w.pos[0], "decorator wrapper")) for f in wr.findings)
         if item.classes and isinstance(self_v, Inst):

@@ -458,9 +458,7 @@ class CallsMixin(InterpBase):
                 return self._apply_mark(rv, target)
         regs = callee.attr(DISPATCH) if isinstance(callee, FuncV) and callee.attrs else None
         if isinstance(callee, FuncV) and isinstance(regs, Seq):
-            base = FuncV(callee.rel, callee.pos, callee.name, callee.bound, callee.captured, callee.cls,
-                         tuple(kv for kv in callee.attrs if kv[0] != DISPATCH))
-            chosen = self.dispatched(base, regs, args[0] if args else UNK, frame.world)
+            chosen = self.dispatched(callee.without_attr(DISPATCH), regs, args[0] if args else UNK, frame.world)
             return join_all([self.call(c, args, kwargs, n, frame, name) for c in chosen])
         wrapper = callee.attr(WRAPPER) if isinstance(callee, FuncV) and callee.attrs else None
         if isinstance(callee, FuncV) and wrapper is not None:
@@ -469,9 +467,7 @@ class CallsMixin(InterpBase):
             # nothing; the wrapper runs too and adds what it needs for sure (a `.cuda()` on the arguments, a raise or
             # skip without CUDA), not what it leaves undecided (a generic decorator's device of "whatever tensors
             # came in", kept in a class attribute: evotorch's `expects_ndim`, 26 CPU tests `unknown` otherwise)
-            plain = FuncV(callee.rel, callee.pos, callee.name, callee.bound, callee.captured, callee.cls,
-                          tuple(kv for kv in callee.attrs if kv[0] != WRAPPER))
-            own = self.call(plain, args, kwargs, n, frame, name)
+            own = self.call(callee.without_attr(WRAPPER), args, kwargs, n, frame, name)
             aside = dataclasses.replace(frame, findings=[])
             through = self.call(wrapper, [callee.bound, *args] if callee.bound is not None else args, kwargs, n,
                                 aside, name)
@@ -688,7 +684,7 @@ class CallsMixin(InterpBase):
             kind, impl = reg.items if isinstance(reg, Seq) else (UNK, UNK)
             if not isinstance(impl, FuncV):
                 continue
-            bound = FuncV(impl.rel, impl.pos, impl.name, base.bound, impl.captured, impl.cls) if base.bound else impl
+            bound = dataclasses.replace(impl, bound=base.bound)
             if isinstance(kind, ClassV) and classes:
                 if kind in classes:
                     return [bound]

@@ -338,7 +338,7 @@ def _builds_cuda(path: str, args: list[Value], kwargs: dict[str, Value]) -> bool
         return True
     if path.endswith("load_inline"):
         cuda = args[2] if len(args) > 2 else kwargs.get("cuda_sources")
-        return cuda is not None and truth(cuda) is not False and cuda != Const(None)
+        return cuda is not None and truth(cuda) is not False  # (`None` and "" are False)
     sources = args[1] if len(args) > 1 else kwargs.get("sources")
     items = sources.items if isinstance(sources, Seq) else (sources,) if sources is not None else ()
     return any(isinstance(i, Const) and isinstance(i.value, str) and i.value.endswith((".cu", ".cuh")) or isinstance(

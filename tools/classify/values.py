@@ -136,6 +136,9 @@ class FuncV:
     def with_attr(self, name: str, v: Value) -> FuncV:
         return dataclasses.replace(self, attrs=(*((k, x) for k, x in self.attrs if k != name), (name, v)))
 
+    def without_attr(self, name: str) -> FuncV:
+        return dataclasses.replace(self, attrs=tuple((k, x) for k, x in self.attrs if k != name))
+
 
 @frozen
 class ClassV:
