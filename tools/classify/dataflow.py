@@ -27,7 +27,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from tools.classify import conventions, torch_api, versions
+from tools.classify import conventions, registries, torch_api, versions
 from tools.classify.datafiles import module_path
 from tools.classify.devices import TORCH_DTYPE_NAMES
 from tools.classify.evidence import UNKNOWN, Finding, step
@@ -51,7 +51,7 @@ from tools.classify.interp_statements import StatementsMixin
 from tools.classify.interp_torch import TorchMixin
 from tools.classify.test_state import patched_value
 from tools.classify.values import UNRESOLVED as UNK
-from tools.classify.values import Const, Ext, FuncV, ModV, Unresolved, Value
+from tools.classify.values import Const, DictV, Ext, FuncV, ModV, Unresolved, Value, bounded, dict_items
 
 # The numbers the standard library, numpy and torch name: their values (one NaN object, so that equal constants
 # compare equal)
@@ -77,6 +77,8 @@ __all__ = [
 BUILTIN_NAMES = frozenset(dir(builtins))
 TYPE_CHECKING_FLAGS = frozenset({"typing.TYPE_CHECKING", "typing_extensions.TYPE_CHECKING"})
 
+
+_DONE = ModuleState({}, [], [], done=True)  # (a module not imported yet is not importing either)
 
 # pytest hooks a conftest implements that run before the first test (pluggy calls every conftest's)
 STARTUP_HOOKS = ("pytest_configure", "pytest_sessionstart")
@@ -138,6 +140,31 @@ class Interp(StatementsMixin, ExpressionsMixin, ClassesMixin, CallsMixin, Extern
         st.world_dependent = self.world_reads != st.reads_at_start
         return st
 
+    # -- registries (registries.py) ---------------------------------------------------------------
+    def module_registries(self, rel: str) -> frozenset[str]:
+        got = self.registry_names_memo.get(rel)
+        if got is None:
+            tree = self.source.module(rel).tree
+            got = self.registry_names_memo[rel] = registries.registry_names(tree) if tree is not None else frozenset()
+        return got
+
+    def registry_view(self, v: Value, world: int) -> Value:
+        """A registry as it is now: the dict its module bound, with the entries import-time calls stored since."""
+        if type(v) is not DictV or v.origin is None:
+            return v
+        added = self.registered.get((v.origin, world))
+        return bounded(DictV(dict_items([*v.items, *added]), v.origin)) if added else v
+
+    def register(self, origin: str, key: Value, value: Value, writer: str, world: int) -> None:
+        """An entry an import-time call of `writer`'s top level stored into a registry: kept while the registry's
+        module or a package enclosing it is still importing, or when its own module stores it (registries.py);
+        an entry stored later by some other module depends on which modules were analysed first, and is not kept."""
+        home = registries.origin_module(origin)
+        if writer != home and all(self.modules.get((m, world), _DONE).done
+                                  for m in (*self.source.package_inits(home), home)):
+            return
+        self.registered.setdefault((origin, world), []).append((key, bounded(value)))
+
     def startup_hook_findings(self, conftest: str, world: int) -> tuple[Finding, ...]:
         """What a conftest's `pytest_configure(config)` and `pytest_sessionstart(session)` do before any test runs
         (`torch.set_default_device("cuda")` there makes every test use CUDA, as at the conftest's top level): the
@@ -163,7 +190,7 @@ class Interp(StatementsMixin, ExpressionsMixin, ClassesMixin, CallsMixin, Extern
     def module_attr(self, rel: str, name: str, world: int, dotted: str = "") -> Value:
         st = self.module_state(rel, world)
         if name in st.env:
-            return st.env[name]
+            return self.registry_view(st.env[name], world)
         for star in st.stars:
             if isinstance(star, ModV) and star.rel and star.rel != rel:
                 v = self.module_attr(star.rel, name, world)
@@ -204,14 +231,14 @@ class Interp(StatementsMixin, ExpressionsMixin, ClassesMixin, CallsMixin, Extern
     # -- name lookup -------------------------------------------------------------------------------
     def lookup(self, name: str, frame: Frame) -> Value:
         if name in frame.env:
-            return frame.env[name]
+            return self.registry_view(frame.env[name], frame.world)
         if name in frame.captured:
-            return frame.captured[name]
+            return self.registry_view(frame.captured[name], frame.world)
         if self.stores_seen and (patched := patched_value(frame, frame.rel, name)) is not None:
             return patched  # a module global the test replaced
         st = self.module_state(frame.rel, frame.world)
         if name in st.env:
-            return st.env[name]
+            return self.registry_view(st.env[name], frame.world)
         ext_star: Ext | None = None
         for star in st.stars:
             if isinstance(star, ModV) and star.rel and star.rel != frame.rel:

@@ -157,8 +157,9 @@ class InertProver:
         if isinstance(v, Seq):
             return all(self.value_plain(i, world, depth + 1) for i in v.items)
         if isinstance(v, DictV):
-            return all(self.value_plain(k, world, depth + 1) and self.value_plain(i, world, depth + 1)
-                       for k, i in v.items)
+            # (a registry is filled by calls the text of its readers does not show: registries.py)
+            return v.origin is None and all(
+                self.value_plain(k, world, depth + 1) and self.value_plain(i, world, depth + 1) for k, i in v.items)
         if isinstance(v, OneOf):
             return all(self.value_plain(i, world, depth + 1) for i in v.alts)
         if isinstance(v, NNModV):  # a torch.nn module: plain like a CPU tensor, when its arguments are

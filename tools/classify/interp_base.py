@@ -127,6 +127,8 @@ class CallResult:
     self_at_yield: Value | None = None  # a generator fixture method's receiver at its yield (Frame.at_yield)
     # what a fixture set on `request.cls` / `request.instance` by the time it handed over (RequestV.cls_attrs)
     cls_attrs: tuple[tuple[str, Value], ...] = ()
+    # what the call stored into registries, in order (registries.py, Frame.registrations)
+    registrations: tuple[tuple[str, Value, Value], ...] = ()
 
 
 @dataclass
@@ -159,6 +161,8 @@ class Frame:
     # a generator fixture's receiver and `request` at each of its yields (None: not recorded): what the test
     # runs with, before the teardown after the yield changes it (CallResult.self_at_yield, CallResult.cls_attrs)
     at_yield: list[tuple[Value | None, Value | None]] | None = None
+    # entries stored into registries (registries.py) on the way: (DictV.origin, key, value); shared by branches
+    registrations: list[tuple[str, Value, Value]] = field(default_factory=list)
 
     def add(self, finding: Finding) -> None:
         if self.branch and finding.kind == SKIP and not finding.maybe:
@@ -326,6 +330,9 @@ class InterpBase:
         # lines where its top level binds each name
         self.decorator_envs: dict[tuple[str, int, tuple[int, int]], dict[str, Value]] = {}
         self.module_binds: dict[str, dict[str, int]] = {}
+        self.registry_names_memo: dict[str, frozenset[str]] = {}  # module -> registries.registry_names of its tree
+        # (DictV.origin, world) -> the entries import-time calls stored into that registry (registries.py)
+        self.registered: dict[tuple[str, int], list[tuple[Value, Value]]] = {}
 
     def decided_by_world(self, query: Callable[[str, int], object], name: str, world: int) -> object:
         """query(name, world): what a machine query or a well-known name gives in this world (NotImplemented:
@@ -364,6 +371,9 @@ class InterpBase:
         def budgeted(self, limit: int, fn: Callable[..., Any], *args: Any) -> tuple[Any, int]: ...
         def module_state(self, rel: str, world: int) -> ModuleState: ...
         def module_attr(self, rel: str, name: str, world: int, dotted: str = "") -> Value: ...
+        def module_registries(self, rel: str) -> frozenset[str]: ...
+        def registry_view(self, v: Value, world: int) -> Value: ...
+        def register(self, origin: str, key: Value, value: Value, writer: str, world: int) -> None: ...
         def ext_value(self, path: str, world: int) -> Value: ...
         def lookup(self, name: str, frame: Frame) -> Value: ...
 

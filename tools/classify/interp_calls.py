@@ -713,6 +713,11 @@ class CallsMixin(InterpBase):
             frame.add(f.prefixed(via))
         if res.stores:
             frame.env.update(res.stores)  # the shared namespaces as the call left them
+        for origin, key, value in res.registrations:  # what it stored into registries (registries.py)
+            if frame.module_env is None:
+                self.register(origin, key, value, frame.rel, frame.world)
+            else:
+                frame.registrations.append((origin, key, value))
 
     def call_function_from(self, fv: FuncV, args: list[Value], kwargs: dict[str, Value], line: int,
                            frame: Frame, site: ast.AST | None = None) -> Value:
@@ -788,7 +793,7 @@ class CallsMixin(InterpBase):
             if shared is not None:
                 res = shared[0]
                 got = CallResult(res.value, res.findings, apply_delta(fv.bound, shared[1]), res.stores, res.generated,
-                                 res.widened, res.world_dependent)
+                                 res.widened, res.world_dependent, registrations=res.registrations)
         if got is not None:
             self.world_reads += got.world_dependent
             return got
@@ -974,7 +979,7 @@ class CallsMixin(InterpBase):
                 tuple((Const(k), v) for k, v in sorted(kwargs.items()) if k not in known))
         if isinstance(node, ast.Lambda):
             value = self.ev(node.body, frame)
-            return CallResult(value, tuple(frame.findings))
+            return CallResult(value, tuple(frame.findings), registrations=tuple(frame.registrations))
         if is_generator(node) and (not node.decorator_list or self._raw_generator(fv, node)):
             frame.generated = Generated()
         fixture = not isinstance(node, ast.Lambda) and is_fixture_def(node)
@@ -998,7 +1003,7 @@ class CallsMixin(InterpBase):
                           generated=tuple(gen.items) if gen is not None and gen.exact else None,
                           cells=tuple((n, frame.env[n]) for n in sorted(cells) if n in frame.env),
                           self_at_yield=at_yield if is_objects(at_yield) else None,
-                          cls_attrs=_cls_attrs(requests))
+                          cls_attrs=_cls_attrs(requests), registrations=tuple(frame.registrations))
 
     def _raw_generator(self, fv: FuncV, node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
         """A decorated generator whose decorators are in-repo defs of its enclosing function: what they call is

@@ -448,6 +448,10 @@ class ExpressionsMixin(InterpBase):
                 if torch_constant_str(k) == torch_constant_str(idx):
                     return v
         joined = undecided_entry(obj, idx)
+        if joined is None and type(obj) is DictV and obj.origin is not None:
+            # a key a registry does not hold here: a module the analysis did not follow may store it (registries.py)
+            return Ext(DYNAMIC + step(frame.rel, n.lineno, f"{ast.unparse(n)}: a key the registry "
+                                      f"{obj.origin.rsplit('::', 1)[-1]} holds only at run time: dynamic dispatch"))
         return joined if joined is not None else UNK
 
     def ev_Slice(self, n: ast.Slice, frame: Frame) -> Value:

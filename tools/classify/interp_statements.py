@@ -9,7 +9,7 @@ import ast
 import re
 from collections.abc import Callable
 
-from tools.classify import click_model, limits, nn_modules, omegaconf_model, typer_model
+from tools.classify import click_model, limits, nn_modules, omegaconf_model, registries, typer_model
 from tools.classify.closures import enclosing_function, free_names, mutated_outer_names, shared_cells
 from tools.classify.devices import EXISTING_DEVICE, _compare, accel_device, gpu_count_of, isinstance_of, truth
 from tools.classify.evidence import GPU, IMPORTS, NVML_KEY, PROCESS_KEY, SKIP, UNKNOWN, Finding, step
@@ -113,7 +113,7 @@ class StatementsMixin(InterpBase):
     def _branch(self, frame: Frame) -> Frame:
         return Frame(frame.rel, frame.world, dict(frame.env), frame.module_env, frame.findings, frame.depth,
                      frame.returns, frame.self_name, frame.cls, frame.captured, frame.generated, True,
-                     frame.empty_defaults, frame.at_yield)
+                     frame.empty_defaults, frame.at_yield, frame.registrations)
 
     def _merge(self, frame: Frame, branches: list[tuple[Frame, bool]]) -> bool:
         live = [b for b, ended in branches if not ended]
@@ -195,9 +195,13 @@ class StatementsMixin(InterpBase):
                 elif _last_name(d) != "instantiate_parametrized_tests":
                     # a decorator that evaluates to one (`@expand()`, `@PC`); what evaluating it finds is not this
                     # module's: the class body decides that
-                    dv = self.ev(d, Frame(frame.rel, frame.world, frame.env, frame.module_env, []))
+                    scratch = Frame(frame.rel, frame.world, frame.env, frame.module_env, [])
+                    dv = self.ev(d, scratch)
                     if isinstance(dv, MarkV) and dv.name == PARAMETERIZED_CLASS:
                         self._parameterized_class(cv, list(dv.args), dict(dv.kwargs), d, frame)
+                    elif frame.module_env is None and isinstance(dv, FuncV) and self.module_registries(dv.rel):
+                        # `@register("big") class Big`: what the decorator stores into its module's registries
+                        self.call_function_from(dv, [cv], {}, d.lineno, scratch)
             return False
         if isinstance(s, ast.Return):
             frame.returns.append(self.ev(s.value, frame) if s.value is not None else Const(None))
@@ -712,7 +716,8 @@ class StatementsMixin(InterpBase):
                 cells = self.cell_names[frame.rel, pos] = shared_cells(outer, node) if outer else frozenset()
             mutated -= cells  # followed call by call instead (CallsMixin.call_function_from)
         for n in mutated:
-            if isinstance(frame.env.get(n), (Seq, DictV)):
+            cur = frame.env.get(n)
+            if isinstance(cur, (Seq, DictV)) and not (type(cur) is DictV and cur.origin):  # (registries.py)
                 # `def register(fn): CASES.append(fn)`: calls change the container here, which values (immutable)
                 # cannot follow; it is unknown from now on rather than stale (an empty list would be no cases)
                 frame.env[n] = UNK
@@ -875,6 +880,8 @@ class StatementsMixin(InterpBase):
 
     def bind(self, target: ast.expr, v: Value, frame: Frame) -> None:
         if isinstance(target, ast.Name):
+            if frame.module_env is None and type(v) is DictV and target.id in self.module_registries(frame.rel):
+                v = DictV(v.items, registries.origin_of(frame.rel, target.id))  # `MODELS = {}` (registries.py)
             frame.env[target.id] = v
             if target.id in frame.empty_defaults:
                 frame.empty_defaults -= {target.id}  # no longer the parameter's own `{}` default
@@ -941,15 +948,23 @@ class StatementsMixin(InterpBase):
                 not target.value.args and isinstance(key := self.ev(target.slice, frame), Const) and \
                 isinstance(key.value, str):
             frame.env[key.value] = v  # `globals()[f"test_{dev}"] = make(dev)` at a module's top level
+        elif isinstance(target, ast.Subscript) and (origin := self._registry_target(target.value, frame)):
+            # `MODELS[name] = cls` in a function, `registry.MODELS["x"] = X` at another module's top level
+            key, item = bounded(self.ev(target.slice, frame)), bounded(v) if _hashable(v) else UNK
+            if frame.module_env is None:
+                self.register(origin, key, item, frame.rel, frame.world)
+            else:
+                frame.registrations.append((origin, key, item))
         elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) \
                 and isinstance(frame.env.get(target.value.id), DictV):
             # `PROBLEMS[f"{name}-regression"] = (cls, 1)` in a module-level loop: the dict with that entry; with a key
             # the analysis does not know exactly, the dict is unknown (a stale copy would let `d.values()` or
-            # `d.get(k)` miss what was stored)
+            # `d.get(k)` miss what was stored); a registry keeps such an entry, and its identity (registries.py)
             d = frame.env[target.value.id]
+            assert isinstance(d, DictV)
             key = self.ev(target.slice, frame)
-            frame.env[target.value.id] = bounded(DictV(dict_items([*d.items, (key, bounded(v))]))) \
-                if isinstance(key, Const) and _hashable(v) else UNK
+            frame.env[target.value.id] = bounded(DictV(dict_items([*d.items, (key, bounded(v))]), d.origin)) \
+                if (isinstance(key, Const) or d.origin) and _hashable(v) else UNK
         elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and nn_modules.is_module(
                 frame.env.get(target.value.id)):
             frame.env[target.value.id] = nn_modules.unprintable(frame.env[target.value.id])  # `seq[0] = layer`
@@ -968,6 +983,19 @@ class StatementsMixin(InterpBase):
                 name, item = key.value, bounded(v)
                 self._update_namespace(target.value, lambda items: (*(kv for kv in items if kv[0] != name),
                                                                     (name, item)), frame)
+
+    def _registry_target(self, e: ast.expr, frame: Frame) -> str | None:
+        """The registry (DictV.origin) that `e[...] = v` stores into: a module-level registry named from a function
+        (`MODELS`, not a local), or one of another module (`registry.MODELS`). The name at its own module's top
+        level is a local of that frame (bind's dict branch)."""
+        if isinstance(e, ast.Name) and e.id not in frame.env:
+            got = self.lookup(e.id, frame)
+        elif isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and isinstance(
+                mod := self.lookup(e.value.id, frame), ModV) and mod.rel:
+            got = self.module_attr(mod.rel, e.attr, frame.world)
+        else:
+            return None
+        return got.origin if type(got) is DictV else None
 
     def _refine(self, test: ast.expr, frame: Frame) -> tuple[str, Value | None, Value | None] | None:
         """A test the analysis cannot decide, while `self` is a choice of objects (one per earlier path), a

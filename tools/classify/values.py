@@ -88,6 +88,9 @@ class Seq:
 @frozen
 class DictV:
     items: tuple[tuple[Value, Value], ...]
+    # a module-level dict that functions of its module fill (registries.py): its identity, `rel::name`; None for
+    # any other dict
+    origin: str | None = None
 
 
 @frozen

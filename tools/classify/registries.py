@@ -1,0 +1,75 @@
+"""Registries: module-level dicts that the functions of their module fill.
+
+`MODELS = {}` with `def register(name): def deco(cls): MODELS[name] = cls; ...` and `@register("big") class Big`
+elsewhere: Python fills the dict while the package imports, and a test reaches the registered class through
+`create_model("big")` (`MODELS[name]()`). Values are immutable in the interpreter, so the dict bound at the top
+level never sees what a call stores into it; a lookup of "big" finds nothing, and what `Big` does on CUDA is lost.
+
+The interpreter (interp_statements, interp_calls) therefore gives such a dict an identity (DictV.origin), records
+the entries functions store into it while they run (CallResult.registrations), and keeps the entries that calls
+made at import time into a side table read back whenever the dict is read (Interp.registry_view). Which entries
+count is decided so that the answer does not depend on which test file was analysed first: those stored while the
+registry's module, or one of the packages enclosing it, is still importing (a package's `__init__` importing its
+model modules, the idiom of model zoos), and those its own module stores. A key the dict does not hold is a
+lookup the analysis cannot decide (some module it did not follow may store it), not a KeyError.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from tools.classify.closures import mutated_outer_names
+
+# Calls that make an empty or filled dict at a module's top level (`dict()`, `collections.OrderedDict()`)
+DICT_FACTORIES = frozenset({"dict", "OrderedDict", "defaultdict"})
+
+
+def _is_dict_expr(e: ast.expr | None) -> bool:
+    if isinstance(e, ast.Dict):
+        return True
+    if isinstance(e, ast.Call):
+        f = e.func
+        name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+        return name in DICT_FACTORIES
+    return False
+
+
+def _top_level_dicts(body: list[ast.stmt], out: set[str]) -> None:
+    """Names a module's top level binds to a dict (also under top-level `if`/`try`)."""
+    for s in body:
+        if isinstance(s, ast.Assign) and _is_dict_expr(s.value):
+            out.update(t.id for t in s.targets if isinstance(t, ast.Name))
+        elif isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name) and _is_dict_expr(s.value):
+            out.add(s.target.id)
+        elif isinstance(s, ast.If):
+            _top_level_dicts(s.body, out)
+            _top_level_dicts(s.orelse, out)
+        elif isinstance(s, ast.Try):
+            for block in (s.body, s.orelse, s.finalbody, *(h.body for h in s.handlers)):
+                _top_level_dicts(block, out)
+
+
+def registry_names(tree: ast.Module) -> frozenset[str]:
+    """The module-level dicts of `tree` that one of its functions or methods changes in place (`NAME[k] = v`,
+    `NAME.update(...)`, `NAME.setdefault(...)`, or a binding under `global NAME`): syntactic, so it does not depend
+    on what the analysis follows."""
+    dicts: set[str] = set()
+    _top_level_dicts(tree.body, dicts)
+    if not dicts:
+        return frozenset()
+    filled: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            filled.update(mutated_outer_names(node) & dicts)
+            if filled == dicts:
+                break
+    return frozenset(filled)
+
+
+def origin_of(rel: str, name: str) -> str:
+    """The identity of the registry `name` of module `rel` (DictV.origin)."""
+    return f"{rel}::{name}"
+
+
+def origin_module(origin: str) -> str:
+    return origin.rsplit("::", 1)[0]
