@@ -78,8 +78,6 @@ BUILTIN_NAMES = frozenset(dir(builtins))
 TYPE_CHECKING_FLAGS = frozenset({"typing.TYPE_CHECKING", "typing_extensions.TYPE_CHECKING"})
 
 
-_DONE = ModuleState({}, [], [], done=True)  # (a module not imported yet is not importing either)
-
 # pytest hooks a conftest implements that run before the first test (pluggy calls every conftest's)
 STARTUP_HOOKS = ("pytest_configure", "pytest_sessionstart")
 
@@ -149,21 +147,25 @@ class Interp(StatementsMixin, ExpressionsMixin, ClassesMixin, CallsMixin, Extern
         return got
 
     def registry_view(self, v: Value, world: int) -> Value:
-        """A registry as it is now: the dict its module bound, with the entries import-time calls stored since."""
+        """A registry as it is now: the dict its module bound, with the entries import-time calls stored since. Read
+        for the first time, the modules that importing the registry's module runs are run first (the analysis
+        imports lazily; Python runs them all, and their top levels fill the registry: registries.py)."""
         if type(v) is not DictV or v.origin is None:
             return v
-        added = self.registered.get((v.origin, world))
+        key = (v.origin, world)
+        if key not in self.registries_loaded:
+            self.registries_loaded.add(key)
+            for m in self.source.import_time_closure(registries.origin_module(v.origin)):
+                self.module_state(m, world)
+        added = self.registered.get(key)
         return bounded(DictV(dict_items([*v.items, *added]), v.origin)) if added else v
 
     def register(self, origin: str, key: Value, value: Value, writer: str, world: int) -> None:
-        """An entry an import-time call of `writer`'s top level stored into a registry: kept while the registry's
-        module or a package enclosing it is still importing, or when its own module stores it (registries.py);
-        an entry stored later by some other module depends on which modules were analysed first, and is not kept."""
-        home = registries.origin_module(origin)
-        if writer != home and all(self.modules.get((m, world), _DONE).done
-                                  for m in (*self.source.package_inits(home), home)):
-            return
-        self.registered.setdefault((origin, world), []).append((key, bounded(value)))
+        """An entry an import-time call of `writer`'s top level stored into a registry: kept when importing the
+        registry's module runs `writer` (registry_view runs them all before the first read, so the entries do not
+        depend on which test file was analysed first); an entry another module stores is not (registries.py)."""
+        if writer in self.source.import_time_closure(registries.origin_module(origin)):
+            self.registered.setdefault((origin, world), []).append((key, bounded(value)))
 
     def startup_hook_findings(self, conftest: str, world: int) -> tuple[Finding, ...]:
         """What a conftest's `pytest_configure(config)` and `pytest_sessionstart(session)` do before any test runs

@@ -948,13 +948,16 @@ class StatementsMixin(InterpBase):
                 not target.value.args and isinstance(key := self.ev(target.slice, frame), Const) and \
                 isinstance(key.value, str):
             frame.env[key.value] = v  # `globals()[f"test_{dev}"] = make(dev)` at a module's top level
-        elif isinstance(target, ast.Subscript) and (origin := self._registry_target(target.value, frame)):
+        elif isinstance(target, ast.Subscript) and (reg := self._registry_target(target.value, frame)):
             # `MODELS[name] = cls` in a function, `registry.MODELS["x"] = X` at another module's top level
             key, item = bounded(self.ev(target.slice, frame)), bounded(v) if _hashable(v) else UNK
+            assert reg.origin is not None
             if frame.module_env is None:
-                self.register(origin, key, item, frame.rel, frame.world)
+                self.register(reg.origin, key, item, frame.rel, frame.world)
             else:
-                frame.registrations.append((origin, key, item))
+                frame.registrations.append((reg.origin, key, item))
+            if isinstance(target.value, ast.Name):  # what this code reads back (`cache[key] = v; return cache[key]`)
+                frame.env[target.value.id] = bounded(DictV(dict_items([*reg.items, (key, item)]), reg.origin))
         elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) \
                 and isinstance(frame.env.get(target.value.id), DictV):
             # `PROBLEMS[f"{name}-regression"] = (cls, 1)` in a module-level loop: the dict with that entry; with a key
@@ -984,18 +987,21 @@ class StatementsMixin(InterpBase):
                 self._update_namespace(target.value, lambda items: (*(kv for kv in items if kv[0] != name),
                                                                     (name, item)), frame)
 
-    def _registry_target(self, e: ast.expr, frame: Frame) -> str | None:
-        """The registry (DictV.origin) that `e[...] = v` stores into: a module-level registry named from a function
-        (`MODELS`, not a local), or one of another module (`registry.MODELS`). The name at its own module's top
-        level is a local of that frame (bind's dict branch)."""
-        if isinstance(e, ast.Name) and e.id not in frame.env:
+    def _registry_target(self, e: ast.expr, frame: Frame) -> DictV | None:
+        """The registry (registries.py) that `e[...] = v` stores into, as the code sees it: a module-level registry
+        named from a function (`MODELS`) or from another module (`registry.MODELS`, or imported by name). At its
+        own module's top level the name is that module's variable (bind's dict branch)."""
+        if isinstance(e, ast.Name):
             got = self.lookup(e.id, frame)
         elif isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and isinstance(
                 mod := self.lookup(e.value.id, frame), ModV) and mod.rel:
             got = self.module_attr(mod.rel, e.attr, frame.world)
         else:
             return None
-        return got.origin if type(got) is DictV else None
+        if type(got) is not DictV or got.origin is None or frame.module_env is None and isinstance(
+                e, ast.Name) and registries.origin_module(got.origin) == frame.rel:
+            return None
+        return got
 
     def _refine(self, test: ast.expr, frame: Frame) -> tuple[str, Value | None, Value | None] | None:
         """A test the analysis cannot decide, while `self` is a choice of objects (one per earlier path), a

@@ -53,6 +53,7 @@ class Sources:
         self.read_from_disk: list[str] = []  # modules not in `sources`, read when first needed
         self.source_lines: dict[str, list[bytes] | None] = {}
         self.closures: dict[str, frozenset[str]] = {}
+        self.import_time: dict[str, tuple[str, ...]] = {}  # module -> import_time_closure
         # data files (datafiles.py) read by the analysis: (bytes or None, state) per file, and per module the
         # files its code read (a dependency of every result that depends on the module)
         self.data: dict[str, tuple[bytes | None, str]] = {}
@@ -217,6 +218,27 @@ class Sources:
         self.closures[rel] = result
         return result
 
+    def import_time_closure(self, rel: str) -> tuple[str, ...]:
+        """The in-repo modules that importing `rel` runs: its packages' `__init__` files, itself, and what their
+        top levels import, transitively (imports inside functions do not run at import; sorted)."""
+        got = self.import_time.get(rel)
+        if got is not None:
+            return got
+        start = (*self.index.package_inits(rel), rel)
+        seen = set(start)
+        todo = list(start)
+        while todo:
+            f = todo.pop()
+            for spec in self.module(f).imports:
+                if not spec.toplevel or spec.level == 0 and spec.module.split(".", 1)[0] in EXCLUDED_ROOTS:
+                    continue
+                for d in self.index.dep_files(spec, f):
+                    if d not in seen:
+                        seen.add(d)
+                        todo.append(d)
+        got = self.import_time[rel] = tuple(sorted(seen))
+        return got
+
     def imports_torch(self, rel: str) -> bool:
         """Whether running `rel` imports torch: any torch import in rel itself (test and fixture bodies
         run), and the imports that run at import time (not inside functions) of the modules it loads."""
@@ -241,8 +263,12 @@ class Sources:
 
 
     def file_deps(self, rel: str) -> list[str]:
-        """The files rel's result depends on: its import closure and its conftests' (sorted)."""
-        return sorted(set().union(self.closure(rel), *(self.closure(c) for c in self.index.conftests_for(rel))))
+        """The files rel's result depends on: its import closure and its conftests', with what the `__init__` of
+        every package on the way imports (Python runs them first, and so does the analysis; a registry is filled
+        there: registries.py) (sorted)."""
+        base = set().union(self.closure(rel), *(self.closure(c) for c in self.index.conftests_for(rel)))
+        inits = {i for m in base for i in self.index.package_inits(m)} - base
+        return sorted(base.union(*(self.closure(i) for i in sorted(inits))))
 
     # -- data files --------------------------------------------------------------------------------
     def data_file(self, rel: str, reader: str) -> bytes | None:

@@ -65,8 +65,8 @@ def test_x(a, b):
 
 
 def test_empty_dict_default_is_empty_but_a_registry_is_not(tmp_path: Path, collect_in) -> None:
-    """A parameter's `{}` default has no keys; a module-level `{}` that a decorator fills stays unknown (the
-    analysis does not follow stores into it), so its cases keep a function key instead of a wrong empty list."""
+    """A parameter's `{}` default has no keys; a module-level `{}` that a decorator fills is a registry whose
+    entries the import stores (registries.py), so its cases get pytest's ids instead of a wrong empty list."""
     root = _write(tmp_path, REGISTRY_PRELUDE + '''
 
 def cases(extra={}):
@@ -83,7 +83,8 @@ def test_registry(name):
     pass
 ''')
     assert collect_in(root, "test_x.py")[0] == {"test_x.py::test_default[base]", "test_x.py::test_registry[double]"}
-    assert _keys(root, "test_x.py") == {"test_x.py::test_default[base]": "cpu", "test_x.py::test_registry": "cpu"}
+    assert _keys(root, "test_x.py") == {"test_x.py::test_default[base]": "cpu",
+                                        "test_x.py::test_registry[double]": "cpu"}
 
 
 def test_src_layout_with_a_src_init_resolves_the_installed_package(tmp_path: Path) -> None:
@@ -257,7 +258,7 @@ def test_rebound(name):
     pass
 ''')
     assert collect_in(root, "test_x.py")[0] == {"test_x.py::test_rebound[base]", "test_x.py::test_rebound[double]"}
-    assert _keys(root, "test_x.py") == {"test_x.py::test_rebound": "cpu"}
+    assert _keys(root, "test_x.py") == {"test_x.py::test_rebound[base]": "cpu", "test_x.py::test_rebound[double]": "cpu"}
 
 
 def test_case_that_exists_only_with_an_accelerator_names_no_particular_one(tmp_path: Path) -> None:
