@@ -126,6 +126,8 @@ class Interp(StatementsMixin, ExpressionsMixin, ClassesMixin, CallsMixin, Extern
         st = ModuleState({}, [], [], reads_at_start=self.world_reads)
         self.modules[key] = st
         parsed = self.source.module(rel)
+        if registries.fills_on_subclass(parsed.defs.values()):
+            self.subclass_registrars.add(rel)
         if parsed.tree is not None:
             frame = Frame(rel, world, st.env, None, st.findings)
             try:

@@ -335,6 +335,7 @@ class InterpBase:
         # (DictV.origin, world) -> the entries import-time calls stored into that registry (registries.py)
         self.registered: dict[tuple[str, int], list[tuple[Value, Value]]] = {}
         self.registries_loaded: set[tuple[str, int]] = set()  # (DictV.origin, world): its writers were run
+        self.subclass_registrars: set[str] = set()  # modules with an `__init_subclass__` that fills a registry
 
     def decided_by_world(self, query: Callable[[str, int], object], name: str, world: int) -> object:
         """query(name, world): what a machine query or a well-known name gives in this world (NotImplemented:

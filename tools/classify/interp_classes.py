@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ast
 
-from tools.classify import limits, nn_modules
+from tools.classify import limits, nn_modules, registries
 from tools.classify.dataclass_fields import (
     PYDANTIC_BASES,
     GeneratedInit,
@@ -23,6 +23,7 @@ from tools.classify.values import (
     UNRESOLVED,
     ClassV,
     Const,
+    DictV,
     EnumV,
     Ext,
     FuncV,
@@ -165,6 +166,11 @@ class ClassesMixin(InterpBase):
                     except (RecursionError, BudgetExceeded):
                         pass
         env.update(self.class_overrides.get(cls, ()))
+        if cls.pos[1] == 0:  # a top-level class's dicts a function stores into: registries (registries.py)
+            filled = self.module_registries(cls.rel)
+            for name, v in env.items():
+                if type(v) is DictV and f"{cls.name}.{name}" in filled:
+                    env[name] = DictV(v.items, registries.origin_of(cls.rel, f"{cls.name}.{name}"))
         self.class_findings[key] = tuple(found)
         self.body_reads_world[key] = self.world_reads != before
         return env

@@ -569,7 +569,7 @@ class ExpressionsMixin(InterpBase):
             # `self.device` of a tensor subclass (`_make_wrapper_subclass(cls, ..., device=elem.device)`): the
             # device of a tensor that exists
             return EXISTING_DEVICE
-        return self.getattr_v(obj, n.attr, frame, n)
+        return self.registry_view(self.getattr_v(obj, n.attr, frame, n), frame.world)  # (`Base.registry`)
 
     def _is_tensor(self, obj: Inst, frame: Frame) -> bool:
         """Whether obj's class derives from torch.Tensor (or nn.Parameter) and does not define `device`."""

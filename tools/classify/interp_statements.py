@@ -202,6 +202,8 @@ class StatementsMixin(InterpBase):
                     elif frame.module_env is None and isinstance(dv, FuncV) and self.module_registries(dv.rel):
                         # `@register("big") class Big`: what the decorator stores into its module's registries
                         self.call_function_from(dv, [cv], {}, d.lineno, scratch)
+            if frame.module_env is None and s.bases and self.subclass_registrars:
+                self.init_subclass(cv, s, frame)
             return False
         if isinstance(s, ast.Return):
             frame.returns.append(self.ev(s.value, frame) if s.value is not None else Const(None))
@@ -987,6 +989,20 @@ class StatementsMixin(InterpBase):
                 self._update_namespace(target.value, lambda items: (*(kv for kv in items if kv[0] != name),
                                                                     (name, item)), frame)
 
+    def init_subclass(self, cv: ClassV, s: ast.ClassDef, frame: Frame) -> None:
+        """A class statement at a module's top level whose base defines `__init_subclass__` that fills a registry
+        (`Base.registry[cls.__name__.lower()] = cls`): Python runs it on the new class, with the statement's
+        keywords; what it stores is kept (registries.py), what else it finds is the class body's business."""
+        for base in self.mro(cv, frame.world)[1:]:
+            if isinstance(base, ClassV) and base.rel in self.subclass_registrars:
+                hook = self.class_body(base, frame.world).get("__init_subclass__")
+                if isinstance(hook, FuncV):
+                    scratch = Frame(frame.rel, frame.world, frame.env, None, [])
+                    kwargs = {k.arg: self.ev(k.value, scratch) for k in s.keywords if k.arg and k.arg != "metaclass"}
+                    self.call_function_from(FuncV(hook.rel, hook.pos, hook.name, bound=cv, captured=hook.captured,
+                                                  cls=hook.cls), [], kwargs, s.lineno, scratch)
+                    return
+
     def _registry_target(self, e: ast.expr, frame: Frame) -> DictV | None:
         """The registry (registries.py) that `e[...] = v` stores into, as the code sees it: a module-level registry
         named from a function (`MODELS`) or from another module (`registry.MODELS`, or imported by name). At its
@@ -994,8 +1010,11 @@ class StatementsMixin(InterpBase):
         if isinstance(e, ast.Name):
             got = self.lookup(e.id, frame)
         elif isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and isinstance(
-                mod := self.lookup(e.value.id, frame), ModV) and mod.rel:
-            got = self.module_attr(mod.rel, e.attr, frame.world)
+                owner := self.lookup(e.value.id, frame), (ModV, ClassV)):
+            # (`Base.registry[...]`, `cls.registry[...]`: a class attribute; an object's may run a property)
+            got = self.module_attr(owner.rel, e.attr, frame.world) if isinstance(owner, ModV) and owner.rel else \
+                self.registry_view(self.getattr_v(owner, e.attr, frame, e), frame.world) if isinstance(
+                    owner, ClassV) else None
         else:
             return None
         if type(got) is not DictV or got.origin is None or frame.module_env is None and isinstance(

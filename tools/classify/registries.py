@@ -17,6 +17,7 @@ lookup the analysis cannot decide (some module it did not follow may store it), 
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterable
 
 from tools.classify.closures import mutated_outer_names
 
@@ -49,21 +50,48 @@ def _top_level_dicts(body: list[ast.stmt], out: set[str]) -> None:
                 _top_level_dicts(block, out)
 
 
+def _class_dicts(tree: ast.Module) -> dict[str, set[str]]:
+    """Attribute name -> the top-level classes whose bodies bind it to a dict (`registry = {}`)."""
+    out: dict[str, set[str]] = {}
+    for c in tree.body:
+        if isinstance(c, ast.ClassDef):
+            names: set[str] = set()
+            _top_level_dicts(c.body, names)
+            for n in names:
+                out.setdefault(n, set()).add(c.name)
+    return out
+
+
+def _stored_attributes(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """Attributes whose dict a function stores into: `X.attr[k] = v` (`Base.registry[...]`, `cls.registry[...]`)."""
+    return {n.value.attr for n in ast.walk(fn) if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store)
+            and isinstance(n.value, ast.Attribute) and isinstance(n.value.value, ast.Name)}
+
+
 def registry_names(tree: ast.Module) -> frozenset[str]:
     """The module-level dicts of `tree` that one of its functions or methods changes in place (`NAME[k] = v`,
-    `NAME.update(...)`, `NAME.setdefault(...)`, or a binding under `global NAME`): syntactic, so it does not depend
-    on what the analysis follows."""
+    `NAME.update(...)`, `NAME.setdefault(...)`, or a binding under `global NAME`), and the dicts of its top-level
+    classes a function stores into by attribute (`Base.registry[key] = cls` in `__init_subclass__`), as
+    `Class.attr`: syntactic, so it does not depend on what the analysis follows."""
     dicts: set[str] = set()
     _top_level_dicts(tree.body, dicts)
-    if not dicts:
+    class_dicts = _class_dicts(tree)
+    if not dicts and not class_dicts:
         return frozenset()
     filled: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             filled.update(mutated_outer_names(node) & dicts)
-            if filled == dicts:
-                break
+            for attr in _stored_attributes(node) & class_dicts.keys() if class_dicts else ():
+                filled.update(f"{c}.{attr}" for c in class_dicts[attr])
     return frozenset(filled)
+
+
+def fills_on_subclass(defs: Iterable[ast.AST]) -> bool:
+    """Whether one of a module's defs is an `__init_subclass__` that stores into a dict (a subclass registry):
+    only then does defining a subclass need running it (StatementsMixin.init_subclass)."""
+    return any(isinstance(d, ast.FunctionDef) and d.name == "__init_subclass__" and any(
+        isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store) for n in ast.walk(d)) for d in defs)
 
 
 def origin_of(rel: str, name: str) -> str:
