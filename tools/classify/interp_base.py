@@ -336,6 +336,7 @@ class InterpBase:
         self.registered: dict[tuple[str, int], list[tuple[Value, Value]]] = {}
         self.registries_loaded: set[tuple[str, int]] = set()  # (DictV.origin, world): its writers were run
         self.subclass_registrars: set[str] = set()  # modules with an `__init_subclass__` that fills a registry
+        self.self_filled: dict[ClassV, frozenset[str]] = {}  # class -> registries.self_filled_attributes
 
     def decided_by_world(self, query: Callable[[str, int], object], name: str, world: int) -> object:
         """query(name, world): what a machine query or a well-known name gives in this world (NotImplemented:

@@ -884,6 +884,8 @@ class StatementsMixin(InterpBase):
         if isinstance(target, ast.Name):
             if frame.module_env is None and type(v) is DictV and target.id in self.module_registries(frame.rel):
                 v = DictV(v.items, registries.origin_of(frame.rel, target.id))  # `MODELS = {}` (registries.py)
+            elif frame.module_env is None and isinstance(v, Inst) and v.attrs:
+                v = self._registry_object(v, target.id, frame)
             frame.env[target.id] = v
             if target.id in frame.empty_defaults:
                 frame.empty_defaults -= {target.id}  # no longer the parameter's own `{}` default
@@ -958,8 +960,13 @@ class StatementsMixin(InterpBase):
                 self.register(reg.origin, key, item, frame.rel, frame.world)
             else:
                 frame.registrations.append((reg.origin, key, item))
-            if isinstance(target.value, ast.Name):  # what this code reads back (`cache[key] = v; return cache[key]`)
-                frame.env[target.value.id] = bounded(DictV(dict_items([*reg.items, (key, item)]), reg.origin))
+            # what this code reads back (`cache[key] = v; return cache[key]`, `self._cache[key] = v` likewise)
+            filled = bounded(DictV(dict_items([*reg.items, (key, item)]), reg.origin))
+            if isinstance(target.value, ast.Name):
+                frame.env[target.value.id] = filled
+            elif isinstance(target.value, ast.Attribute) and isinstance(target.value.value, ast.Name) and isinstance(
+                    owner := frame.env.get(target.value.value.id), Inst):
+                frame.env[target.value.value.id] = bounded(owner.with_attr(target.value.attr, filled))
         elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) \
                 and isinstance(frame.env.get(target.value.id), DictV):
             # `PROBLEMS[f"{name}-regression"] = (cls, 1)` in a module-level loop: the dict with that entry; with a key
@@ -1003,6 +1010,23 @@ class StatementsMixin(InterpBase):
                                                   cls=hook.cls), [], kwargs, s.lineno, scratch)
                     return
 
+    def _registry_object(self, obj: Inst, name: str, frame: Frame) -> Inst:
+        """`MODELS = Registry("models")` at a module's top level, where Registry's methods store into a dict of
+        theirs (`self._module_dict[key] = cls`): that dict is a registry of this module (registries.py)."""
+        filled: set[str] = set()
+        for c in self.mro(obj.cls, frame.world):
+            if isinstance(c, ClassV):
+                got = self.self_filled.get(c)
+                if got is None:
+                    node = self.class_node(c)
+                    got = self.self_filled[c] = registries.self_filled_attributes(node) if node else frozenset()
+                filled |= got
+        for attr in sorted(filled):
+            d = obj.attr(attr)
+            if type(d) is DictV and d.origin is None:
+                obj = obj.with_attr(attr, DictV(d.items, registries.origin_of(frame.rel, f"{name}.{attr}")))
+        return obj
+
     def _registry_target(self, e: ast.expr, frame: Frame) -> DictV | None:
         """The registry (registries.py) that `e[...] = v` stores into, as the code sees it: a module-level registry
         named from a function (`MODELS`) or from another module (`registry.MODELS`, or imported by name). At its
@@ -1010,11 +1034,13 @@ class StatementsMixin(InterpBase):
         if isinstance(e, ast.Name):
             got = self.lookup(e.id, frame)
         elif isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and isinstance(
-                owner := self.lookup(e.value.id, frame), (ModV, ClassV)):
-            # (`Base.registry[...]`, `cls.registry[...]`: a class attribute; an object's may run a property)
+                owner := self.lookup(e.value.id, frame), (ModV, ClassV, Inst)):
+            # (`Base.registry[...]`, `cls.registry[...]`: a class attribute; `self._module_dict[...]`: an object's
+            # own, never a property's)
             got = self.module_attr(owner.rel, e.attr, frame.world) if isinstance(owner, ModV) and owner.rel else \
                 self.registry_view(self.getattr_v(owner, e.attr, frame, e), frame.world) if isinstance(
-                    owner, ClassV) else None
+                    owner, ClassV) else self.registry_view(owner.attr(e.attr), frame.world) if isinstance(
+                    owner, Inst) else None
         else:
             return None
         if type(got) is not DictV or got.origin is None or frame.module_env is None and isinstance(

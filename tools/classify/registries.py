@@ -87,6 +87,20 @@ def registry_names(tree: ast.Module) -> frozenset[str]:
     return frozenset(filled)
 
 
+def self_filled_attributes(cls: ast.ClassDef) -> frozenset[str]:
+    """Attributes whose dict a class's methods store into through their first parameter (`self._module_dict[key] =
+    module`, a registry object's): one instance bound at a module's top level (`MODELS = Registry("models")`) is
+    then a registry of that module, under the name it is bound to."""
+    out: set[str] = set()
+    for fn in cls.body:
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and fn.args.args:
+            me = fn.args.args[0].arg
+            out.update(n.value.attr for n in ast.walk(fn) if isinstance(n, ast.Subscript) and isinstance(
+                n.ctx, ast.Store) and isinstance(n.value, ast.Attribute) and isinstance(n.value.value, ast.Name)
+                and n.value.value.id == me)
+    return frozenset(out)
+
+
 def fills_on_subclass(defs: Iterable[ast.AST]) -> bool:
     """Whether one of a module's defs is an `__init_subclass__` that stores into a dict (a subclass registry):
     only then does defining a subclass need running it (StatementsMixin.init_subclass)."""
