@@ -150,23 +150,46 @@ class Interp(StatementsMixin, ExpressionsMixin, ClassesMixin, CallsMixin, Extern
 
     def registry_view(self, v: Value, world: int) -> Value:
         """A registry as it is now: the dict its module bound, with the entries import-time calls stored since. Read
-        for the first time, the modules that importing the registry's module runs are run first (the analysis
-        imports lazily; Python runs them all, and their top levels fill the registry: registries.py)."""
+        for the first time, the modules that may fill it are run first (the analysis imports lazily; Python has run
+        them by the time a test runs: registries.py)."""
         if type(v) is not DictV or v.origin is None:
             return v
         key = (v.origin, world)
-        if key not in self.registries_loaded:
+        if key not in self.registries_loaded and self._imported(registries.origin_module(v.origin), world):
+            # (not while its module is still importing: a writer importing it would see it half-run, and keep that)
             self.registries_loaded.add(key)
-            for m in self.source.import_time_closure(registries.origin_module(v.origin)):
+            for m in sorted(self.writers_of(v.origin)[0]):
                 self.module_state(m, world)
         added = self.registered.get(key)
         return bounded(DictV(dict_items([*v.items, *added]), v.origin)) if added else v
 
+    def _imported(self, rel: str, world: int) -> bool:
+        """Whether `rel` and the packages enclosing it have finished importing in this world."""
+        for m in (*self.source.package_inits(rel), rel):
+            st = self.modules.get((m, world))
+            if st is None or not st.done:
+                return False
+        return True
+
+    def writers_of(self, origin: str) -> tuple[frozenset[str], bool]:
+        """The modules whose import fills a registry: what importing its module runs, and the library modules
+        importing that module by name to call what fills it; and whether a test module or conftest may store into it
+        too (registries.py)."""
+        got = self.registry_writers.get(origin)
+        if got is None:
+            home, root = registries.origin_module(origin), registries.origin_root(origin)
+            tree = self.source.module(home).tree
+            names = (root, *registries.registering_functions(tree, root)) if tree is not None else (root,)
+            library, tests = self.source.registering_importers(home, names)
+            got = self.registry_writers[origin] = (frozenset((*self.source.import_time_closure(home), *library)),
+                                                  bool(tests))
+        return got
+
     def register(self, origin: str, key: Value, value: Value, writer: str, world: int) -> None:
-        """An entry an import-time call of `writer`'s top level stored into a registry: kept when importing the
-        registry's module runs `writer` (registry_view runs them all before the first read, so the entries do not
-        depend on which test file was analysed first); an entry another module stores is not (registries.py)."""
-        if writer in self.source.import_time_closure(registries.origin_module(origin)):
+        """An entry an import-time call of `writer`'s top level stored into a registry: kept when `writer` is one of
+        the registry's writers (registry_view runs them all before the first read, so the entries do not depend on
+        which test file was analysed first); an entry another module stores is not (registries.py)."""
+        if writer in self.writers_of(origin)[0]:
             self.registered.setdefault((origin, world), []).append((key, bounded(value)))
 
     def startup_hook_findings(self, conftest: str, world: int) -> tuple[Finding, ...]:

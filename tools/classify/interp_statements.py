@@ -90,6 +90,13 @@ from tools.classify.values import (
 MAX_UNROLL = 256  # iterations of a container-filling loop run one by one (linear: each runs the body once)
 
 
+
+def _holds_registry_object(fv: FuncV) -> bool:
+    """A method of, or a closure over, an object holding a registry (`MODELS.register_module()`'s inner function)."""
+    return any(isinstance(v, Inst) and any(type(a) is DictV and a.origin for _, a in v.attrs)
+               for v in (fv.bound, *(x for _, x in fv.captured)))
+
+
 class StatementsMixin(InterpBase):
     """Statements; a part of dataflow.Interp."""
 
@@ -199,8 +206,10 @@ class StatementsMixin(InterpBase):
                     dv = self.ev(d, scratch)
                     if isinstance(dv, MarkV) and dv.name == PARAMETERIZED_CLASS:
                         self._parameterized_class(cv, list(dv.args), dict(dv.kwargs), d, frame)
-                    elif frame.module_env is None and isinstance(dv, FuncV) and self.module_registries(dv.rel):
-                        # `@register("big") class Big`: what the decorator stores into its module's registries
+                    elif frame.module_env is None and isinstance(dv, FuncV) and (
+                            self.module_registries(dv.rel) or _holds_registry_object(dv)):
+                        # `@register("big") class Big`, `@MODELS.register_module() class Big`: what the decorator
+                        # stores into registries (registries.py)
                         self.call_function_from(dv, [cv], {}, d.lineno, scratch)
             if frame.module_env is None and s.bases and self.subclass_registrars:
                 self.init_subclass(cv, s, frame)

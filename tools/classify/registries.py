@@ -108,6 +108,38 @@ def fills_on_subclass(defs: Iterable[ast.AST]) -> bool:
         isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store) for n in ast.walk(d)) for d in defs)
 
 
+def registering_functions(tree: ast.Module, name: str) -> tuple[str, ...]:
+    """The top-level functions and classes of a module that store into its registry `name` (`MODELS`, `Base` of
+    `Base.registry`) anywhere in their code: the names a module filling the registry calls (`@register_model`)."""
+    out = []
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and any(
+                isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store) and _root_name(n.value) == name
+                for n in ast.walk(node)):
+            out.append(node.name)
+    return tuple(sorted(out))
+
+
+def may_store(tree: ast.Module, root: str, functions: tuple[str, ...]) -> bool:
+    """Whether a module's code may store into the registry hanging from `root`: a subscript store under that name,
+    a call of one of the `functions` that fill it, or of a method of `root` (`MODELS.register_module()`)."""
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store) and _root_name(n.value) == root:
+            return True
+        if isinstance(n, ast.Call):
+            f = n.func
+            if isinstance(f, ast.Name) and f.id in functions or isinstance(f, ast.Attribute) and (
+                    f.attr in functions or _root_name(f) == root):
+                return True
+    return False
+
+
+def _root_name(e: ast.expr) -> str | None:
+    while isinstance(e, ast.Attribute):
+        e = e.value
+    return e.id if isinstance(e, ast.Name) else None
+
+
 def origin_of(rel: str, name: str) -> str:
     """The identity of the registry `name` of module `rel` (DictV.origin)."""
     return f"{rel}::{name}"
@@ -115,3 +147,9 @@ def origin_of(rel: str, name: str) -> str:
 
 def origin_module(origin: str) -> str:
     return origin.rsplit("::", 1)[0]
+
+
+def origin_root(origin: str) -> str:
+    """The module-level name a registry hangs from (`MODELS`, `Base` of `Base.registry`, `MODELS` of
+    `MODELS._module_dict`)."""
+    return origin.rsplit("::", 1)[1].split(".", 1)[0]

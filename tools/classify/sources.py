@@ -10,6 +10,7 @@ import ast
 from pathlib import Path
 
 from tools.bounded_read import MAX_FILE_BYTES, read_source
+from tools.classify import registries
 from tools.classify.datafiles import read_data
 from tools.classify.installed import (
     InstalledIndex,
@@ -24,6 +25,7 @@ from tools.classify.modules import (
     ParsedModule,
     RepoIndex,
     digest_of,
+    is_test_file,
     is_torch_module,
     parse_source,
     scan_module,
@@ -54,6 +56,7 @@ class Sources:
         self.source_lines: dict[str, list[bytes] | None] = {}
         self.closures: dict[str, frozenset[str]] = {}
         self.import_time: dict[str, tuple[str, ...]] = {}  # module -> import_time_closure
+        self.importers: dict[tuple[str, tuple[str, ...]], tuple[str, ...]] = {}  # registering_importers
         # data files (datafiles.py) read by the analysis: (bytes or None, state) per file, and per module the
         # files its code read (a dependency of every result that depends on the module)
         self.data: dict[str, tuple[bytes | None, str]] = {}
@@ -237,6 +240,42 @@ class Sources:
                         seen.add(d)
                         todo.append(d)
         got = self.import_time[rel] = tuple(sorted(seen))
+        return got
+
+    def registering_importers(self, home: str, names: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The repository modules besides `home` whose top level imports it and whose text names one of `names` (a
+        registry of home, or a function of home that stores into one): what fills home's registries when pytest
+        imports them (registries.py). Two lists: library modules, which the analysis runs whoever imports them, and
+        test modules and conftests, which store in an order (which ran first). A library module found is recorded as
+        a dependency of code in home (a file that starts importing home is not: it changes no file the result already
+        depends on). Every file of the repository is read once per run and home, parsed only when it names both home
+        and one of `names` (`names[0]`: the registry's own name, registries.origin_root; a test module counts when its
+        code may store into it, registries.may_store)."""
+        key = (home, names)
+        got = self.importers.get(key)
+        if got is not None:
+            return got
+        parts = home.removesuffix(".py").split("/")
+        word = (parts[-2] if parts[-1] == "__init__" and len(parts) > 1 else parts[-1]).encode()
+        wanted = [n.encode() for n in names]
+        library: list[str] = []
+        tests: list[str] = []
+        for f in self.index.files:
+            if f == home or is_installed(f):
+                continue
+            data = self.sources.get(f) or read_source(self.root, f, self.max_file_bytes)[0]
+            if data is None or word not in data or not any(w in data for w in wanted):
+                continue
+            pm = self.module(f)
+            if any(spec.toplevel and home in self.index.dep_files(spec, f) for spec in pm.imports):
+                name = f.rsplit("/", 1)[-1]
+                if is_test_file(name) or name == "conftest.py":
+                    if pm.tree is not None and registries.may_store(pm.tree, names[0], names[1:]):
+                        tests.append(f)
+                else:
+                    library.append(f)
+                    self.data_file(f, home)
+        got = self.importers[key] = (tuple(library), tuple(tests))
         return got
 
     def imports_torch(self, rel: str) -> bool:
