@@ -51,7 +51,7 @@ from tools.classify.interp_statements import StatementsMixin
 from tools.classify.interp_torch import TorchMixin
 from tools.classify.test_state import patched_value
 from tools.classify.values import UNRESOLVED as UNK
-from tools.classify.values import Const, DictV, Ext, FuncV, ModV, Unresolved, Value, bounded, dict_items
+from tools.classify.values import Const, DictV, Ext, FuncV, ModV, Unresolved, Value, bounded, extended
 
 # The numbers the standard library, numpy and torch name: their values (one NaN object, so that equal constants
 # compare equal)
@@ -161,7 +161,15 @@ class Interp(StatementsMixin, ExpressionsMixin, ClassesMixin, CallsMixin, Extern
             for m in sorted(self.writers_of(v.origin)[0]):
                 self.module_state(m, world)
         added = self.registered.get(key)
-        return bounded(DictV(dict_items([*v.items, *added]), v.origin)) if added else v
+        if not added:
+            return v
+        cached = self.registry_views.get(key)
+        if cached is not None and cached[0] is v and cached[1] == len(added):
+            return cached[2]
+        grown = cached is not None and cached[0] is v and isinstance(cached[2], DictV)
+        view = extended(cached[2], added[cached[1]:]) if grown else extended(v, added)  # type: ignore[index,arg-type]
+        self.registry_views[key] = (v, len(added), view)
+        return view
 
     def _imported(self, rel: str, world: int) -> bool:
         """Whether `rel` and the packages enclosing it have finished importing in this world."""

@@ -336,6 +336,8 @@ class InterpBase:
         # (DictV.origin, world) -> the entries import-time calls stored into that registry (registries.py)
         self.registered: dict[tuple[str, int], list[tuple[Value, Value]]] = {}
         self.registries_loaded: set[tuple[str, int]] = set()  # (DictV.origin, world): its writers were run
+        # (DictV.origin, world) -> the last view of it: (the dict it was made from, how many entries, the view)
+        self.registry_views: dict[tuple[str, int], tuple[DictV, int, Value]] = {}
         # DictV.origin -> the modules whose import fills it, and whether a test module or conftest may store into it
         self.registry_writers: dict[str, tuple[frozenset[str], bool]] = {}
         self.subclass_registrars: set[str] = set()  # modules with an `__init_subclass__` that fills a registry

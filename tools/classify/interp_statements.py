@@ -1037,19 +1037,19 @@ class StatementsMixin(InterpBase):
         return obj
 
     def _registry_target(self, e: ast.expr, frame: Frame) -> DictV | None:
-        """The registry (registries.py) that `e[...] = v` stores into, as the code sees it: a module-level registry
-        named from a function (`MODELS`) or from another module (`registry.MODELS`, or imported by name). At its
-        own module's top level the name is that module's variable (bind's dict branch)."""
+        """The registry (registries.py) that `e[...] = v` stores into, as bound (without the entries stored since: a
+        store needs only its identity): a module-level registry named from a function (`MODELS`) or from another
+        module (`registry.MODELS`, or imported by name), a class's (`Base.registry`, `cls.registry`), an object's
+        own (`self._module_dict`, never a property's). At its own module's top level the name is that module's
+        variable (bind's dict branch)."""
         if isinstance(e, ast.Name):
-            got = self.lookup(e.id, frame)
+            got = frame.env.get(e.id) or frame.captured.get(e.id) or self.module_state(frame.rel, frame.world).env.get(
+                e.id)
         elif isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and isinstance(
                 owner := self.lookup(e.value.id, frame), (ModV, ClassV, Inst)):
-            # (`Base.registry[...]`, `cls.registry[...]`: a class attribute; `self._module_dict[...]`: an object's
-            # own, never a property's)
-            got = self.module_attr(owner.rel, e.attr, frame.world) if isinstance(owner, ModV) and owner.rel else \
-                self.registry_view(self.getattr_v(owner, e.attr, frame, e), frame.world) if isinstance(
-                    owner, ClassV) else self.registry_view(owner.attr(e.attr), frame.world) if isinstance(
-                    owner, Inst) else None
+            got = self.module_state(owner.rel, frame.world).env.get(e.attr) if isinstance(owner, ModV) and \
+                owner.rel else self.getattr_v(owner, e.attr, frame, e) if isinstance(owner, ClassV) else \
+                owner.attr(e.attr) if isinstance(owner, Inst) else None
         else:
             return None
         if type(got) is not DictV or got.origin is None or frame.module_env is None and isinstance(

@@ -579,6 +579,34 @@ def dict_items(pairs: Iterable[tuple[Value, Value]]) -> tuple[tuple[Value, Value
     return tuple(items)
 
 
+def extended(d: DictV, pairs: Iterable[tuple[Value, Value]]) -> Value:
+    """dict_items(d.items + pairs) as a DictV with d's origin, bounded: in time linear in the pairs (and one copy of
+    d's entries), the index of its constant keys and its size carried from d to the result instead of recomputed.
+    A registry grows by an entry per call at import and is read between calls (timm's `register_model` asks
+    `name in _model_entrypoints` for each of its 1,000 models: recomputed, building the views took 2.5 of 20 s)."""
+    items = list(d.items)
+    where: dict[Value, int] | None = d.__dict__.get("_where")
+    where = {k: i for i, (k, _) in enumerate(items) if isinstance(k, Const)} if where is None else dict(where)
+    nodes, depth = size_of(d)
+    for key, value in pairs:
+        at = where.get(key) if isinstance(key, Const) else None
+        if at is not None:
+            items[at] = (key, value)  # (the size keeps the replaced entry's: an overestimate, never under)
+        else:
+            if isinstance(key, Const):
+                where[key] = len(items)
+            items.append((key, value))
+        for part in (key, value):
+            n, dep = size_of(part)
+            nodes, depth = nodes + n, max(depth, dep + 1)
+    if nodes > MAX_VALUE_NODES or depth > MAX_VALUE_DEPTH:
+        return UNRESOLVED
+    out = DictV(tuple(items), d.origin)
+    out.__dict__["_where"] = where  # (a frozen value: its __dict__ directly, like size_of's cache)
+    out.__dict__["_size"] = (nodes, depth)
+    return out
+
+
 def decided_key(v: Value) -> bool:
     """Whether `v` is one definite key: a constant, an in-repo class or function, an enum member, an external
     name. Anything else (unknown, a choice of values) may select any entry."""
