@@ -258,7 +258,8 @@ def test_rebound(name):
     pass
 ''')
     assert collect_in(root, "test_x.py")[0] == {"test_x.py::test_rebound[base]", "test_x.py::test_rebound[double]"}
-    assert _keys(root, "test_x.py") == {"test_x.py::test_rebound[base]": "cpu", "test_x.py::test_rebound[double]": "cpu"}
+    assert _keys(root, "test_x.py") == {"test_x.py::test_rebound[base]": "cpu",
+                                        "test_x.py::test_rebound[double]": "cpu"}
 
 
 def test_case_that_exists_only_with_an_accelerator_names_no_particular_one(tmp_path: Path) -> None:
