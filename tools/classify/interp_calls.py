@@ -66,6 +66,7 @@ from tools.classify.values import (
     Value,
     alternatives,
     bounded,
+    decided_key,
     is_objects,
     join_all,
     keywords_of,
@@ -179,6 +180,9 @@ class CallsMixin(InterpBase):
                 got = typer_model.app_method(recv, f.attr, args, kwargs)
                 if got is not None:
                     return got
+            if f.attr in REGISTRY_STORES and type(recv) is DictV and recv.origin and (
+                    reg := self.registry_target(f.value, frame)):
+                return self._store_by_method(f, reg, recv, args, kwargs, frame)
             if f.attr in MUTATORS and not kwargs and _mutable_target(f.value):
                 got = _mutated(recv, f.attr, args)
                 if got is not None:
@@ -742,6 +746,27 @@ class CallsMixin(InterpBase):
             return Seq(res.generated, "tuple")  # what iterating the generator gives (`parametrize(.., gen())`)
         return res.value
 
+    def _store_by_method(self, f: ast.Attribute, reg: DictV, now: DictV, args: list[Value], kwargs: dict[str, Value],
+                         frame: Frame) -> Value:
+        """`HANDLERS.update(cpu=f, gpu=g)`, `BACKENDS.setdefault(name, fn)`, `MODELS.__setitem__(k, v)` on a registry
+        (`now`: as it is now): the entries it stores (StatementsMixin.store_into_registry) and the call's result."""
+        if f.attr == "setdefault" and 1 <= len(args) <= 2:
+            default = args[1] if len(args) == 2 else Const(None)
+            held = next((v for k, v in now.items if k == args[0]), None) if decided_key(args[0]) else None
+            if held is not None:
+                return held
+            self.store_into_registry(f.value, reg, [(args[0], default)], frame)
+            return default
+        if f.attr == "__setitem__" and len(args) == 2:
+            self.store_into_registry(f.value, reg, [(args[0], args[1])], frame)
+            return Const(None)
+        given = args[0] if len(args) == 1 else DictV(())
+        if f.attr == "update" and len(args) <= 1 and isinstance(given, DictV) and UNKNOWN_KWARGS not in kwargs:
+            self.store_into_registry(f.value, reg, [*given.items, *((Const(k), v) for k, v in kwargs.items())], frame)
+        else:  # (entries the analysis cannot list: any key may now be there)
+            self.store_into_registry(f.value, reg, [(UNK, UNK)], frame)
+        return Const(None)
+
     def _replace_object(self, name: str, before: Value | None, after: Value, frame: Frame) -> None:
         """The variable `name` after a method of the object it holds (`before`) left that object as `after`;
         when it holds a choice of objects (one per earlier path), the one the method was read from."""
@@ -1082,6 +1107,7 @@ def is_generator(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
 
 
 DICT_MUTATORS = frozenset({"update", "setdefault", "pop", "popitem", "clear", "__setitem__", "__delitem__"})
+REGISTRY_STORES = frozenset({"update", "setdefault", "__setitem__"})  # what fills a registry (registries.py)
 _GENERATOR = "_classify_is_generator"  # not an ast field: ast.unparse/dump and the fields ignore it
 
 

@@ -961,21 +961,9 @@ class StatementsMixin(InterpBase):
                 not target.value.args and isinstance(key := self.ev(target.slice, frame), Const) and \
                 isinstance(key.value, str):
             frame.env[key.value] = v  # `globals()[f"test_{dev}"] = make(dev)` at a module's top level
-        elif isinstance(target, ast.Subscript) and (reg := self._registry_target(target.value, frame)):
+        elif isinstance(target, ast.Subscript) and (reg := self.registry_target(target.value, frame)):
             # `MODELS[name] = cls` in a function, `registry.MODELS["x"] = X` at another module's top level
-            key, item = bounded(self.ev(target.slice, frame)), bounded(v) if _hashable(v) else UNK
-            assert reg.origin is not None
-            if frame.module_env is None:
-                self.register(reg.origin, key, item, frame.rel, frame.world)
-            else:
-                frame.registrations.append((reg.origin, key, item))
-            # what this code reads back (`cache[key] = v; return cache[key]`, `self._cache[key] = v` likewise)
-            filled = bounded(DictV(dict_items([*reg.items, (key, item)]), reg.origin))
-            if isinstance(target.value, ast.Name):
-                frame.env[target.value.id] = filled
-            elif isinstance(target.value, ast.Attribute) and isinstance(target.value.value, ast.Name) and isinstance(
-                    owner := frame.env.get(target.value.value.id), Inst):
-                frame.env[target.value.value.id] = bounded(owner.with_attr(target.value.attr, filled))
+            self.store_into_registry(target.value, reg, [(self.ev(target.slice, frame), v)], frame)
         elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) \
                 and isinstance(frame.env.get(target.value.id), DictV):
             # `PROBLEMS[f"{name}-regression"] = (cls, 1)` in a module-level loop: the dict with that entry; with a key
@@ -1036,7 +1024,25 @@ class StatementsMixin(InterpBase):
                 obj = obj.with_attr(attr, DictV(d.items, registries.origin_of(frame.rel, f"{name}.{attr}")))
         return obj
 
-    def _registry_target(self, e: ast.expr, frame: Frame) -> DictV | None:
+    def store_into_registry(self, e: ast.expr, reg: DictV, pairs: list[tuple[Value, Value]], frame: Frame) -> None:
+        """`e[key] = value` for each pair, where `e` is the registry `reg` (registry_target): kept at a module's top
+        level, recorded for the call's summary in a function (registries.py); and what the code reads back from `e`
+        afterwards (`cache[key] = v; return cache[key]`, `self._cache[key] = v` likewise)."""
+        assert reg.origin is not None
+        stored = [(bounded(k), bounded(v) if _hashable(v) else UNK) for k, v in pairs]
+        for key, item in stored:
+            if frame.module_env is None:
+                self.register(reg.origin, key, item, frame.rel, frame.world)
+            else:
+                frame.registrations.append((reg.origin, key, item))
+        filled = bounded(DictV(dict_items([*reg.items, *stored]), reg.origin))
+        if isinstance(e, ast.Name):
+            frame.env[e.id] = filled
+        elif isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and isinstance(
+                owner := frame.env.get(e.value.id), Inst):
+            frame.env[e.value.id] = bounded(owner.with_attr(e.attr, filled))
+
+    def registry_target(self, e: ast.expr, frame: Frame) -> DictV | None:
         """The registry (registries.py) that `e[...] = v` stores into, as bound (without the entries stored since: a
         store needs only its identity): a module-level registry named from a function (`MODELS`) or from another
         module (`registry.MODELS`, or imported by name), a class's (`Base.registry`, `cls.registry`), an object's
