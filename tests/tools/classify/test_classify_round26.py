@@ -70,6 +70,10 @@ def test_decorators_calls_subclasses_and_registry_objects_fill_registries(corpus
         "test_subclass_keyword_cpu": "cpu"}
     objects = _tests(corpus, "tests/round26/test_registry_object.py")  # `@MODELS.register_module()` in another module
     assert objects["test_build_gpu"].label == "gpu" and objects["test_build_cpu"].label == "cpu"
+    classes = _tests(corpus, "tests/round26/test_class_registry.py")  # `cls._items[name] = obj` in a classmethod
+    assert {k: v.label for k, v in classes.items()} == {
+        "test_cls_cpu": "cpu", "test_cls_gpu": "gpu", "test_each[ones_cpu]": "cpu", "test_each[ones_gpu]": "gpu",
+        "test_table_cpu": "cpu", "test_table_gpu": "gpu"}
     methods = _tests(corpus, "tests/round26/test_registry_methods.py")  # `HANDLERS.update(...)`, `.setdefault(k, f)`
     assert {k: v.label for k, v in methods.items()} == {
         "test_update_cpu": "cpu", "test_update_gpu": "gpu", "test_setdefault_cpu": "cpu", "test_setdefault_gpu": "gpu"}
