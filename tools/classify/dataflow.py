@@ -155,11 +155,16 @@ class Interp(StatementsMixin, ExpressionsMixin, ClassesMixin, CallsMixin, Extern
         if type(v) is not DictV or v.origin is None:
             return v
         key = (v.origin, world)
-        if key not in self.registries_loaded and self._imported(registries.origin_module(v.origin), world):
+        loaded = self.registries_loaded.get(key)
+        if loaded is None and self._imported(registries.origin_module(v.origin), world):
             # (not while its module is still importing: a writer importing it would see it half-run, and keep that)
-            self.registries_loaded.add(key)
-            for m in sorted(self.writers_of(v.origin)[0]):
+            self.registries_loaded[key] = False
+            writers = sorted(self.writers_of(v.origin)[0])
+            for m in writers:
                 self.module_state(m, world)
+            loaded = self.registries_loaded[key] = any(self.modules[m, world].world_dependent for m in writers)
+        if loaded:
+            self.world_reads += 1  # (a writer's top level let the world decide what it stored: as module_state)
         added = self.registered.get(key)
         if not added:
             return v

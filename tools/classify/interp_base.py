@@ -335,7 +335,8 @@ class InterpBase:
         self.registry_names_memo: dict[str, frozenset[str]] = {}  # module -> registries.registry_names of its tree
         # (DictV.origin, world) -> the entries import-time calls stored into that registry (registries.py)
         self.registered: dict[tuple[str, int], list[tuple[Value, Value]]] = {}
-        self.registries_loaded: set[tuple[str, int]] = set()  # (DictV.origin, world): its writers were run
+        # (DictV.origin, world) -> its writers were run (registries.py), and one of them let the world decide something
+        self.registries_loaded: dict[tuple[str, int], bool] = {}
         # (DictV.origin, world) -> the last view of it: (the dict it was made from, how many entries, the view)
         self.registry_views: dict[tuple[str, int], tuple[DictV, int, Value]] = {}
         # DictV.origin -> the modules whose import fills it, and whether a test module or conftest may store into it
