@@ -90,7 +90,6 @@ from tools.classify.values import (
 MAX_UNROLL = 256  # iterations of a container-filling loop run one by one (linear: each runs the body once)
 
 
-
 def _holds_registry_object(fv: FuncV) -> bool:
     """A method of, or a closure over, an object holding a registry (`MODELS.register_module()`'s inner function)."""
     return any(isinstance(v, Inst) and any(type(a) is DictV and a.origin for _, a in v.attrs)
@@ -1049,8 +1048,8 @@ class StatementsMixin(InterpBase):
         own (`self._module_dict`, never a property's). At its own module's top level the name is that module's
         variable (bind's dict branch)."""
         if isinstance(e, ast.Name):
-            got = frame.env.get(e.id) or frame.captured.get(e.id) or self.module_state(frame.rel, frame.world).env.get(
-                e.id)
+            got = frame.env[e.id] if e.id in frame.env else frame.captured[e.id] if e.id in frame.captured else \
+                self.module_state(frame.rel, frame.world).env.get(e.id)
         elif isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and isinstance(
                 owner := self.lookup(e.value.id, frame), (ModV, ClassV, Inst)):
             got = self.module_state(owner.rel, frame.world).env.get(e.attr) if isinstance(owner, ModV) and \

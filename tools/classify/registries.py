@@ -1,17 +1,21 @@
-"""Registries: module-level dicts that the functions of their module fill.
+"""Registries: dicts that code fills while the modules of a package import.
 
 `MODELS = {}` with `def register(name): def deco(cls): MODELS[name] = cls; ...` and `@register("big") class Big`
 elsewhere: Python fills the dict while the package imports, and a test reaches the registered class through
 `create_model("big")` (`MODELS[name]()`). Values are immutable in the interpreter, so the dict bound at the top
-level never sees what a call stores into it; a lookup of "big" finds nothing, and what `Big` does on CUDA is lost.
+level never sees what a call stores into it: a lookup of "big" found nothing, and what `Big` does on CUDA was lost.
+The same holds for a class's dict filled by `__init_subclass__` (`Base.registry`) and for an in-repo registry
+object's (`MODELS = Registry("models")`, `self._module_dict[key] = cls`).
 
-The interpreter (interp_statements, interp_calls) therefore gives such a dict an identity (DictV.origin), records
-the entries functions store into it while they run (CallResult.registrations), and keeps the entries that calls
-made at import time into a side table read back whenever the dict is read (Interp.registry_view). Which entries
-count is decided so that the answer does not depend on which test file was analysed first: those stored while the
-registry's module, or one of the packages enclosing it, is still importing (a package's `__init__` importing its
-model modules, the idiom of model zoos), and those its own module stores. A key the dict does not hold is a
-lookup the analysis cannot decide (some module it did not follow may store it), not a KeyError.
+This module is the syntactic side: which dicts are registries, which functions fill them, whether a module may store
+into one. The interpreter gives a registry an identity (values.DictV.origin), records what functions store into it
+(Frame.registrations, CallResult.registrations: part of a call's summary), and keeps what import-time code stores in a
+side table read back whenever the registry is read (dataflow.Interp.registry_view). The entries that count are those
+of the registry's writers: what importing its module runs, and the library modules importing that module by name to
+fill it (Sources.import_time_closure, Sources.registering_importers). All of them run before the registry is first
+read, so its entries do not depend on which test file was analysed first, on `--jobs` or on `--paths`: a superset of
+what one pytest run holds. Test modules and conftests store in an order (which ran first), so what they store is not
+kept; a key the registry lacks is then a lookup the analysis cannot decide (may_store), else a KeyError.
 """
 
 from __future__ import annotations

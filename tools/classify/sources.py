@@ -56,7 +56,8 @@ class Sources:
         self.source_lines: dict[str, list[bytes] | None] = {}
         self.closures: dict[str, frozenset[str]] = {}
         self.import_time: dict[str, tuple[str, ...]] = {}  # module -> import_time_closure
-        self.importers: dict[tuple[str, tuple[str, ...]], tuple[str, ...]] = {}  # registering_importers
+        # (registry module, names) -> registering_importers: (library modules, test modules and conftests)
+        self.importers: dict[tuple[str, tuple[str, ...]], tuple[tuple[str, ...], tuple[str, ...]]] = {}
         # data files (datafiles.py) read by the analysis: (bytes or None, state) per file, and per module the
         # files its code read (a dependency of every result that depends on the module)
         self.data: dict[str, tuple[bytes | None, str]] = {}

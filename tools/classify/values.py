@@ -88,8 +88,8 @@ class Seq:
 @frozen
 class DictV:
     items: tuple[tuple[Value, Value], ...]
-    # a module-level dict that functions of its module fill (registries.py): its identity, `rel::name`; None for
-    # any other dict
+    # a registry (registries.py), a dict that code fills while modules import: its identity (`rel::NAME`,
+    # `rel::Base.registry`, `rel::MODELS._module_dict`); None for any other dict
     origin: str | None = None
 
 
