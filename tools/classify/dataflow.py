@@ -51,7 +51,7 @@ from tools.classify.interp_statements import StatementsMixin
 from tools.classify.interp_torch import TorchMixin
 from tools.classify.test_state import patched_value
 from tools.classify.values import UNRESOLVED as UNK
-from tools.classify.values import Const, DictV, Ext, FuncV, ModV, Unresolved, Value, bounded, extended
+from tools.classify.values import Const, DictV, Ext, FuncV, ModV, Seq, Unresolved, Value, bounded, extended
 
 # The numbers the standard library, numpy and torch name: their values (one NaN object, so that equal constants
 # compare equal)
@@ -77,6 +77,9 @@ __all__ = [
 BUILTIN_NAMES = frozenset(dir(builtins))
 TYPE_CHECKING_FLAGS = frozenset({"typing.TYPE_CHECKING", "typing_extensions.TYPE_CHECKING"})
 
+
+# The number of registered entries a registry's view already holds, kept on the view (registry_view)
+HOLDS = "_registered"
 
 # pytest hooks a conftest implements that run before the first test (pluggy calls every conftest's)
 STARTUP_HOOKS = ("pytest_configure", "pytest_sessionstart")
@@ -152,7 +155,7 @@ class Interp(StatementsMixin, ExpressionsMixin, ClassesMixin, CallsMixin, Extern
         """A registry as it is now: the dict its module bound, with the entries import-time calls stored since. Read
         for the first time, the modules that may fill it are run first (the analysis imports lazily; Python has run
         them by the time a test runs: registries.py)."""
-        if type(v) is not DictV or v.origin is None:
+        if type(v) is not DictV and type(v) is not Seq or v.origin is None:  # type: ignore[union-attr]
             return v
         key = (v.origin, world)
         loaded = self.registries_loaded.get(key)
@@ -166,13 +169,21 @@ class Interp(StatementsMixin, ExpressionsMixin, ClassesMixin, CallsMixin, Extern
         if loaded:
             self.world_reads += 1  # (a writer's top level let the world decide what it stored: as module_state)
         added = self.registered.get(key)
-        if not added:
+        held = v.__dict__.get(HOLDS, 0)  # (a view read again, bound elsewhere since: `from models import CASES`)
+        if not added or held == len(added):
             return v
-        cached = self.registry_views.get(key)
-        if cached is not None and cached[0] is v and cached[1] == len(added):
-            return cached[2]
-        grown = cached is not None and cached[0] is v and isinstance(cached[2], DictV)
-        view = extended(cached[2], added[cached[1]:]) if grown else extended(v, added)  # type: ignore[index,arg-type]
+        cached = self.registry_views.get(key)  # (the value last viewed, how many entries, its view)
+        grown: Value = v
+        if cached is not None and cached[0] is v:
+            if cached[1] == len(added):
+                return cached[2]
+            if type(cached[2]) is type(v):
+                grown, held = cached[2], cached[1]  # (grown by the new entries only)
+        new = added[held:]
+        view = extended(grown, new) if isinstance(grown, DictV) else bounded(
+            Seq((*grown.items, *(item for _, item in new)), "list", v.origin))  # type: ignore[union-attr]
+        if type(view) is type(v):
+            view.__dict__[HOLDS] = len(added)  # (a frozen value: its __dict__ directly, like size_of's cache)
         self.registry_views[key] = (v, len(added), view)
         return view
 

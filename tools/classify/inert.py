@@ -154,8 +154,8 @@ class InertProver:
             return not isinstance(v, TensorV) or v.device == "cpu"
         if depth > 8:
             return False
-        if isinstance(v, Seq):
-            return all(self.value_plain(i, world, depth + 1) for i in v.items)
+        if isinstance(v, Seq):  # (a registry is filled by calls the text of its readers does not show)
+            return v.origin is None and all(self.value_plain(i, world, depth + 1) for i in v.items)
         if isinstance(v, DictV):
             # (a registry is filled by calls the text of its readers does not show: registries.py)
             return v.origin is None and all(

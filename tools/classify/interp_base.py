@@ -338,7 +338,7 @@ class InterpBase:
         # (DictV.origin, world) -> its writers were run (registries.py), and one of them let the world decide something
         self.registries_loaded: dict[tuple[str, int], bool] = {}
         # (DictV.origin, world) -> the last view of it: (the dict it was made from, how many entries, the view)
-        self.registry_views: dict[tuple[str, int], tuple[DictV, int, Value]] = {}
+        self.registry_views: dict[tuple[str, int], tuple[DictV | Seq, int, Value]] = {}
         # DictV.origin -> the modules whose import fills it, and whether a test module or conftest may store into it
         self.registry_writers: dict[str, tuple[frozenset[str], bool]] = {}
         self.subclass_registrars: set[str] = set()  # modules with an `__init_subclass__` that fills a registry
@@ -397,8 +397,8 @@ class InterpBase:
         def bind(self, target: ast.expr, v: Value, frame: Frame) -> None: ...
         def namespace_call(self, holder: ast.Attribute, method: str, args: list[Value], frame: Frame) -> bool: ...
         def decorated_def(self, s: ast.FunctionDef | ast.AsyncFunctionDef, fv: FuncV, frame: Frame) -> FuncV: ...
-        def registry_target(self, e: ast.expr, frame: Frame) -> DictV | None: ...
-        def store_into_registry(self, e: ast.expr, reg: DictV, pairs: list[tuple[Value, Value]],
+        def registry_target(self, e: ast.expr, frame: Frame) -> DictV | Seq | None: ...
+        def store_into_registry(self, e: ast.expr, reg: DictV | Seq, pairs: list[tuple[Value, Value]],
                                 frame: Frame) -> None: ...
 
         # interp_expressions.ExpressionsMixin

@@ -11,7 +11,16 @@ import ast
 import dataclasses
 from typing import Any
 
-from tools.classify import argparse_model, click_model, conventions, nn_modules, omegaconf_model, typer_model, versions
+from tools.classify import (
+    argparse_model,
+    click_model,
+    conventions,
+    nn_modules,
+    omegaconf_model,
+    registries,
+    typer_model,
+    versions,
+)
 from tools.classify.closures import decorated_by_local_defs
 from tools.classify.dataclass_fields import GeneratedInit
 from tools.classify.devices import _compare, truth
@@ -180,9 +189,16 @@ class CallsMixin(InterpBase):
                 got = typer_model.app_method(recv, f.attr, args, kwargs)
                 if got is not None:
                     return got
-            if f.attr in REGISTRY_STORES and type(recv) is DictV and recv.origin and (
-                    reg := self.registry_target(f.value, frame)):
+            if f.attr in REGISTRY_STORES and type(recv) is DictV and recv.origin and isinstance(
+                    reg := self.registry_target(f.value, frame), DictV):
                 return self._store_by_method(f, reg, recv, args, kwargs, frame)
+            if f.attr in registries.LIST_STORES and type(recv) is Seq and recv.origin and isinstance(
+                    reg := self.registry_target(f.value, frame), Seq):
+                # `CASES.append(fn)` in a decorator, `CASES.extend([...])`; `insert` keeps the items, not the place
+                added = args[:1] if f.attr == "append" else args[1:2] if f.attr == "insert" else (
+                    list(args[0].items) if args and isinstance(args[0], Seq) else [UNK])
+                self.store_into_registry(f.value, reg, [(Const(None), a) for a in added], frame)
+                return Const(None)
             if f.attr in MUTATORS and not kwargs and _mutable_target(f.value):
                 got = _mutated(recv, f.attr, args)
                 if got is not None:

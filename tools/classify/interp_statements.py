@@ -727,7 +727,7 @@ class StatementsMixin(InterpBase):
             mutated -= cells  # followed call by call instead (CallsMixin.call_function_from)
         for n in mutated:
             cur = frame.env.get(n)
-            if isinstance(cur, (Seq, DictV)) and not (type(cur) is DictV and cur.origin):  # (registries.py)
+            if isinstance(cur, (Seq, DictV)) and not cur.origin:  # (a registry's changes are followed: registries.py)
                 # `def register(fn): CASES.append(fn)`: calls change the container here, which values (immutable)
                 # cannot follow; it is unknown from now on rather than stale (an empty list would be no cases)
                 frame.env[n] = UNK
@@ -890,8 +890,11 @@ class StatementsMixin(InterpBase):
 
     def bind(self, target: ast.expr, v: Value, frame: Frame) -> None:
         if isinstance(target, ast.Name):
-            if frame.module_env is None and type(v) is DictV and target.id in self.module_registries(frame.rel):
-                v = DictV(v.items, registries.origin_of(frame.rel, target.id))  # `MODELS = {}` (registries.py)
+            if frame.module_env is None and (type(v) is DictV or type(v) is Seq and v.kind == "list") and \
+                    target.id in self.module_registries(frame.rel):
+                # `MODELS = {}`, `CASES = []` (registries.py)
+                origin = registries.origin_of(frame.rel, target.id)
+                v = DictV(v.items, origin) if isinstance(v, DictV) else Seq(v.items, "list", origin)
             elif frame.module_env is None and isinstance(v, Inst) and v.attrs:
                 v = self._registry_object(v, target.id, frame)
             frame.env[target.id] = v
@@ -1023,10 +1026,12 @@ class StatementsMixin(InterpBase):
                 obj = obj.with_attr(attr, DictV(d.items, registries.origin_of(frame.rel, f"{name}.{attr}")))
         return obj
 
-    def store_into_registry(self, e: ast.expr, reg: DictV, pairs: list[tuple[Value, Value]], frame: Frame) -> None:
-        """`e[key] = value` for each pair, where `e` is the registry `reg` (registry_target): kept at a module's top
-        level, recorded for the call's summary in a function (registries.py); and what the code reads back from `e`
-        afterwards (`cache[key] = v; return cache[key]`, `self._cache[key] = v` likewise)."""
+    def store_into_registry(self, e: ast.expr, reg: DictV | Seq, pairs: list[tuple[Value, Value]],
+                            frame: Frame) -> None:
+        """`e[key] = value` for each pair (a list's items: `e.append(value)`, the key unused), where `e` is the
+        registry `reg` (registry_target): kept at a module's top level, recorded for the call's summary in a function
+        (registries.py); and what the code reads back from `e` afterwards (`cache[key] = v; return cache[key]`,
+        `self._cache[key] = v` likewise)."""
         assert reg.origin is not None
         stored = [(bounded(k), bounded(v) if _hashable(v) else UNK) for k, v in pairs]
         for key, item in stored:
@@ -1034,14 +1039,15 @@ class StatementsMixin(InterpBase):
                 self.register(reg.origin, key, item, frame.rel, frame.world)
             else:
                 frame.registrations.append((reg.origin, key, item))
-        filled = bounded(DictV(dict_items([*reg.items, *stored]), reg.origin))
+        filled = bounded(DictV(dict_items([*reg.items, *stored]), reg.origin) if isinstance(reg, DictV) else
+                         Seq((*reg.items, *(v for _, v in stored)), "list", reg.origin))
         if isinstance(e, ast.Name):
             frame.env[e.id] = filled
         elif isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and isinstance(
                 owner := frame.env.get(e.value.id), Inst):
             frame.env[e.value.id] = bounded(owner.with_attr(e.attr, filled))
 
-    def registry_target(self, e: ast.expr, frame: Frame) -> DictV | None:
+    def registry_target(self, e: ast.expr, frame: Frame) -> DictV | Seq | None:
         """The registry (registries.py) that `e[...] = v` stores into, as bound (without the entries stored since: a
         store needs only its identity): a module-level registry named from a function (`MODELS`) or from another
         module (`registry.MODELS`, or imported by name), a class's (`Base.registry`, `cls.registry`), an object's
@@ -1057,7 +1063,7 @@ class StatementsMixin(InterpBase):
                 owner.attr(e.attr) if isinstance(owner, Inst) else None
         else:
             return None
-        if type(got) is not DictV or got.origin is None or frame.module_env is None and isinstance(
+        if not isinstance(got, (DictV, Seq)) or got.origin is None or frame.module_env is None and isinstance(
                 e, ast.Name) and registries.origin_module(got.origin) == frame.rel:
             return None
         return got

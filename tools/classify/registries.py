@@ -25,33 +25,35 @@ from collections.abc import Iterable
 
 from tools.classify.closures import mutated_outer_names
 
-# Calls that make an empty or filled dict at a module's top level (`dict()`, `collections.OrderedDict()`)
-DICT_FACTORIES = frozenset({"dict", "OrderedDict", "defaultdict"})
+# Calls that make an empty or filled dict or list at a module's top level (`dict()`, `collections.OrderedDict()`)
+CONTAINER_FACTORIES = frozenset({"dict", "OrderedDict", "defaultdict", "list"})
+# Methods that add to a list registry (`CASES.append(fn)`)
+LIST_STORES = frozenset({"append", "extend", "insert"})
 
 
-def _is_dict_expr(e: ast.expr | None) -> bool:
-    if isinstance(e, ast.Dict):
+def _is_container_expr(e: ast.expr | None) -> bool:
+    if isinstance(e, (ast.Dict, ast.List)):
         return True
     if isinstance(e, ast.Call):
         f = e.func
         name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
-        return name in DICT_FACTORIES
+        return name in CONTAINER_FACTORIES
     return False
 
 
-def _top_level_dicts(body: list[ast.stmt], out: set[str]) -> None:
-    """Names a module's top level binds to a dict (also under top-level `if`/`try`)."""
+def _top_level_containers(body: list[ast.stmt], out: set[str]) -> None:
+    """Names a module's top level (or a class body) binds to a dict or a list (also under top-level `if`/`try`)."""
     for s in body:
-        if isinstance(s, ast.Assign) and _is_dict_expr(s.value):
+        if isinstance(s, ast.Assign) and _is_container_expr(s.value):
             out.update(t.id for t in s.targets if isinstance(t, ast.Name))
-        elif isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name) and _is_dict_expr(s.value):
+        elif isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name) and _is_container_expr(s.value):
             out.add(s.target.id)
         elif isinstance(s, ast.If):
-            _top_level_dicts(s.body, out)
-            _top_level_dicts(s.orelse, out)
+            _top_level_containers(s.body, out)
+            _top_level_containers(s.orelse, out)
         elif isinstance(s, ast.Try):
             for block in (s.body, s.orelse, s.finalbody, *(h.body for h in s.handlers)):
-                _top_level_dicts(block, out)
+                _top_level_containers(block, out)
 
 
 def _class_dicts(tree: ast.Module) -> dict[str, set[str]]:
@@ -60,7 +62,7 @@ def _class_dicts(tree: ast.Module) -> dict[str, set[str]]:
     for c in tree.body:
         if isinstance(c, ast.ClassDef):
             names: set[str] = set()
-            _top_level_dicts(c.body, names)
+            _top_level_containers(c.body, names)
             for n in names:
                 out.setdefault(n, set()).add(c.name)
     return out
@@ -73,12 +75,12 @@ def _stored_attributes(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
 
 
 def registry_names(tree: ast.Module) -> frozenset[str]:
-    """The module-level dicts of `tree` that one of its functions or methods changes in place (`NAME[k] = v`,
-    `NAME.update(...)`, `NAME.setdefault(...)`, or a binding under `global NAME`), and the dicts of its top-level
-    classes a function stores into by attribute (`Base.registry[key] = cls` in `__init_subclass__`), as
-    `Class.attr`: syntactic, so it does not depend on what the analysis follows."""
+    """The module-level dicts and lists of `tree` that one of its functions or methods changes in place (`NAME[k] =
+    v`, `NAME.update(...)`, `NAME.setdefault(...)`, `NAME.append(fn)`, or a binding under `global NAME`), and the
+    dicts of its top-level classes a function stores into by attribute (`Base.registry[key] = cls` in
+    `__init_subclass__`), as `Class.attr`: syntactic, so it does not depend on what the analysis follows."""
     dicts: set[str] = set()
-    _top_level_dicts(tree.body, dicts)
+    _top_level_containers(tree.body, dicts)
     class_dicts = _class_dicts(tree)
     if not dicts and not class_dicts:
         return frozenset()
@@ -119,7 +121,8 @@ def registering_functions(tree: ast.Module, name: str) -> tuple[str, ...]:
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and any(
                 isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store) and _root_name(n.value) == name
-                for n in ast.walk(node)):
+                or isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in LIST_STORES
+                and _root_name(n.func.value) == name for n in ast.walk(node)):
             out.append(node.name)
     return tuple(sorted(out))
 

@@ -83,6 +83,7 @@ class Const:
 class Seq:
     items: tuple[Value, ...]
     kind: str = "list"
+    origin: str | None = None  # a list that is a registry (registries.py, as DictV.origin); None for any other
 
 
 @frozen

@@ -79,6 +79,15 @@ def test_decorators_calls_subclasses_and_registry_objects_fill_registries(corpus
         "test_update_cpu": "cpu", "test_update_gpu": "gpu", "test_setdefault_cpu": "cpu", "test_setdefault_gpu": "gpu"}
 
 
+def test_a_list_of_cases_a_decorator_fills_gives_each_case(corpus: Path) -> None:
+    # `CASES.append(fn)` in `@case`: before, the list was unknown from the def on, and one function-level key covered
+    # both cases, `cpu` (a false CPU for the CUDA case)
+    tests = _tests(corpus, "tests/round26/test_case_lists.py")
+    assert {k: v.label for k, v in tests.items()} == {
+        "test_case[cpu_case]": "cpu", "test_case[cuda_case]": "gpu", "test_case_named[cpu_case]": "cpu",
+        "test_case_named[cuda_case]": "gpu"}
+
+
 def test_caches_and_missing_keys_stay_cpu(corpus: Path) -> None:
     # a module-level or an object's cache filled by the call that reads it back is not a registry to wait for, and a
     # key no module stores is the KeyError the test expects
