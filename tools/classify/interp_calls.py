@@ -199,6 +199,16 @@ class CallsMixin(InterpBase):
                     list(args[0].items) if args and isinstance(args[0], Seq) else [UNK])
                 self.store_into_registry(f.value, reg, [(Const(None), a) for a in added], frame)
                 return Const(None)
+            if f.attr in registries.ENTRY_MUTATORS and isinstance(f.value, ast.Subscript) and not kwargs and \
+                    isinstance(reg := self.registry_target(f.value.value, frame), DictV):
+                # `BY_KIND[kind].append(fn)`: the registry's entry for `kind` changed (a defaultdict's missing one is
+                # empty)
+                outer = self.ev(f.value.slice, frame)
+                entry = self.registry_entry(reg, outer, frame.world)
+                changed = _mutated(Seq((), "list") if entry is None and f.attr in registries.LIST_STORES else
+                                   DictV(()) if entry is None else entry, f.attr, args)
+                self.store_into_registry(f.value.value, reg, [(outer, changed[0] if changed else UNK)], frame)
+                return changed[1] if changed else Const(None)
             if f.attr in MUTATORS and not kwargs and _mutable_target(f.value):
                 got = _mutated(recv, f.attr, args)
                 if got is not None:

@@ -81,6 +81,7 @@ from tools.classify.values import (
     Value,
     alternatives,
     bounded,
+    decided_key,
     dict_items,
     is_objects,
     join_all,
@@ -895,6 +896,9 @@ class StatementsMixin(InterpBase):
                 # `MODELS = {}`, `CASES = []` (registries.py)
                 origin = registries.origin_of(frame.rel, target.id)
                 v = DictV(v.items, origin) if isinstance(v, DictV) else Seq(v.items, "list", origin)
+            elif frame.module_env is None and isinstance(v, Unresolved) and target.id in self.module_registries(
+                    frame.rel) and target.id in registries.defaultdict_names(self.source.module(frame.rel).tree):
+                v = DictV((), registries.origin_of(frame.rel, target.id))  # `NESTED = defaultdict(dict)`: empty
             elif frame.module_env is None and isinstance(v, Inst) and v.attrs:
                 v = self._registry_object(v, target.id, frame)
             frame.env[target.id] = v
@@ -963,6 +967,16 @@ class StatementsMixin(InterpBase):
                 not target.value.args and isinstance(key := self.ev(target.slice, frame), Const) and \
                 isinstance(key.value, str):
             frame.env[key.value] = v  # `globals()[f"test_{dev}"] = make(dev)` at a module's top level
+        elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Subscript) and isinstance(
+                reg := self.registry_target(target.value.value, frame), DictV):
+            # `NESTED[kind][name] = fn`: the registry's entry for `kind` with that entry added (a defaultdict's
+            # missing entry is empty)
+            outer = self.ev(target.value.slice, frame)
+            entry = self.registry_entry(reg, outer, frame.world)
+            entry = DictV(()) if entry is None else entry
+            new = DictV(dict_items([*entry.items, (self.ev(target.slice, frame), v)])) if isinstance(
+                entry, DictV) else UNK
+            self.store_into_registry(target.value.value, reg, [(outer, new)], frame)
         elif isinstance(target, ast.Subscript) and (reg := self.registry_target(target.value, frame)):
             # `MODELS[name] = cls` in a function, `registry.MODELS["x"] = X` at another module's top level
             self.store_into_registry(target.value, reg, [(self.ev(target.slice, frame), v)], frame)
@@ -1046,6 +1060,14 @@ class StatementsMixin(InterpBase):
         elif isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and isinstance(
                 owner := frame.env.get(e.value.id), Inst):
             frame.env[e.value.id] = bounded(owner.with_attr(e.attr, filled))
+
+    def registry_entry(self, reg: DictV, key: Value, world: int) -> Value | None:
+        """The entry of a dict registry under a definite key, as the registry is now (registry_view); None when it
+        holds none or the key is not definite."""
+        view = self.registry_view(reg, world)
+        if not isinstance(view, DictV) or not decided_key(key):
+            return None
+        return next((v for k, v in view.items if k == key), None)
 
     def registry_target(self, e: ast.expr, frame: Frame) -> DictV | Seq | None:
         """The registry (registries.py) that `e[...] = v` stores into, as bound (without the entries stored since: a

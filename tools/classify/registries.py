@@ -34,11 +34,7 @@ LIST_STORES = frozenset({"append", "extend", "insert"})
 def _is_container_expr(e: ast.expr | None) -> bool:
     if isinstance(e, (ast.Dict, ast.List)):
         return True
-    if isinstance(e, ast.Call):
-        f = e.func
-        name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
-        return name in CONTAINER_FACTORIES
-    return False
+    return isinstance(e, ast.Call) and _call_name(e) in CONTAINER_FACTORIES
 
 
 def _top_level_containers(body: list[ast.stmt], out: set[str]) -> None:
@@ -54,6 +50,34 @@ def _top_level_containers(body: list[ast.stmt], out: set[str]) -> None:
         elif isinstance(s, ast.Try):
             for block in (s.body, s.orelse, s.finalbody, *(h.body for h in s.handlers)):
                 _top_level_containers(block, out)
+
+
+def _call_name(e: ast.expr) -> str:
+    f = e.func if isinstance(e, ast.Call) else e
+    return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+
+
+def defaultdict_names(tree: ast.Module) -> frozenset[str]:
+    """Names a module's top level binds to `defaultdict(...)` (a registry of registries: `NESTED[kind][name] = fn`)."""
+    return frozenset(t.id for s in tree.body if isinstance(s, ast.Assign) and isinstance(s.value, ast.Call)
+                     and _call_name(s.value) == "defaultdict" for t in s.targets if isinstance(t, ast.Name))
+
+
+# Methods that change an entry of a registry of containers in place (`BY_KIND[kind].append(fn)`)
+ENTRY_MUTATORS = LIST_STORES | {"add", "update"}
+
+
+def _nested_stores(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """Names whose entries a function changes in place: `NESTED[kind][name] = fn`, `BY_KIND[kind].append(fn)`."""
+    out: set[str] = set()
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store) and isinstance(n.value, ast.Subscript) \
+                and isinstance(n.value.value, ast.Name):
+            out.add(n.value.value.id)
+        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ENTRY_MUTATORS and \
+                isinstance(n.func.value, ast.Subscript) and isinstance(n.func.value.value, ast.Name):
+            out.add(n.func.value.value.id)
+    return out
 
 
 def _class_dicts(tree: ast.Module) -> dict[str, set[str]]:
@@ -87,7 +111,7 @@ def registry_names(tree: ast.Module) -> frozenset[str]:
     filled: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            filled.update(mutated_outer_names(node) & dicts)
+            filled.update((mutated_outer_names(node) | _nested_stores(node)) & dicts)
             for attr in _stored_attributes(node) & class_dicts.keys() if class_dicts else ():
                 filled.update(f"{c}.{attr}" for c in class_dicts[attr])
     return frozenset(filled)

@@ -88,6 +88,15 @@ def test_a_list_of_cases_a_decorator_fills_gives_each_case(corpus: Path) -> None
         "test_case_named[cuda_case]": "gpu"}
 
 
+def test_registries_of_registries(corpus: Path) -> None:
+    # `NESTED = defaultdict(dict)` filled by `NESTED[kind][name] = fn`, `BY_KIND[kind].append(fn)`, a dict of dicts:
+    # before, a defaultdict was unknown and an entry's entries were not followed (false CPUs, no cases)
+    tests = _tests(corpus, "tests/round26/test_nested_registries.py")
+    assert {k: v.label for k, v in tests.items() if k.startswith(("test_nested", "test_by_kind", "test_tables"))} == {
+        "test_nested_cpu": "cpu", "test_nested_gpu": "gpu", "test_by_kind[double]": "cpu",
+        "test_by_kind[on_gpu]": "gpu", "test_tables_cpu": "cpu", "test_tables_gpu": "gpu"}
+
+
 def test_caches_and_missing_keys_stay_cpu(corpus: Path) -> None:
     # a module-level or an object's cache filled by the call that reads it back is not a registry to wait for, and a
     # key no module stores is the KeyError the test expects
