@@ -65,6 +65,8 @@ def defaultdict_names(tree: ast.Module) -> frozenset[str]:
 
 # Methods that change an entry of a registry of containers in place (`BY_KIND[kind].append(fn)`)
 ENTRY_MUTATORS = LIST_STORES | {"add", "update"}
+# Methods that store into a registry or one of its entries (`HANDLERS.update(...)`, `BY_KIND[kind].append(fn)`)
+STORE_METHODS = ENTRY_MUTATORS | {"setdefault", "__setitem__"}
 
 
 def _nested_stores(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
@@ -145,7 +147,7 @@ def registering_functions(tree: ast.Module, name: str) -> tuple[str, ...]:
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and any(
                 isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store) and _root_name(n.value) == name
-                or isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in LIST_STORES
+                or isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in STORE_METHODS
                 and _root_name(n.func.value) == name for n in ast.walk(node)):
             out.append(node.name)
     return tuple(sorted(out))
@@ -166,7 +168,8 @@ def may_store(tree: ast.Module, root: str, functions: tuple[str, ...]) -> bool:
 
 
 def _root_name(e: ast.expr) -> str | None:
-    while isinstance(e, ast.Attribute):
+    """The name an attribute or subscript chain starts from (`Base` of `Base.registry[kind]`)."""
+    while isinstance(e, (ast.Attribute, ast.Subscript)):
         e = e.value
     return e.id if isinstance(e, ast.Name) else None
 
