@@ -205,8 +205,9 @@ class CallsMixin(InterpBase):
                 # empty)
                 outer = self.ev(f.value.slice, frame)
                 entry = self.registry_entry(reg, outer, frame.world)
-                changed = _mutated(Seq((), "list") if entry is None and f.attr in registries.LIST_STORES else
-                                   DictV(()) if entry is None else entry, f.attr, args)
+                empty: Value = Seq((), "list") if f.attr in registries.LIST_STORES else Seq((), "set") if \
+                    f.attr == "add" else DictV(())
+                changed = _mutated(empty if entry is None else entry, f.attr, args)
                 self.store_into_registry(f.value.value, reg, [(outer, changed[0] if changed else UNK)], frame)
                 return changed[1] if changed else Const(None)
             if f.attr in MUTATORS and not kwargs and _mutable_target(f.value):
