@@ -162,7 +162,7 @@ class Interp(StatementsMixin, ExpressionsMixin, ClassesMixin, CallsMixin, Extern
         if loaded is None and self._imported(registries.origin_module(v.origin), world):
             # (not while its module is still importing: a writer importing it would see it half-run, and keep that)
             self.registries_loaded[key] = False
-            writers = sorted(self.writers_of(v.origin)[0])
+            writers = sorted(self.writers_of(v.origin))
             for m in writers:
                 self.module_state(m, world)
             loaded = self.registries_loaded[key] = any(self.modules[m, world].world_dependent for m in writers)
@@ -195,25 +195,24 @@ class Interp(StatementsMixin, ExpressionsMixin, ClassesMixin, CallsMixin, Extern
                 return False
         return True
 
-    def writers_of(self, origin: str) -> tuple[frozenset[str], bool]:
-        """The modules whose import fills a registry: what importing its module runs, and the library modules
-        importing that module by name to call what fills it; and whether a test module or conftest may store into it
-        too (registries.py)."""
+    def writers_of(self, origin: str) -> frozenset[str]:
+        """The modules whose import fills a registry: what importing its module runs, the library modules importing
+        that module by name to call what fills it, and the test modules and conftests that may store into it (pytest
+        imports every one it collects before the first test runs: registries.py)."""
         got = self.registry_writers.get(origin)
         if got is None:
             home, root = registries.origin_module(origin), registries.origin_root(origin)
             tree = self.source.module(home).tree
             names = (root, *registries.registering_functions(tree, root)) if tree is not None else (root,)
-            library, tests = self.source.registering_importers(home, names)
-            got = self.registry_writers[origin] = (frozenset((*self.source.import_time_closure(home), *library)),
-                                                  bool(tests))
+            got = self.registry_writers[origin] = frozenset(
+                (*self.source.import_time_closure(home), *self.source.registering_importers(home, names)))
         return got
 
     def register(self, origin: str, key: Value, value: Value, writer: str, world: int) -> None:
         """An entry an import-time call of `writer`'s top level stored into a registry: kept when `writer` is one of
         the registry's writers (registry_view runs them all before the first read, so the entries do not depend on
         which test file was analysed first); an entry another module stores is not (registries.py)."""
-        if writer in self.writers_of(origin)[0]:
+        if writer in self.writers_of(origin):
             self.registered.setdefault((origin, world), []).append((key, bounded(value)))
 
     def startup_hook_findings(self, conftest: str, world: int) -> tuple[Finding, ...]:

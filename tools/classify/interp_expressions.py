@@ -448,11 +448,6 @@ class ExpressionsMixin(InterpBase):
                 if torch_constant_str(k) == torch_constant_str(idx):
                     return v
         joined = undecided_entry(obj, idx)
-        if joined is None and type(obj) is DictV and obj.origin is not None and self.writers_of(obj.origin)[1]:
-            # a key a registry does not hold here, which a test module or conftest may store (registries.py)
-            return Ext(DYNAMIC + step(frame.rel, n.lineno, f"{ast.unparse(n)}: a key the registry "
-                                      f"{obj.origin.rsplit('::', 1)[-1]} may hold only once tests stored it: dynamic "
-                                      "dispatch"))
         return joined if joined is not None else UNK
 
     def ev_Slice(self, n: ast.Slice, frame: Frame) -> Value:

@@ -11,11 +11,11 @@ This module is the syntactic side: which dicts are registries, which functions f
 into one. The interpreter gives a registry an identity (values.DictV.origin), records what functions store into it
 (Frame.registrations, CallResult.registrations: part of a call's summary), and keeps what import-time code stores in a
 side table read back whenever the registry is read (dataflow.Interp.registry_view). The entries that count are those
-of the registry's writers: what importing its module runs, and the library modules importing that module by name to
-fill it (Sources.import_time_closure, Sources.registering_importers). All of them run before the registry is first
-read, so its entries do not depend on which test file was analysed first, on `--jobs` or on `--paths`: a superset of
-what one pytest run holds. Test modules and conftests store in an order (which ran first), so what they store is not
-kept; a key the registry lacks is then a lookup the analysis cannot decide (may_store), else a KeyError.
+of the registry's writers: what importing its module runs, and the modules importing that module by name to fill it
+(Sources.import_time_closure, Sources.registering_importers), test modules and conftests included when their code may
+store into it (may_store: pytest imports every module it collects before the first test runs). All of them run
+before the registry is first read, so its entries do not depend on which test file was analysed first, on `--jobs` or
+on `--paths`: a superset of what one pytest run holds. A key the registry lacks is a KeyError, as in Python.
 """
 
 from __future__ import annotations

@@ -56,8 +56,7 @@ class Sources:
         self.source_lines: dict[str, list[bytes] | None] = {}
         self.closures: dict[str, frozenset[str]] = {}
         self.import_time: dict[str, tuple[str, ...]] = {}  # module -> import_time_closure
-        # (registry module, names) -> registering_importers: (library modules, test modules and conftests)
-        self.importers: dict[tuple[str, tuple[str, ...]], tuple[tuple[str, ...], tuple[str, ...]]] = {}
+        self.importers: dict[tuple[str, tuple[str, ...]], tuple[str, ...]] = {}  # registering_importers
         # data files (datafiles.py) read by the analysis: (bytes or None, state) per file, and per module the
         # files its code read (a dependency of every result that depends on the module)
         self.data: dict[str, tuple[bytes | None, str]] = {}
@@ -243,15 +242,14 @@ class Sources:
         got = self.import_time[rel] = tuple(sorted(seen))
         return got
 
-    def registering_importers(self, home: str, names: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    def registering_importers(self, home: str, names: tuple[str, ...]) -> tuple[str, ...]:
         """The repository modules besides `home` whose top level imports it and whose text names one of `names` (a
-        registry of home, or a function of home that stores into one): what fills home's registries when pytest
-        imports them (registries.py). Two lists: library modules, which the analysis runs whoever imports them, and
-        test modules and conftests, which store in an order (which ran first). A library module found is recorded as
-        a dependency of code in home (a file that starts importing home is not: it changes no file the result already
-        depends on). Every file of the repository is read once per run and home, parsed only when it names both home
-        and one of `names` (`names[0]`: the registry's own name, registries.origin_root; a test module counts when its
-        code may store into it, registries.may_store)."""
+        registry of home, or a function of home that stores into one; `names[0]`: the registry's own name,
+        registries.origin_root): what fills home's registries when pytest imports them (registries.py). A test module
+        or conftest counts when its code may store into the registry (registries.may_store): pytest imports every one
+        it collects before the first test runs. Each is recorded as a dependency of code in home (a file that starts
+        importing home is not: it changes no file the result already depends on). Every file of the repository is read
+        once per run and home, parsed only when it names both home and one of `names`."""
         key = (home, names)
         got = self.importers.get(key)
         if got is not None:
@@ -259,8 +257,7 @@ class Sources:
         parts = home.removesuffix(".py").split("/")
         word = (parts[-2] if parts[-1] == "__init__" and len(parts) > 1 else parts[-1]).encode()
         wanted = [n.encode() for n in names]
-        library: list[str] = []
-        tests: list[str] = []
+        found: list[str] = []
         for f in self.index.files:
             if f == home or is_installed(f):
                 continue
@@ -268,15 +265,13 @@ class Sources:
             if data is None or word not in data or not any(w in data for w in wanted):
                 continue
             pm = self.module(f)
-            if any(spec.toplevel and home in self.index.dep_files(spec, f) for spec in pm.imports):
-                name = f.rsplit("/", 1)[-1]
-                if is_test_file(name) or name == "conftest.py":
-                    if pm.tree is not None and registries.may_store(pm.tree, names[0], names[1:]):
-                        tests.append(f)
-                else:
-                    library.append(f)
-                    self.data_file(f, home)
-        got = self.importers[key] = (tuple(library), tuple(tests))
+            name = f.rsplit("/", 1)[-1]
+            if any(spec.toplevel and home in self.index.dep_files(spec, f) for spec in pm.imports) and (
+                    not (is_test_file(name) or name == "conftest.py")
+                    or pm.tree is not None and registries.may_store(pm.tree, names[0], names[1:])):
+                found.append(f)
+                self.data_file(f, home)
+        got = self.importers[key] = tuple(found)
         return got
 
     def imports_torch(self, rel: str) -> bool:

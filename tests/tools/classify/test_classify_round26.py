@@ -134,7 +134,7 @@ def test_a_library_module_importing_the_registry_fills_it_whoever_imports_it(tmp
     assert _labels(root, "test_ops.py") == {"test_extra": "gpu", "test_neg": "cpu"}
 
 
-def test_what_a_test_module_registers_makes_a_missing_key_unknown(tmp_path: Path) -> None:
+def test_what_a_test_module_registers_counts_for_every_file(tmp_path: Path) -> None:
     root = _tree(tmp_path, {
         "lib/__init__.py": "",
         "lib/reg.py": REGISTRY,
@@ -154,13 +154,28 @@ def test_what_a_test_module_registers_makes_a_missing_key_unknown(tmp_path: Path
 
             def test_neg():
                 reg.run("neg", torch.ones(1))
+        """,
+        "test_other.py": """\
+            import pytest
+            import torch
+            from lib import reg
+
+
+            def test_registered_elsewhere():
+                reg.run("mine", torch.ones(1))
+
+
+            def test_missing():
+                with pytest.raises(KeyError):
+                    reg.run("nope", torch.ones(1))
         """})
-    # which test modules ran before decides what they stored: the entry is not kept, and a key the registry lacks is
-    # a lookup the analysis cannot decide rather than a KeyError
-    got = run(root, paths=["test_mine.py"], cache_dir=None, workers=1).files["test_mine.py"].tests
-    assert got["test_registered_here"].label == "unknown"
-    assert "may hold only once tests stored it" in got["test_registered_here"].reasons[0]
-    assert got["test_neg"].label == "cpu"
+    # pytest imports every test module it collects before the first test runs, so an entry a test module stores is
+    # there for the others too; the same whether a file is analysed alone or with the whole tree
+    assert _labels(root, "test_mine.py") == {"test_registered_here": "gpu", "test_neg": "cpu"}
+    alone = _labels(root, "test_other.py")
+    assert alone == {"test_registered_elsewhere": "gpu", "test_missing": "cpu"}
+    whole = run(root, cache_dir=None, workers=1).files["test_other.py"].tests
+    assert {k: v.label for k, v in whole.items()} == alone
 
 
 def test_a_cached_result_follows_the_module_that_fills_the_registry(tmp_path: Path) -> None:
