@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 import sys
+import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +26,20 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     dst = tmp_path_factory.mktemp("corpus") / "repo"
     shutil.copytree(CORPUS / "repo", dst)
     return dst
+
+
+def _write_tree(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(textwrap.dedent(text))
+    return root
+
+
+@pytest.fixture
+def write_tree() -> Callable[[Path, dict[str, str]], Path]:
+    """Write a tree of files under a root (`write_tree(root, {"pkg/mod.py": text})`, each text dedented): the root."""
+    return _write_tree
 
 
 @pytest.fixture

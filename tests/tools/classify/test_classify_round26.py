@@ -3,23 +3,18 @@ expected.json, each test run with pytest on CPU-only torch first; rules in regis
 
 from __future__ import annotations
 
-import textwrap
+from collections.abc import Callable
 from pathlib import Path
 
 from tools.classify.evidence import Verdict
 from tools.classify.runner import run
 
+TreeWriter = Callable[[Path, dict[str, str]], Path]  # the write_tree fixture (conftest.py)
+
 
 def _tests(corpus: Path, path: str) -> dict[str, Verdict]:
     return run(corpus, paths=[path], cache_dir=None).files[path].tests
 
-
-def _tree(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
-        p = root / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(textwrap.dedent(text))
-    return root
 
 
 def _labels(root: Path, path: str, cache_dir: Path | None = None) -> dict[str, str]:
@@ -105,8 +100,9 @@ def test_caches_and_missing_keys_stay_cpu(corpus: Path) -> None:
         "test_module_cache_cpu": "cpu", "test_object_cache_cpu": "cpu", "test_missing_key_raises_cpu": "cpu"}
 
 
-def test_a_library_module_importing_the_registry_fills_it_whoever_imports_it(tmp_path: Path) -> None:
-    root = _tree(tmp_path, {
+def test_a_library_module_importing_the_registry_fills_it_whoever_imports_it(tmp_path: Path,
+                                                                             write_tree: TreeWriter) -> None:
+    root = write_tree(tmp_path, {
         "lib/__init__.py": "",
         "lib/reg.py": REGISTRY,
         "lib/extra.py": """\
@@ -134,8 +130,8 @@ def test_a_library_module_importing_the_registry_fills_it_whoever_imports_it(tmp
     assert _labels(root, "test_ops.py") == {"test_extra": "gpu", "test_neg": "cpu"}
 
 
-def test_what_a_test_module_registers_counts_for_every_file(tmp_path: Path) -> None:
-    root = _tree(tmp_path, {
+def test_what_a_test_module_registers_counts_for_every_file(tmp_path: Path, write_tree: TreeWriter) -> None:
+    root = write_tree(tmp_path, {
         "lib/__init__.py": "",
         "lib/reg.py": REGISTRY,
         "test_mine.py": """\
@@ -178,8 +174,9 @@ def test_what_a_test_module_registers_counts_for_every_file(tmp_path: Path) -> N
     assert {k: v.label for k, v in whole.items()} == alone
 
 
-def test_a_cached_result_follows_the_module_that_fills_the_registry(tmp_path: Path) -> None:
-    root = _tree(tmp_path / "repo", {
+def test_a_cached_result_follows_the_module_that_fills_the_registry(tmp_path: Path,
+                                                                     write_tree: TreeWriter) -> None:
+    root = write_tree(tmp_path / "repo", {
         "lib/__init__.py": "",
         "lib/reg.py": REGISTRY,
         "lib/extra.py": """\

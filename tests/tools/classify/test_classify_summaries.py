@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -15,13 +16,7 @@ from tools.classify.runner import run
 from tools.classify.summaries import widen
 from tools.classify.values import UNRESOLVED, ClassV, Const, DeviceV, Inst, OneOf, Seq, TensorV
 
-
-def _tree(tmp_path: Path, files: dict[str, str]) -> Path:
-    for rel, src in files.items():
-        p = tmp_path / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(textwrap.dedent(src))
-    return tmp_path
+TreeWriter = Callable[[Path, dict[str, str]], Path]  # the write_tree fixture (conftest.py)
 
 
 def _count_analyses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
@@ -94,14 +89,14 @@ MUTUAL = {
 }
 
 
-def test_mutual_recursion_is_sound_and_independent_of_order(tmp_path: Path) -> None:
-    root = _tree(tmp_path, MUTUAL)
+def test_mutual_recursion_is_sound_and_independent_of_order(tmp_path: Path, write_tree: TreeWriter) -> None:
+    root = write_tree(tmp_path, MUTUAL)
     whole = run(root, cache_dir=None, workers=1).files["tests/test_x.py"].tests
     assert {k: v.label for k, v in whole.items()} == {
         "test_down_first_cpu": "cpu", "test_down_first_cuda": "gpu",
         "test_up_first_cpu": "cpu", "test_up_first_cuda": "gpu"}
     # the same verdicts, reasons included, when the other entry point is analysed first
-    reordered = _tree(tmp_path / "b", {**MUTUAL, "tests/test_x.py": MUTUAL["tests/test_x.py"].replace(
+    reordered = write_tree(tmp_path / "b", {**MUTUAL, "tests/test_x.py": MUTUAL["tests/test_x.py"].replace(
         "test_down_first", "test_z_down_first")})
     other = run(reordered, cache_dir=None, workers=1).files["tests/test_x.py"].tests
     for k, v in whole.items():
@@ -109,10 +104,10 @@ def test_mutual_recursion_is_sound_and_independent_of_order(tmp_path: Path) -> N
         assert (got.label, got.gpu_count) == (v.label, v.gpu_count)
 
 
-def test_a_summary_is_computed_once_for_every_test_that_reaches_it(tmp_path: Path,
-                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_summary_is_computed_once_for_every_test_that_reaches_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, write_tree: TreeWriter) -> None:
     tests = "".join(f"\n\ndef test_{i}():\n    prepare(torch.zeros(2), 'cpu')\n" for i in range(40))
-    root = _tree(tmp_path, {
+    root = write_tree(tmp_path, {
         "pkg/__init__.py": "",
         "pkg/lib.py": """
             def prepare(x, device):
@@ -131,12 +126,12 @@ def test_a_summary_is_computed_once_for_every_test_that_reaches_it(tmp_path: Pat
     assert analysed.count("normalise") == 1
 
 
-def test_a_summary_that_reads_no_world_is_shared_by_every_world(tmp_path: Path,
-                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_summary_that_reads_no_world_is_shared_by_every_world(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, write_tree: TreeWriter) -> None:
     # a skip for lack of GPUs is analysed again in the worlds with GPUs (1, 2, 3, 4, 8): `prepare` reads
     # nothing a world decides and is analysed once; `pick` asks torch, so each world has its own summary,
     # and a module whose top level asks torch makes every summary that reads its globals a per-world one
-    root = _tree(tmp_path, {
+    root = write_tree(tmp_path, {
         "pkg/__init__.py": "",
         "pkg/lib.py": """
             import torch
@@ -194,7 +189,7 @@ def test_a_summary_that_reads_no_world_is_shared_by_every_world(tmp_path: Path,
 
 
 def test_a_method_is_shared_by_receivers_that_differ_only_in_attributes_it_does_not_read(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, write_tree: TreeWriter) -> None:
     # each test builds its own engine (its own closure as `step`); `fire` reads `device` and `log` (a method):
     # analysed once per device, not once per engine. `remember` sets an attribute: shared too, and what it set
     # is set on each receiver it is reused for (`fire_last` then reads it)
@@ -206,7 +201,7 @@ def test_cpu_{i}():
     e.remember("cpu")
     e.fire_last(torch.zeros(2))
 """ for i in range(6))
-    root = _tree(tmp_path, {
+    root = write_tree(tmp_path, {
         "pkg/__init__.py": "",
         "pkg/engine.py": """
             class Engine:
@@ -249,7 +244,7 @@ def test_gpu_last():
 
 
 def test_a_method_that_never_names_its_receiver_is_one_summary_for_every_test_class(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, write_tree: TreeWriter) -> None:
     # a test base's helper (linear_operator's `assertAllClose`) inherited by many test classes: analysed once per
     # argument values, not once per class; a helper that reads `self` stays per class
     classes = "".join(f"""
@@ -259,7 +254,7 @@ class TestOp{i}(Base):
         self.assert_close(torch.zeros(2), torch.zeros(2))
         self.on_own_device(torch.zeros(2))
 """ for i in range(4))
-    root = _tree(tmp_path, {
+    root = write_tree(tmp_path, {
         "tests/base.py": """
             import unittest
 
@@ -327,10 +322,11 @@ def test_receiver_uses_are_attribute_reads_sets_and_calls_or_none() -> None:
         assert uses(escapes) is None, escapes
 
 
-def test_explain_shows_the_chain_of_summaries(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_explain_shows_the_chain_of_summaries(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                              write_tree: TreeWriter) -> None:
     from tools.classify.cli import main
 
-    root = _tree(tmp_path, MUTUAL)
+    root = write_tree(tmp_path, MUTUAL)
     assert main(["--root", str(root), "--no-cache", "--explain", "tests/test_x.py::test_up_first_cuda"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0] == "tests/test_x.py::test_up_first_cuda: gpu (gpu_count=1, vram_gb=0)"
