@@ -59,8 +59,8 @@ from tools.classify.optional_imports import (
     raising_call,
 )
 from tools.classify.test_state import patch_module_attr, set_environ
-from tools.classify.values import UNRESOLVED as UNK
 from tools.classify.values import (
+    MAX_ALTERNATIVES,
     ClassV,
     Const,
     DeviceV,
@@ -87,8 +87,23 @@ from tools.classify.values import (
     join_all,
     module_kind,
 )
+from tools.classify.values import UNRESOLVED as UNK
 
 MAX_UNROLL = 256  # iterations of a container-filling loop run one by one (linear: each runs the body once)
+
+
+def _distinct_tuples(it: Value) -> list[Value] | None:
+    """The elements of a loop over a few known tuples (`D.items()`, `[("cpu", 1), ("cuda", 2)]`), each once, in
+    order; None for anything else (one joined element is then unpacked)."""
+    if not isinstance(it, Seq) or not 1 < len(it.items) <= MAX_ALTERNATIVES:
+        return None
+    out: list[Value] = []
+    for item in it.items:
+        if not isinstance(item, Seq) or item.kind != "tuple":
+            return None
+        if item not in out:
+            out.append(item)
+    return out if len(out) > 1 else None
 
 
 def _holds_registry_object(fv: FuncV) -> bool:
@@ -261,6 +276,18 @@ class StatementsMixin(InterpBase):
                     if self.exec_block(s.body, frame):
                         return True
                 return self.exec_block(s.orelse, frame)
+            pairs = _distinct_tuples(it) if isinstance(s.target, ast.Tuple) else None
+            if pairs is not None:
+                # `for name, fn in OPS.items(): if name == "neg": fn(x)`: each element unpacked on a path of its own,
+                # so the names keep belonging together (one joined element pairs every name with every function)
+                branches: list[tuple[Frame, bool]] = [(frame, False)]
+                for item in pairs:
+                    loop = self._branch(frame)
+                    self.bind(s.target, item, loop)
+                    branches.append((loop, self.exec_block(s.body, loop)))
+                self._merge(frame, branches)
+                self.exec_block(s.orelse, frame)
+                return False
             elem: Value = UNK
             if isinstance(it, Seq) and it.items:
                 elem = join_all([i.values[0] if isinstance(i, ParamV) and len(i.values) == 1 else i
