@@ -92,6 +92,15 @@ def test_registries_of_registries(corpus: Path) -> None:
         "test_by_kind[on_gpu]": "gpu", "test_tables_cpu": "cpu", "test_tables_gpu": "gpu"}
 
 
+def test_a_loop_over_a_few_tuples_keeps_each_tuple_together(corpus: Path) -> None:
+    # `for name, fn in LOSSES.items(): if name == "l1": fn(...)`: before, one joined element paired every name with
+    # every function, so the CUDA loss ran under `name == "l1"` (a CPU test `gpu`)
+    tests = _tests(corpus, "tests/round26/test_registry_loops.py")
+    assert {k: v.label for k, v in tests.items()} == {
+        "test_items_filtered_cpu": "cpu", "test_items_all_cuda": "gpu", "test_pairs_cpu": "cpu",
+        "test_pairs_cuda": "gpu"}
+
+
 def test_caches_and_missing_keys_stay_cpu(corpus: Path) -> None:
     # a module-level or an object's cache filled by the call that reads it back is not a registry to wait for, and a
     # key no module stores is the KeyError the test expects
