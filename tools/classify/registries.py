@@ -110,13 +110,46 @@ def registry_names(tree: ast.Module) -> frozenset[str]:
     class_dicts = _class_dicts(tree)
     if not dicts and not class_dicts:
         return frozenset()
+    names, attrs = _changed_anywhere(tree)
+    dicts &= names
+    class_attrs = class_dicts.keys() & attrs
+    if not dicts and not class_attrs:
+        return frozenset()  # (most modules: `__all__ = [...]` and constants nothing changes; one walk decided it)
     filled: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             filled.update((mutated_outer_names(node) | _nested_stores(node)) & dicts)
-            for attr in _stored_attributes(node) & class_dicts.keys() if class_dicts else ():
+            for attr in _stored_attributes(node) & class_attrs:
                 filled.update(f"{c}.{attr}" for c in class_dicts[attr])
     return frozenset(filled)
+
+
+# Methods that change a container in place (a superset of closures.mutated_outer_names' and of STORE_METHODS)
+_MUTATING = frozenset({"pop", "remove", "discard", "clear", "popitem", "sort", "reverse"})
+
+
+def _changed_anywhere(tree: ast.Module) -> tuple[set[str], set[str]]:
+    """The names whose containers some code of the module may change (the root of a subscript store or delete, of a
+    mutating method call, a `global`/`nonlocal` name) and the attributes stored into by subscript (`X.attr[k] = v`):
+    a superset of what registry_names' per-function pass finds, in one walk, so that a module whose containers nothing
+    changes costs no more (timm: 157 modules with a top-level list or dict, 4.9 of 35 s profiled before)."""
+    names: set[str] = set()
+    attrs: set[str] = set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Subscript) and isinstance(n.ctx, (ast.Store, ast.Del)):
+            if isinstance(n.value, ast.Attribute):
+                attrs.add(n.value.attr)
+            root = _root_name(n.value)
+            if root:
+                names.add(root)
+        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and (
+                n.func.attr in STORE_METHODS or n.func.attr in _MUTATING):
+            root = _root_name(n.func.value)
+            if root:
+                names.add(root)
+        elif isinstance(n, (ast.Global, ast.Nonlocal)):
+            names.update(n.names)
+    return names, attrs
 
 
 def self_filled_attributes(cls: ast.ClassDef) -> frozenset[str]:
