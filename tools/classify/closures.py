@@ -19,7 +19,7 @@ import symtable
 
 from tools.classify.interp_base import MUTATORS
 
-_CONTAINER_MUTATORS = MUTATORS | {"setdefault", "popitem", "sort", "reverse"}
+CONTAINER_MUTATORS = MUTATORS | {"setdefault", "popitem", "sort", "reverse"}  # list, dict and set methods
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 Def = ast.FunctionDef | ast.AsyncFunctionDef
@@ -39,7 +39,7 @@ def mutated_outer_names(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambd
             declared.update(n.names)
         elif isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
             local.add(n.id)
-        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in _CONTAINER_MUTATORS \
+        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in CONTAINER_MUTATORS \
                 and isinstance(n.func.value, ast.Name):
             used.add(n.func.value.id)
         elif isinstance(n, ast.Subscript) and isinstance(n.ctx, (ast.Store, ast.Del)) and isinstance(n.value, ast.Name):

@@ -338,7 +338,7 @@ class InterpBase:
         # (DictV.origin, world) -> its writers were run (registries.py), and one of them let the world decide something
         self.registries_loaded: dict[tuple[str, int], bool] = {}
         # (DictV.origin, world) -> the last view of it: (the dict it was made from, how many entries, the view)
-        self.registry_views: dict[tuple[str, int], tuple[DictV | Seq, int, Value]] = {}
+        self.registry_views: dict[tuple[str, int], tuple[Value, int, Value]] = {}
         self.registry_writers: dict[str, frozenset[str]] = {}  # DictV.origin -> the modules whose import fills it
         self.subclass_registrars: set[str] = set()  # modules with an `__init_subclass__` that fills a registry
         self.self_filled: dict[ClassV, frozenset[str]] = {}  # class -> registries.self_filled_attributes

@@ -23,7 +23,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
-from tools.classify.closures import mutated_outer_names
+from tools.classify.closures import CONTAINER_MUTATORS, mutated_outer_names
+from tools.classify.interp_base import _last_name
 
 # Calls that make an empty or filled dict or list at a module's top level (`dict()`, `collections.OrderedDict()`)
 CONTAINER_FACTORIES = frozenset({"dict", "OrderedDict", "defaultdict", "list"})
@@ -34,7 +35,7 @@ LIST_STORES = frozenset({"append", "extend", "insert"})
 def _is_container_expr(e: ast.expr | None) -> bool:
     if isinstance(e, (ast.Dict, ast.List)):
         return True
-    return isinstance(e, ast.Call) and _call_name(e) in CONTAINER_FACTORIES
+    return isinstance(e, ast.Call) and _last_name(e) in CONTAINER_FACTORIES
 
 
 def _top_level_containers(body: list[ast.stmt], out: set[str]) -> None:
@@ -52,15 +53,10 @@ def _top_level_containers(body: list[ast.stmt], out: set[str]) -> None:
                 _top_level_containers(block, out)
 
 
-def _call_name(e: ast.expr) -> str:
-    f = e.func if isinstance(e, ast.Call) else e
-    return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
-
-
 def defaultdict_names(tree: ast.Module) -> frozenset[str]:
     """Names a module's top level binds to `defaultdict(...)` (a registry of registries: `NESTED[kind][name] = fn`)."""
     return frozenset(t.id for s in tree.body if isinstance(s, ast.Assign) and isinstance(s.value, ast.Call)
-                     and _call_name(s.value) == "defaultdict" for t in s.targets if isinstance(t, ast.Name))
+                     and _last_name(s.value) == "defaultdict" for t in s.targets if isinstance(t, ast.Name))
 
 
 # Methods that change an entry of a registry of containers in place (`BY_KIND[kind].append(fn)`)
@@ -124,10 +120,6 @@ def registry_names(tree: ast.Module) -> frozenset[str]:
     return frozenset(filled)
 
 
-# Methods that change a container in place (a superset of closures.mutated_outer_names' and of STORE_METHODS)
-_MUTATING = frozenset({"pop", "remove", "discard", "clear", "popitem", "sort", "reverse"})
-
-
 def _changed_anywhere(tree: ast.Module) -> tuple[set[str], set[str]]:
     """The names whose containers some code of the module may change (the root of a subscript store or delete, of a
     mutating method call, a `global`/`nonlocal` name) and the attributes stored into by subscript (`X.attr[k] = v`):
@@ -143,7 +135,7 @@ def _changed_anywhere(tree: ast.Module) -> tuple[set[str], set[str]]:
             if root:
                 names.add(root)
         elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and (
-                n.func.attr in STORE_METHODS or n.func.attr in _MUTATING):
+                n.func.attr in STORE_METHODS or n.func.attr in CONTAINER_MUTATORS):
             root = _root_name(n.func.value)
             if root:
                 names.add(root)

@@ -16,7 +16,6 @@ def _tests(corpus: Path, path: str) -> dict[str, Verdict]:
     return run(corpus, paths=[path], cache_dir=None).files[path].tests
 
 
-
 def _labels(root: Path, path: str, cache_dir: Path | None = None) -> dict[str, str]:
     return {k: v.label for k, v in run(root, paths=[path], cache_dir=cache_dir, workers=1).files[path].tests.items()}
 
@@ -55,30 +54,25 @@ def test_a_model_zoo_filled_by_its_package_reaches_the_registered_model(corpus: 
 
 
 def test_decorators_calls_subclasses_and_registry_objects_fill_registries(corpus: Path) -> None:
-    builders = _tests(corpus, "tests/round26/test_builders.py")  # `@builder("cuda_head") class`, `add_loss("l2", f)`
-    assert {k: v.label for k, v in builders.items()} == {
+    assert _labels(corpus, "tests/round26/test_builders.py") == {  # `@builder("cuda_head") class`, `add_loss("l2", f)`
         "test_build_cpu_head": "cpu", "test_build_cuda_head": "gpu", "test_loss_l1_cpu": "cpu",
         "test_loss_l2_cuda": "gpu"}
-    subclasses = _tests(corpus, "tests/round26/test_subclass_registry.py")  # `__init_subclass__`, with a keyword
-    assert {k: v.label for k, v in subclasses.items()} == {
+    assert _labels(corpus, "tests/round26/test_subclass_registry.py") == {  # `__init_subclass__`, with a keyword
         "test_subclass_registry_cuda": "gpu", "test_subclass_registry_cpu": "cpu", "test_subclass_keyword_cuda": "gpu",
         "test_subclass_keyword_cpu": "cpu"}
     objects = _tests(corpus, "tests/round26/test_registry_object.py")  # `@MODELS.register_module()` in another module
     assert objects["test_build_gpu"].label == "gpu" and objects["test_build_cpu"].label == "cpu"
-    classes = _tests(corpus, "tests/round26/test_class_registry.py")  # `cls._items[name] = obj` in a classmethod
-    assert {k: v.label for k, v in classes.items()} == {
+    assert _labels(corpus, "tests/round26/test_class_registry.py") == {  # `cls._items[name] = obj` in a classmethod
         "test_cls_cpu": "cpu", "test_cls_gpu": "gpu", "test_each[ones_cpu]": "cpu", "test_each[ones_gpu]": "gpu",
         "test_table_cpu": "cpu", "test_table_gpu": "gpu"}
-    methods = _tests(corpus, "tests/round26/test_registry_methods.py")  # `HANDLERS.update(...)`, `.setdefault(k, f)`
-    assert {k: v.label for k, v in methods.items()} == {
+    assert _labels(corpus, "tests/round26/test_registry_methods.py") == {  # `HANDLERS.update(...)`, `.setdefault(k, f)`
         "test_update_cpu": "cpu", "test_update_gpu": "gpu", "test_setdefault_cpu": "cpu", "test_setdefault_gpu": "gpu"}
 
 
 def test_a_list_of_cases_a_decorator_fills_gives_each_case(corpus: Path) -> None:
     # `CASES.append(fn)` in `@case`: before, the list was unknown from the def on, and one function-level key covered
     # both cases, `cpu` (a false CPU for the CUDA case)
-    tests = _tests(corpus, "tests/round26/test_case_lists.py")
-    assert {k: v.label for k, v in tests.items()} == {
+    assert _labels(corpus, "tests/round26/test_case_lists.py") == {
         "test_case[cpu_case]": "cpu", "test_case[cuda_case]": "gpu", "test_case_named[cpu_case]": "cpu",
         "test_case_named[cuda_case]": "gpu"}
 
@@ -95,8 +89,7 @@ def test_registries_of_registries(corpus: Path) -> None:
 def test_a_loop_over_a_few_tuples_keeps_each_tuple_together(corpus: Path) -> None:
     # `for name, fn in LOSSES.items(): if name == "l1": fn(...)`: before, one joined element paired every name with
     # every function, so the CUDA loss ran under `name == "l1"` (a CPU test `gpu`)
-    tests = _tests(corpus, "tests/round26/test_registry_loops.py")
-    assert {k: v.label for k, v in tests.items()} == {
+    assert _labels(corpus, "tests/round26/test_registry_loops.py") == {
         "test_items_filtered_cpu": "cpu", "test_items_all_cuda": "gpu", "test_pairs_cpu": "cpu",
         "test_pairs_cuda": "gpu"}
 
@@ -104,8 +97,7 @@ def test_a_loop_over_a_few_tuples_keeps_each_tuple_together(corpus: Path) -> Non
 def test_caches_and_missing_keys_stay_cpu(corpus: Path) -> None:
     # a module-level or an object's cache filled by the call that reads it back is not a registry to wait for, and a
     # key no module stores is the KeyError the test expects
-    tests = _tests(corpus, "tests/round26/test_cache_dicts.py")
-    assert {k: v.label for k, v in tests.items()} == {
+    assert _labels(corpus, "tests/round26/test_cache_dicts.py") == {
         "test_module_cache_cpu": "cpu", "test_object_cache_cpu": "cpu", "test_missing_key_raises_cpu": "cpu"}
 
 
