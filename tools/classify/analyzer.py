@@ -568,7 +568,17 @@ class Analyzer:
         if not isinstance(self_v, Inst) or not all(p.value_plain(v, world) for _, v in self_v.attrs):
             return False
         classes = {*item.classes, self_v.cls, *([item.func.cls] if item.func.cls is not None else [])}
+        if not any(self._written_inside(item.func, c) for c in classes):
+            # a method given to the class from outside its text (`setattr(TestX, "test_y", lambda self: ...)`): the
+            # class' text says nothing of it
+            return False
         return all(p.callable_inert(c, world) for c in sorted(classes, key=lambda c: (c.rel, c.pos)))
+
+    def _written_inside(self, fv: FuncV, cls: ClassV) -> bool:
+        """Whether the def of `fv` lies in the text of class `cls`'s body."""
+        node = self.source.module(cls.rel).defs.get(cls.pos)
+        return fv.rel == cls.rel and isinstance(node, ast.ClassDef) and node.lineno <= fv.pos[0] <= (
+            node.end_lineno or node.lineno)
 
     def may_be_quiet(self, rel: str, item: TestItem) -> bool:
         """Whether quiet_case can apply to the item's cases: a module-level test function, not generated,

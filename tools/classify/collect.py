@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from tools.classify import limits, torch_testing
+from tools.classify import limits, registries, torch_testing
 from tools.classify.dataflow import (
     PARAMETERIZED_EXPAND,
     REGEX_PREFIX,
@@ -377,6 +377,17 @@ def _has_init(interp: Interp, cls: ClassV) -> bool:
     return isinstance(interp.class_lookup(cls, "__init__", 0), FuncV)
 
 
+def _unnamed_methods(interp: Interp, cls: ClassV) -> list[FuncV]:
+    """The functions code set on cls or a class of its MRO under names the analysis cannot compute
+    (registries.UNNAMED_METHODS): pytest collects those whose names start with `test`."""
+    out: dict[FuncV, None] = {}
+    for c in interp.mro(cls, 0):
+        if isinstance(c, ClassV):
+            held = interp.class_body(c, 0).get(registries.UNNAMED_METHODS)
+            out.update((a, None) for a in alternatives(held) if isinstance(a, FuncV)) if held is not None else None
+    return list(out)
+
+
 def _methods(interp: Interp, cls: ClassV) -> list[tuple[str, FuncV]]:
     """Test-named methods visible on cls (inherited ones included), in definition order of the MRO. A class
     `@parameterized_class` decorated lost its own `test*` attributes (the package deletes them once it has made
@@ -452,6 +463,10 @@ def _collect_class(interp: Interp, cls: ClassV, name: str, outer: tuple[ClassV, 
         items = _collect_parametrized(interp, cls, prefix, chain, unit)
     else:
         items = [i for m, fv in methods for i in _expanded(interp, fv, f"{prefix}::{m}", prefix, chain, unit)]
+    for fv in _unnamed_methods(interp, cls):
+        items.append(TestItem(prefix, fv, chain, unit, fv.pos[0], fallback=True,
+                              note=f"{name}: functions set on the class under names the analysis cannot compute "
+                                   f"({fv.name}, line {fv.pos[0]}); this class-level key covers them"))
     if _external_test_base(interp, cls):
         # tests inherited from a base class outside the repository have names the analysis cannot list:
         # a class-level key covers them, labelled from what the class itself adds (marks, setUp, fixtures)

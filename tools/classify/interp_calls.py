@@ -77,6 +77,7 @@ from tools.classify.values import (
     bounded,
     decided_key,
     is_objects,
+    join,
     join_all,
     keywords_of,
 )
@@ -107,6 +108,13 @@ class CallsMixin(InterpBase):
                 # `for k, v in options.items(): setattr(self, k, v)` over known options: the assignment
                 # `self.device = d`; reading the class attribute instead would keep a stale device
                 self.bind(_attribute_target(obj, attr, n), self.ev(n.args[2], frame), frame)
+                return Const(None)
+            cls = self.lookup(obj.id, frame)
+            fn = self.ev(n.args[2], frame)
+            if isinstance(cls, ClassV) and any(isinstance(a, FuncV) for a in alternatives(fn)):
+                # a function set on a class under a name not known (`f"test_{path.stem}"` over a directory
+                # listing): maybe a test pytest collects (registries.UNNAMED_METHODS)
+                self.add_generated_test(Seq((cls, UNK), "tuple"), bounded(fn), frame)
                 return Const(None)
         if nn_modules.add_module_call(n):
             holder = n.func.value  # type: ignore[attr-defined]
@@ -745,10 +753,30 @@ class CallsMixin(InterpBase):
         if res.stores:
             frame.env.update(res.stores)  # the shared namespaces as the call left them
         for origin, key, value in res.registrations:  # what it stored into registries (registries.py)
-            if frame.module_env is None:
+            if frame.module_env is None and origin == registries.GENERATED_TESTS:
+                self.add_generated_test(key, value, frame)
+            elif frame.module_env is None:
                 self.register(origin, key, value, frame.rel, frame.world)
             else:
                 frame.registrations.append((origin, key, value))
+
+    def add_generated_test(self, key: Value, value: Value, frame: Frame) -> None:
+        """A test method code gave a class (registries.GENERATED_TESTS, key `(class, name)`): in a function, part of
+        the call's summary; back at the top level of the module that defines the class, in its body, as the same
+        `setattr` written there is (pytest collects it). Under a name not known, kept with the others so named
+        (registries.UNNAMED_METHODS)."""
+        if frame.module_env is not None:
+            frame.registrations.append((registries.GENERATED_TESTS, key, value))
+            return
+        cls, name = key.items if isinstance(key, Seq) and len(key.items) == 2 else (None, None)
+        if not isinstance(cls, ClassV) or cls.rel != frame.rel:
+            return
+        body = self.class_body(cls, frame.world)
+        if isinstance(name, Const) and isinstance(name.value, str):
+            body[name.value] = value
+        else:
+            held = body.get(registries.UNNAMED_METHODS)
+            body[registries.UNNAMED_METHODS] = join(held, value) if held is not None else value
 
     def call_function_from(self, fv: FuncV, args: list[Value], kwargs: dict[str, Value], line: int,
                            frame: Frame, site: ast.AST | None = None) -> Value:

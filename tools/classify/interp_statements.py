@@ -233,9 +233,11 @@ class StatementsMixin(InterpBase):
                     if isinstance(dv, MarkV) and dv.name == PARAMETERIZED_CLASS:
                         self._parameterized_class(cv, list(dv.args), dict(dv.kwargs), d, frame)
                     elif frame.module_env is None and isinstance(dv, FuncV) and (
-                            self.module_registries(dv.rel) or _holds_registry_object(dv)):
+                            self.module_registries(dv.rel) or _holds_registry_object(dv) or registries.calls_setattr(
+                                self.source.module(dv.rel).defs.get(dv.pos))):
                         # `@register("big") class Big`, `@MODELS.register_module() class Big`: what the decorator
-                        # stores into registries (registries.py)
+                        # stores into registries (registries.py); `@add_device_tests class TestX` gives the class
+                        # test methods (`setattr(cls, f"test_{dev}", ...)`, registries.GENERATED_TESTS)
                         self.call_function_from(dv, [cv], {}, d.lineno, scratch)
             if frame.module_env is None and s.bases and self.subclass_registrars:
                 self.init_subclass(cv, s, frame)
@@ -966,6 +968,13 @@ class StatementsMixin(InterpBase):
                 and cls.rel == frame.rel:
             # `setattr(TestOps, f"test_zeros_{dev}", make(dev))` at a module's top level: a method pytest collects
             self.class_body(cls, frame.world)[target.attr] = v
+        elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.attr.startswith(
+                "test") and isinstance(cls := self.lookup(target.value.id, frame), ClassV):
+            # the same in a function the module calls at import (`def _append(): ... setattr(TestX, fn.__name__, fn)`)
+            # or in a class decorator (`setattr(cls, f"test_{dev}", ...)`): part of the call's summary, given to the
+            # class when the call returns to the top level of the module that defines it (add_generated_test)
+            self.add_generated_test(Seq((cls, Const(target.attr)), "tuple"), bounded(v) if _hashable(v) else UNK,
+                                    frame)
         elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
             owner = target.value.id
             cur = frame.env.get(owner)
@@ -1368,8 +1377,11 @@ def _sets_item(node: ast.AST) -> bool:
     `setattr(cls, name, ...)`: a module or class given tests one by one (`for dev in DEVICES: setattr(TestOps,
     f"test_{dev}", make(dev))`)."""
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr" and \
-            len(node.args) == 3 and isinstance(node.args[1], (ast.JoinedStr, ast.BinOp)):
-        return True  # (a name built per item; `setattr(self, key, value)` over options is followed unrolled or not)
+            len(node.args) == 3 and (isinstance(node.args[1], (ast.JoinedStr, ast.BinOp)) or isinstance(
+                node.args[1], ast.Attribute) and node.args[1].attr == "__name__"):
+        # (a name built per item, or the name given to the function set: `fn.__name__ = f"test_{x}"; setattr(TestX,
+        # fn.__name__, fn)`; `setattr(self, key, value)` over options is followed unrolled or not)
+        return True
     return isinstance(node, ast.Assign) and any(isinstance(t, ast.Subscript) and (isinstance(t.value, ast.Name) or (
         isinstance(t.value, ast.Call) and isinstance(t.value.func, ast.Name) and t.value.func.id == "globals"))
         for t in node.targets)

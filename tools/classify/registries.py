@@ -26,6 +26,15 @@ from collections.abc import Iterable
 from tools.classify.closures import CONTAINER_MUTATORS, mutated_outer_names
 from tools.classify.interp_base import _last_name
 
+# The origin of a registration that gives a test class a method (`setattr(TestX, f"test_{name}", fn)` in a function
+# the module calls at import, or in a class decorator): its key is `(class, name)`, applied to the class' body when the
+# call returns to the module's top level (InterpBase.add_generated_test)
+GENERATED_TESTS = "<generated test methods>"
+# The entry of a class' body that holds the functions set on it under names the analysis cannot compute
+# (`setattr(TestX, f"test_{path.stem}", make(path))` over a directory listing): pytest may collect any of them, so a
+# class-level key covers them (collect.py), labelled from what they do
+UNNAMED_METHODS = "<methods set under names not known>"
+
 # Calls that make an empty or filled dict or list at a module's top level (`dict()`, `collections.OrderedDict()`)
 CONTAINER_FACTORIES = frozenset({"dict", "OrderedDict", "defaultdict", "list"})
 # Methods that add to a list registry (`CASES.append(fn)`)
@@ -212,3 +221,9 @@ def origin_root(origin: str) -> str:
     """The module-level name a registry hangs from (`MODELS`, `Base` of `Base.registry`, `MODELS` of
     `MODELS._module_dict`)."""
     return origin.rsplit("::", 1)[1].split(".", 1)[0]
+
+
+def calls_setattr(node: ast.AST | None) -> bool:
+    """Whether a def calls `setattr` (a class decorator that may give the class test methods by name)."""
+    return isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+        isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "setattr" for n in ast.walk(node))
