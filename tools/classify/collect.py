@@ -464,9 +464,9 @@ def _collect_class(interp: Interp, cls: ClassV, name: str, outer: tuple[ClassV, 
     else:
         items = [i for m, fv in methods for i in _expanded(interp, fv, f"{prefix}::{m}", prefix, chain, unit)]
     for fv in _unnamed_methods(interp, cls):
-        items.append(TestItem(prefix, fv, chain, unit, fv.pos[0], fallback=True,
+        items.append(TestItem(prefix, fv, chain, unit, cls.pos[0], fallback=True,
                               note=f"{name}: functions set on the class under names the analysis cannot compute "
-                                   f"({fv.name}, line {fv.pos[0]}); this class-level key covers them"))
+                                   f"({fv.name}, {fv.rel}:{fv.pos[0]}); this class-level key covers them"))
     if _external_test_base(interp, cls):
         # tests inherited from a base class outside the repository have names the analysis cannot list:
         # a class-level key covers them, labelled from what the class itself adds (marks, setUp, fixtures)

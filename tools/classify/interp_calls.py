@@ -111,7 +111,10 @@ class CallsMixin(InterpBase):
                 return Const(None)
             cls = self.lookup(obj.id, frame)
             fn = self.ev(n.args[2], frame)
-            if isinstance(cls, ClassV) and any(isinstance(a, FuncV) for a in alternatives(fn)):
+            tree = self.source.module(frame.rel).tree
+            if isinstance(cls, ClassV) and any(isinstance(a, FuncV) for a in alternatives(fn)) and not (
+                    isinstance(n.args[1], ast.Name) and tree is not None and registries.names_own_attributes(
+                        tree, n.args[1].id)):
                 # a function set on a class under a name not known (`f"test_{path.stem}"` over a directory
                 # listing): maybe a test pytest collects (registries.UNNAMED_METHODS)
                 self.add_generated_test(Seq((cls, UNK), "tuple"), bounded(fn), frame)

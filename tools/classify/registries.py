@@ -227,3 +227,23 @@ def calls_setattr(node: ast.AST | None) -> bool:
     """Whether a def calls `setattr` (a class decorator that may give the class test methods by name)."""
     return isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
         isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "setattr" for n in ast.walk(node))
+
+
+# Calls listing an object's own attributes by name: `dir(cls)`, `vars(cls)`, `inspect.getmembers(cls)`
+ATTRIBUTE_LISTINGS = frozenset({"dir", "vars", "getmembers"})
+
+
+def names_own_attributes(tree: ast.AST, name: str) -> bool:
+    """Whether a loop in `tree` binds `name` from a listing of an object's own attributes (`for name in dir(cls)`,
+    `for name, fn in vars(cls).items()`, `cls.__dict__`): a `setattr(cls, name, wrap(fn))` under it re-sets what the
+    class has (a decorator wrapping each test method), it gives the class no test pytest would not see already."""
+    return any(isinstance(n, (ast.For, ast.AsyncFor, ast.comprehension)) and _lists_attributes(n.iter) and any(
+        isinstance(t, ast.Name) and t.id == name for t in ast.walk(n.target)) for n in ast.walk(tree))
+
+
+def _lists_attributes(e: ast.expr) -> bool:
+    if isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr in ("items", "keys"):
+        e = e.func.value
+    if isinstance(e, ast.Call):
+        return _last_name(e.func) in ATTRIBUTE_LISTINGS
+    return isinstance(e, ast.Attribute) and e.attr == "__dict__"
