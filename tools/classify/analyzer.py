@@ -82,6 +82,8 @@ from tools.classify.values import (
 )
 
 WORLDS = ANALYSIS_WORLDS[1:]  # the worlds with GPUs
+# one case's values: the parametrized arguments by name, the parametrized fixtures' chosen params, its marks
+CaseValues = tuple[dict[str, Value], dict[str, ParamCase], list[Value]]
 # The module-level xunit hooks pytest runs around a test, in order: of each group, the first the module has
 # (unittest's spelling before pytest's); `*_function` only around module-level test functions
 MODULE_SETUP = (("setUpModule", "setup_module"), ("setup_function",))
@@ -633,26 +635,30 @@ class Analyzer:
                                                               f"{where}"),))
 
     def budgeted_case(self, rel: str, item: TestItem, suffix: str | None, extra: list[Finding],
-                      first_world: int = 0) -> Verdict:
+                      first_world: int = 0, given: CaseValues | None = None) -> Verdict:
         """classify_case within CASE_BUDGET steps, charged to the file's budget; past either, `unknown`."""
         if self.interp.steps >= self.interp.limit:
             return self._over_budget(rel, item, FILE_BUDGET, rel)
         try:
-            v, cost = self.interp.budgeted(CASE_BUDGET, self.classify_case, rel, item, suffix, extra, first_world)
+            v, cost = self.interp.budgeted(CASE_BUDGET, self.classify_case, rel, item, suffix, extra, first_world,
+                                           given)
         except BudgetExceeded:
             v, cost = self._over_budget(rel, item, CASE_BUDGET, item.func.name), OVER_BUDGET_CHARGE
         self.interp.steps += cost
         return v
 
     def classify_case(self, rel: str, item: TestItem, suffix: str | None, extra: list[Finding],
-                      first_world: int = 0) -> Verdict:
+                      first_world: int = 0, given: CaseValues | None = None) -> Verdict:
         """Label one parametrization (its id suffix in parametrizations(), None: the bare test). A case that
         exists only from world `first_world` on (`DEVICES.append("cuda")` under `torch.cuda.is_available()`)
         is analysed with that world's values and needs its GPUs. An id that names another case on a machine
         with GPUs (`device0` of `[cuda:0, cpu]` there, of `[cpu]` here) is two tests under one key: the one
         a GPU machine collects must run on a GPU runner, so it is labelled like a case that exists only there;
         the one a machine without GPUs collects is analysed on its own, and a CPU test there says so
-        (`cpu_without_gpus`: the runner decides by what the test process sees)."""
+        (`cpu_without_gpus`: the runner decides by what the test process sees). `given`: the case's values, for a
+        case its suffix does not single out (an id the analysis cannot spell), taken in every world."""
+        if given is not None:
+            return self._classify_case(rel, item, suffix, extra, first_world, given=given)
         if suffix is None or first_world or not self.named_twice(rel, item, suffix):
             return self._classify_case(rel, item, suffix, extra, first_world)
         there = self._classify_case(rel, item, suffix, extra, 1, "names another case on a machine with a GPU "
@@ -682,11 +688,15 @@ class Analyzer:
 
     def _classify_case(self, rel: str, item: TestItem, suffix: str | None, extra: list[Finding],
                        first_world: int = 0, only_there: str = "exists only on a machine with a GPU (an "
-                       "accelerator query is false on a CPU-only one)", values_from_cpu_world: bool = False) -> Verdict:
+                       "accelerator query is false on a CPU-only one)", values_from_cpu_world: bool = False,
+                       given: CaseValues | None = None) -> Verdict:
         """classify_case's analysis of one case; `values_from_cpu_world`: the case a machine without GPUs collects,
-        with its values in every world (else each world's own values, as its skips are checked)."""
+        with its values in every world (else each world's own values, as its skips are checked); `given`: these
+        values in every world."""
 
-        def case(world: int) -> tuple[dict[str, Value], dict[str, ParamCase], list[Value]]:
+        def case(world: int) -> CaseValues:
+            if given is not None:
+                return given
             if suffix is None:
                 return {}, {}, []
             for w in dict.fromkeys((0,) if values_from_cpu_world else (max(world, first_world), first_world)):
@@ -727,9 +737,16 @@ class Analyzer:
 
     def _function_key(self, rel: str, item: TestItem, params: list[
             tuple[str, dict[str, Value], dict[str, ParamCase], list[Value]]], extra: list[Finding]) -> Verdict:
-        """One verdict for every parametrization of a test whose ids cannot all be computed: the join of the
-        cases the analysis can tell apart (gpu if any is), under the function's own key."""
-        verdicts = [self.budgeted_case(rel, item, sfx, extra) for sfx in dict.fromkeys(p[0] for p in params)]
+        """One verdict for every parametrization of a test whose ids cannot all be computed: the join of its cases
+        (gpu if any is), each analysed with its own values, under the function's own key. (Cases whose ids are
+        unknown share one suffix: looking a case up by it found the first only, and a CUDA case after a CPU one was
+        lost.)"""
+        distinct: dict[tuple[object, ...], tuple[str, CaseValues]] = {}
+        for sfx, direct, choice, marks in params:
+            key = (tuple(sorted(direct.items(), key=lambda kv: kv[0])),
+                   tuple(sorted(choice.items(), key=lambda kv: kv[0])), tuple(marks))
+            distinct.setdefault(key, (sfx, (direct, choice, marks)))
+        verdicts = [self.budgeted_case(rel, item, sfx, extra, given=case) for sfx, case in distinct.values()]
         v = functools.reduce(join_verdicts, verdicts)
         note = step(rel, item.line, f"{item.func.name}: parametrize ids cannot be computed statically; this "
                                     "function-level key covers them")

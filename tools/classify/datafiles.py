@@ -18,6 +18,7 @@ checked against (runner.data_unchanged).
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import os
 import posixpath
@@ -42,6 +43,8 @@ MAX_DATA_BYTES = 1 << 20  # a larger data file is not read (its values are unkno
 SAFE_LOADERS = frozenset({"yaml.SafeLoader", "yaml.CSafeLoader", "yaml.loader.SafeLoader", "yaml.cyaml.CSafeLoader"})
 PATH_CLASSES = frozenset({"pathlib.Path", "pathlib.PosixPath", "pathlib.PurePath", "pathlib.PurePosixPath"})
 MAX_PARENTS = 32  # `Path(__file__).parents[i]`: the ancestors listed
+MAX_LISTED_ENTRIES = 1000  # a directory with more entries is not listed (its contents are unknown)
+LISTING_PREFIX = "<listing>/"  # a result's `data` entry for a directory it listed: (prefix + rel, read_listing state)
 
 
 def module_path(rel: str) -> PathV:
@@ -131,6 +134,41 @@ def path_method(path: PathV, name: str, args: list[Value]) -> Value | None:
             return UNRESOLVED
         return PathV(new.as_posix(), "path")
     return None
+
+
+def read_listing(root: Path, rel: str) -> tuple[tuple[tuple[str, bool], ...] | None, str]:
+    """The entries of the directory at rel inside the root, as (name, is a directory) sorted by name, and the
+    listing's state (a digest of them, or why it was not listed): a file added to or removed from the directory
+    changes it, as a changed file changes read_data's. At most MAX_LISTED_ENTRIES entries."""
+    real_root = os.path.realpath(root)
+    real = os.path.realpath(os.path.join(real_root, rel))
+    if os.path.commonpath([real_root, real]) != real_root:
+        return None, "outside the analysed root"
+    entries: list[tuple[str, bool]] = []
+    try:
+        with os.scandir(real) as found:
+            for entry in found:
+                if len(entries) == MAX_LISTED_ENTRIES:
+                    return None, f"over {MAX_LISTED_ENTRIES} entries"
+                entries.append((entry.name, entry.is_dir()))
+    except OSError as exc:
+        return None, f"cannot list: {exc.strerror or exc}"
+    entries.sort()
+    return tuple(entries), digest_of("".join(f"{n}{'/' if d else ''}\n" for n, d in entries).encode())
+
+
+def listed(path: PathV, entries: tuple[tuple[str, bool], ...], pattern: str | None, kind: str) -> Seq:
+    """The children of the directory `path` that `entries` lists (read_listing), as paths of `kind` ("path": pathlib's
+    `iterdir()`/`glob(pattern)`, "str": `glob.glob`), or their names ("name": `os.listdir`). The order the file system
+    gives is not known, so they are a set (`sorted(...)` orders them as Python does). A glob pattern matches names as
+    pathlib does (case-sensitive, dot files included); `glob.glob` leaves dot files out unless the pattern starts
+    with a dot."""
+    base = posixpath.normpath(path.text)
+    names = [n for n, _ in entries if pattern is None or fnmatch.fnmatchcase(n, pattern) and not (
+        kind == "str" and n.startswith(".") and not pattern.startswith("."))]
+    if kind == "name":
+        return Seq(tuple(Const(n) for n in names), "set")
+    return Seq(tuple(PathV(f"{base}/{n}", kind) for n in names), "set")
 
 
 def read_data(root: Path, rel: str) -> tuple[bytes | None, str]:

@@ -10,7 +10,8 @@ from tools.classify import datafiles
 from tools.classify.interp_base import Frame, InterpBase
 from tools.classify.values import UNRESOLVED, Const, Ext, PathV, Value
 
-_PREFIXES = ("os.", "pathlib.", "yaml.", "json.", "builtins.open", "builtins.str")
+_PREFIXES = ("os.", "pathlib.", "yaml.", "json.", "glob.glob", "builtins.open", "builtins.str")
+_PRESENCE = {"exists": None, "is_file": False, "is_dir": True, "isfile": False, "isdir": True}  # None: any kind
 _READ_MODES = frozenset({"r", "rt", "rb", "tr", "br"})
 
 
@@ -23,8 +24,16 @@ class DataFilesMixin(InterpBase):
         if not path.startswith(_PREFIXES):
             return None
         first = args[0] if args else kwargs.get("stream", kwargs.get("fp", kwargs.get("s")))
+        if path.startswith("os.path.") and path[len("os.path."):] in _PRESENCE and len(args) == 1 and not kwargs:
+            return self._present(first, path[len("os.path."):], frame)
         if path.startswith("os.path."):
             return datafiles.os_path_call(path[len("os.path."):], args) if not kwargs else None
+        if path == "os.listdir" and len(args) == 1 and not kwargs and isinstance(first, PathV):
+            return self._listed(first, None, "name", frame)
+        if path == "glob.glob" and len(args) == 1 and not kwargs and isinstance(first, PathV) and first.kind == "str":
+            # `glob.glob(os.path.join(HERE, "configs", "*.yaml"))`: a pattern in its last part only
+            where, _, pattern = first.text.rpartition("/")
+            return self._listed(PathV(where, "str"), pattern, "str", frame) if not _wild(where) else UNRESOLVED
         if path in ("os.fspath", "builtins.str") and len(args) == 1 and isinstance(first, PathV):
             return PathV(first.text, "str") if first.kind != "file" else UNRESOLVED
         if path in datafiles.PATH_CLASSES:
@@ -53,8 +62,37 @@ class DataFilesMixin(InterpBase):
             return self._text(recv, frame)
         if name == "open" and recv.kind == "path":
             return self._open([recv, *args], kwargs)
+        if recv.kind == "path" and not kwargs and (name == "iterdir" and not args or name == "glob" and len(args) == 1):
+            pattern = args[0] if args else None
+            if pattern is None or isinstance(pattern, Const) and isinstance(pattern.value, str) and "/" not in \
+                    pattern.value and "**" not in pattern.value:
+                return self._listed(recv, pattern.value if pattern is not None else None, "path", frame)
+            return UNRESOLVED
+        if recv.kind == "path" and name in _PRESENCE and not args and not kwargs:
+            return self._present(recv, name, frame)
         got = datafiles.path_method(recv, name, args) if not kwargs else None
         return got if got is not None else UNRESOLVED
+
+    def _listed(self, where: PathV, pattern: str | None, kind: str, frame: Frame) -> Value:
+        """The entries of an in-repo directory (datafiles.listed), a dependency of results reading them; unknown
+        for a directory out of the root or not listed."""
+        rel = datafiles.rel_of(where) if where.kind != "file" else None
+        entries = self.source.listing(rel, frame.rel) if rel is not None else None
+        return datafiles.listed(where, entries, pattern, kind) if entries is not None else UNRESOLVED
+
+    def _present(self, path: Value, how: str, frame: Frame) -> Value:
+        """`p.exists()`, `p.is_file()`, `os.path.isdir(p)` of an in-repo path: from its directory's listing (a
+        regular file: an entry that is no directory)."""
+        if not isinstance(path, PathV) or path.kind == "file":
+            return UNRESOLVED
+        rel = datafiles.rel_of(path)
+        parent, _, name = rel.rpartition("/") if rel is not None else ("", "", "")
+        entries = self.source.listing(parent, frame.rel) if rel is not None and parent else None
+        if entries is None:
+            return UNRESOLVED
+        kind = next((is_dir for n, is_dir in entries if n == name), None)
+        want = _PRESENCE[how]
+        return Const(kind is not None and (want is None or kind == want))
 
     def _open(self, args: list[Value], kwargs: dict[str, Value]) -> Value:
         """`open(path)` for reading (text or binary): an open file; anything else is not modelled."""
@@ -133,3 +171,6 @@ def path_binop(op: ast.operator, a: Value, b: Value) -> Value | None:
         return PathV(a.text + b.value, "str")
     return UNRESOLVED
 
+
+def _wild(text: str) -> bool:
+    return any(c in text for c in "*?[")

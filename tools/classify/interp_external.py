@@ -97,6 +97,7 @@ from tools.classify.values import (
     OneOf,
     ParamV,
     PartialV,
+    PathV,
     RequestV,
     ReqV,
     Seq,
@@ -1209,6 +1210,12 @@ def _sorted(items: Value, reverse: Value) -> Seq | None:
     None for anything else: items of other kinds, mixed kinds Python would not compare, an unknown `reverse`."""
     if not isinstance(items, Seq) or items.kind == SLICE or not isinstance(reverse, Const):
         return None
+    paths = [i for i in items.items if isinstance(i, PathV)]
+    if paths and len(paths) == len(items.items) and len({p.kind for p in paths}) == 1 and paths[0].kind != "file":
+        # pathlib paths order by their parts, path strings (`glob.glob`) by their text
+        by_parts = paths[0].kind == "path"
+        return Seq(tuple(sorted(paths, key=lambda p: p.text.split("/") if by_parts else [p.text],
+                                reverse=bool(reverse.value))), "list")
     values = [i.value for i in items.items if isinstance(i, Const)]
     if len(values) != len(items.items):
         return None

@@ -286,7 +286,7 @@ class StatementsMixin(InterpBase):
                 for item in it.items:
                     self.bind(s.target, item.values[0] if isinstance(item, ParamV) and len(item.values) == 1
                               else item, frame)
-                    if self.exec_block(s.body, frame):
+                    if self._iteration(s.body, frame):
                         return True
                 return self.exec_block(s.orelse, frame)
             pairs = _distinct_tuples(it) if frame.depth <= 1 and isinstance(s.target, ast.Tuple) and \
@@ -599,6 +599,27 @@ class StatementsMixin(InterpBase):
             kind = self.ev(first.annotation, scratch) if first is not None and first.annotation is not None else UNK
         frame.env[func.value.id] = target.with_attr(DISPATCH, Seq((*regs.items, Seq((kind, fv), "tuple"))))
         return True
+
+    def _iteration(self, body: list[ast.stmt], frame: Frame) -> bool:
+        """One iteration of an unrolled loop (exec_block's result): a top-level `if cond: continue` ends it where
+        cond holds (`for path in sorted(d.iterdir()): if path.suffix != ".json": continue`); where cond is undecided
+        the rest runs on a path of its own, joined with the one that skipped it."""
+        start = 0
+        for i, st in enumerate(body):
+            if not _continues_if(st):
+                continue
+            if self.exec_block(body[start:i], frame):
+                return True
+            assert isinstance(st, ast.If)
+            t = truth(self.ev(st.test, frame))
+            if t is True:
+                return False
+            if t is None:
+                rest = self._branch(frame)
+                self._merge(frame, [(frame, False), (rest, self._iteration(body[i + 1:], rest))])
+                return False
+            start = i + 1
+        return self.exec_block(body[start:], frame)
 
     def _decorator_env(self, s: ast.FunctionDef | ast.AsyncFunctionDef, frame: Frame) -> None:
         """Python evaluates a def's decorators when the def runs: keep the values of the names they read that
@@ -1335,9 +1356,10 @@ def _unpacked_choice(v: OneOf, n: int) -> tuple[Value, ...] | None:
 
 def _grows_containers(loop: ast.For | ast.AsyncFor) -> bool:
     """A loop body that mutates a container (`xs.append(...)`, `xs += [...]`) and has no break/continue of its
-    own: worth unrolling so that the container's elements come out exact."""
+    own (but guards `if cond: continue` at its top level, which an unrolled run follows): worth unrolling so that
+    the container's elements come out exact."""
     mutates = False
-    todo: list[ast.AST] = list(loop.body)
+    todo: list[ast.AST] = [st for st in loop.body if not _continues_if(st)]  # (those the unrolled run follows)
     while todo:
         node = todo.pop()
         if isinstance(node, (ast.Break, ast.Continue)):
@@ -1360,6 +1382,11 @@ def _grows_containers(loop: ast.For | ast.AsyncFor) -> bool:
             mutates = True
         todo.extend(ast.iter_child_nodes(node))
     return mutates
+
+
+def _continues_if(st: ast.stmt) -> bool:
+    """`if cond: continue` (nothing else, no else): a guard that skips the rest of a loop's iteration."""
+    return isinstance(st, ast.If) and not st.orelse and len(st.body) == 1 and isinstance(st.body[0], ast.Continue)
 
 
 def _fresh_iterator(e: ast.expr) -> bool:

@@ -29,7 +29,7 @@ from tools.classify.cache import (
     tool_version,
     user_cache_base,
 )
-from tools.classify.datafiles import read_data
+from tools.classify.datafiles import LISTING_PREFIX, read_data, read_listing
 from tools.classify.evidence import Verdict
 from tools.classify.installed import InstalledIndex, is_installed, running_python_dirs
 from tools.classify.modules import (
@@ -81,6 +81,8 @@ def data_unchanged(root: Path, stored: dict[str, Any], states: dict[str, str],
         now = states.get(f)
         if now is None and f.startswith(PRESENCE_PREFIX):
             now = states[f] = presence(f[len(PRESENCE_PREFIX):])
+        elif now is None and f.startswith(LISTING_PREFIX):
+            now = states[f] = read_listing(root, f[len(LISTING_PREFIX):])[1]
         elif now is None and is_installed(f) and f.endswith(".py"):
             index = installed if installed is not None else InstalledIndex(running_python_dirs(root))
             now = states[f] = index.state(f)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from tools.bounded_read import MAX_FILE_BYTES, read_source
 from tools.classify import registries
-from tools.classify.datafiles import read_data
+from tools.classify.datafiles import LISTING_PREFIX, read_data, read_listing
 from tools.classify.installed import (
     InstalledIndex,
     absolute_name,
@@ -61,6 +61,9 @@ class Sources:
         # files its code read (a dependency of every result that depends on the module)
         self.data: dict[str, tuple[bytes | None, str]] = {}
         self.data_readers: dict[str, set[str]] = {}
+        # directories listed (datafiles.read_listing): (entries or None, state), by LISTING_PREFIX + rel; their
+        # readers are kept with the data files' (data_readers)
+        self.listings: dict[str, tuple[tuple[tuple[str, bool], ...] | None, str]] = {}
         # optional_imports.presence by top-level module name, and the modules whose code asked, by module
         self.presence: dict[str, str] = {}
         self.presence_readers: dict[str, set[str]] = {}
@@ -315,6 +318,16 @@ class Sources:
         self.data_readers.setdefault(reader, set()).add(rel)
         return got[0]
 
+    def listing(self, rel: str, reader: str) -> tuple[tuple[str, bool], ...] | None:
+        """The entries of the directory rel (None: not listed, see datafiles.read_listing), listed once per run;
+        code in the module `reader` listed it."""
+        key = LISTING_PREFIX + rel
+        got = self.listings.get(key)
+        if got is None:
+            got = self.listings[key] = read_listing(self.root, rel)
+        self.data_readers.setdefault(reader, set()).add(key)
+        return got[0]
+
     def external_presence(self, dotted: str, importer: str, reader: str) -> str | None:
         """Whether `import dotted` in `importer` would load an installed module that is there (PRESENT) or not
         (ABSENT), by its top-level name; None when the repository provides it when pytest runs (a file pytest finds
@@ -339,5 +352,5 @@ class Sources:
         read; it may hold more (read by the same modules for other tests), which only costs a recomputation."""
         rels = set().union(*(self.data_readers.get(d, ()) for d in deps))
         tops = set().union(*(self.presence_readers.get(d, ()) for d in deps))
-        return [(r, self.data[r][1]) for r in sorted(rels)] + [
+        return [(r, (self.listings[r] if r.startswith(LISTING_PREFIX) else self.data[r])[1]) for r in sorted(rels)] + [
             (PRESENCE_PREFIX + t, self.presence[t]) for t in sorted(tops)]
