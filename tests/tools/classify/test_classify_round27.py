@@ -3,6 +3,7 @@ test run with pytest on CPU-only torch first; labels in expected.json)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from tools.classify.analyzer import Analyzer
@@ -10,10 +11,11 @@ from tools.classify.modules import walk_python_files
 from tools.classify.runner import run
 
 GENERATED = "tests/round27/test_generated_methods.py"
+TreeWriter = Callable[[Path, dict[str, str]], Path]  # the write_tree fixture (conftest.py)
 
 
-def _labels(root: Path, path: str) -> dict[str, str]:
-    return {k: v.label for k, v in run(root, paths=[path], cache_dir=None, workers=1).files[path].tests.items()}
+def _labels(root: Path, path: str, cache_dir: Path | None = None) -> dict[str, str]:
+    return {k: v.label for k, v in run(root, paths=[path], cache_dir=cache_dir, workers=1).files[path].tests.items()}
 
 
 def test_a_module_whose_only_tests_a_function_generates_lists_them(corpus: Path) -> None:
@@ -27,17 +29,20 @@ def test_methods_from_a_helper_a_class_decorator_and_a_top_level_lambda(corpus: 
         "TestAppendedByFunction::test_zeros_big": "gpu", "TestAppendedByFunction::test_zeros_small": "cpu",
         "TestAddedByDecorator::test_ones_cuda": "gpu", "TestAddedByDecorator::test_ones_cpu": "cpu",
         "TestLambdaAtTopLevel::test_lambda_cuda": "gpu",
-        # names from a directory listing: one class-level key, from what the set function does
-        "TestFromConfigFiles": "unknown",
+        # names from the directory's listing (`if path.suffix != ".json": continue` guards the loop)
+        "TestFromConfigFiles::test_cfg_alpha": "cpu", "TestFromConfigFiles::test_cfg_beta": "gpu",
         # a decorator re-setting each test method wrapped (`for name in dir(cls)`): the methods as written, no key
-        "TestWrappedInPlace::test_add_cpu": "cpu", "TestWrappedInPlace::test_add_cuda": "gpu"}
+        "TestWrappedInPlace::test_add_cpu": "cpu", "TestWrappedInPlace::test_add_cuda": "gpu",
+        # names from a listing outside the repository: a class-level key
+        "TestNamedAfterInstalledFiles": "cpu"}
 
 
 def test_names_not_known_get_a_class_level_key_that_says_why(corpus: Path) -> None:
-    v = run(corpus, paths=[GENERATED], cache_dir=None, workers=1).files[GENERATED].tests["TestFromConfigFiles"]
-    assert v.reasons[0].startswith(f"{GENERATED}:53: TestFromConfigFiles: functions set on the class under names the "
-                                   f"analysis cannot compute (_x, {GENERATED}:58)"), v.reasons
-    assert "cfg['device']" in v.reasons[-1]
+    tests = run(corpus, paths=[GENERATED], cache_dir=None, workers=1).files[GENERATED].tests
+    v = tests["TestNamedAfterInstalledFiles"]
+    assert v.reasons[0].startswith(f"{GENERATED}:94: TestNamedAfterInstalledFiles: functions set on the class under "
+                                   f"names the analysis cannot compute (_checks_zeros, {GENERATED}:98)"), v.reasons
+    assert v.label == "cpu" and not [k for k in tests if k.startswith("TestNamedAfterInstalledFiles::")]
 
 
 def test_the_inert_shortcut_does_not_judge_a_set_method_by_its_class_text(corpus: Path) -> None:
@@ -52,3 +57,58 @@ def test_generated_methods_do_not_depend_on_what_was_analysed_before(corpus: Pat
     whole = run(corpus, paths=["tests/round27"], cache_dir=None, workers=1).files
     for path in (GENERATED, "tests/round27/test_only_generated.py"):
         assert run(corpus, paths=[path], cache_dir=None, workers=1).files[path].tests == whole[path].tests
+
+
+LISTINGS = "tests/round27/test_config_listings.py"
+
+
+def test_parametrizations_over_a_directory_have_pytest_ids_and_each_case_its_label(corpus: Path) -> None:
+    # before: the listing was unknown, every test one function-level key, `unknown`
+    assert _labels(corpus, LISTINGS) == {
+        "test_each_json[alpha]": "cpu", "test_each_json[beta]": "gpu",
+        "test_each_name[alpha.json]": "cpu", "test_each_name[beta.json]": "gpu", "test_each_name[gamma.yaml]": "cpu",
+        "test_each_stem[alpha]": "cpu", "test_each_stem[beta]": "gpu",
+        # positional ids over an unordered listing, and ids holding the checkout's path: a key from every case
+        "test_unsorted_paths": "gpu", "test_absolute_path_ids": "gpu"}
+
+
+def test_every_case_of_a_function_level_key_is_analysed(tmp_path: Path, write_tree: TreeWriter) -> None:
+    # two cases whose ids hold a path string (unknown): before, only the first (`cpu`) was analysed
+    root = write_tree(tmp_path, {"test_p.py": """\
+        import os
+
+        import pytest
+        import torch
+
+        CASES = [(os.path.join(os.path.dirname(__file__), "x.json"), "cpu"),
+                 (os.path.join(os.path.dirname(__file__), "y.json"), "cuda")]
+
+
+        @pytest.mark.parametrize("path,dev", CASES)
+        def test_p(path, dev):
+            torch.ones(1, device=dev)
+    """})
+    assert _labels(root, "test_p.py") == {"test_p": "gpu"}
+
+
+def test_a_file_added_to_a_listed_directory_recomputes_the_result(tmp_path: Path, write_tree: TreeWriter) -> None:
+    root = write_tree(tmp_path / "repo", {"test_cfg.py": """\
+        import json
+        import pathlib
+
+        import pytest
+        import torch
+
+        CONFIGS = pathlib.Path(__file__).parent / "configs"
+
+
+        @pytest.mark.parametrize("path", sorted(CONFIGS.glob("*.json")), ids=lambda p: p.stem)
+        def test_cfg(path):
+            torch.ones(1, device=json.loads(path.read_text())["device"])
+    """, "configs/a.json": '{"device": "cpu"}'})
+    cache = tmp_path / "cache"
+    assert _labels(root, "test_cfg.py", cache) == {"test_cfg[a]": "cpu"}
+    (root / "configs" / "b.json").write_text('{"device": "cuda"}')
+    assert _labels(root, "test_cfg.py", cache) == {"test_cfg[a]": "cpu", "test_cfg[b]": "gpu"}
+    (root / "configs" / "a.json").unlink()
+    assert _labels(root, "test_cfg.py", cache) == {"test_cfg[b]": "gpu"}
