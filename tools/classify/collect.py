@@ -274,10 +274,8 @@ def parametrize_cases(argnames: Value, argvalues: Value, ids: Value | None,
     unknown: list[re.Pattern[str]] = []  # what each unknown id may be
     # a set is taken in the order Python iterates it (by hash: a path's or a string's differs from run to run), so
     # an id by position (`path0`, an `ids=` list) names a case the analysis cannot tell; ids spelled from the
-    # values themselves (strings, numbers) do not depend on the order
-    by_position = argvalues.kind == "set" and (explicit is not None or not all(
-        isinstance(i, Const) and (i.value is None or type(i.value) in (str, int, float, bool))
-        for i in argvalues.items))
+    # values themselves (strings, numbers, enum members) do not depend on the order
+    unordered = argvalues.kind == "set"
     for idx, item in enumerate(argvalues.items):
         marks: tuple[Value, ...] = ()
         pid: str | None = None
@@ -299,7 +297,10 @@ def parametrize_cases(argnames: Value, argvalues: Value, ids: Value | None,
         # (an unknown `ids=` entry replaces the whole id: no part of it is known)
         parts = [None if idx in text_cases and isinstance(v, Unresolved) else idval(v, n, idx, idfn)
                  for v, n in zip(values, names, strict=True)] if pid is None else []
-        if pid is None and None not in parts and not by_position:
+        if unordered and (explicit is not None and not isinstance(item, ParamV) or any(
+                p == f"{n}{idx}" for p, n in zip(parts, names, strict=False))):
+            pid, parts = None, [None] * len(values)  # (by position, in an order the analysis does not know)
+        if pid is None and None not in parts:
             pid = "-".join(p for p in parts if p is not None)
         if pid is None or pid == UNKNOWN_ID:
             # an unknown value may be spelled any way; the parts the analysis knows are fixed

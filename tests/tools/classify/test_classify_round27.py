@@ -112,3 +112,11 @@ def test_a_file_added_to_a_listed_directory_recomputes_the_result(tmp_path: Path
     assert _labels(root, "test_cfg.py", cache) == {"test_cfg[a]": "cpu", "test_cfg[b]": "gpu"}
     (root / "configs" / "a.json").unlink()
     assert _labels(root, "test_cfg.py", cache) == {"test_cfg[b]": "gpu"}
+
+
+def test_a_set_of_values_has_ids_only_where_they_do_not_follow_its_order(corpus: Path) -> None:
+    assert _labels(corpus, "tests/round27/test_set_ids.py") == {
+        "test_enum_set[cpu]": "cpu", "test_enum_set[cuda]": "gpu", "test_str_set[cpu]": "cpu",
+        "test_str_set[cuda]": "gpu",
+        # `ids=["a", "b"]` pairs ids with the set's order: which case is `a` is not known (was a guess)
+        "test_set_with_id_list": "gpu"}
