@@ -165,8 +165,11 @@ class ClassesMixin(InterpBase):
                         self.budgeted(UNIT_BUDGET, self.exec_stmt, s, frame)
                     except (RecursionError, BudgetExceeded):
                         pass
+        if cls.made is not None:
+            env.update(cls.made[1])  # `type(name, bases, namespace)`: the namespace is the body
         env.update(self.class_overrides.get(cls, ()))
-        if cls.pos[1] == 0:  # a top-level class's dicts a function stores into: registries (registries.py)
+        if cls.pos[1] == 0 and cls.made is None:
+            # a top-level class's dicts a function stores into: registries (registries.py)
             filled = self.module_registries(cls.rel)
             for name, v in env.items():
                 if type(v) is DictV and f"{cls.name}.{name}" in filled:
@@ -231,6 +234,8 @@ class ClassesMixin(InterpBase):
         return self.class_findings.get((cls, world), ())
 
     def bases(self, cls: ClassV, world: int) -> list[Value]:
+        if cls.made is not None:
+            return [self.installed_base(b, cls.rel, world) if isinstance(b, Ext) else b for b in cls.made[0]]
         node = self.class_node(cls)
         if node is None:
             return []

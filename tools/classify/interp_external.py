@@ -1049,6 +1049,8 @@ class ExternalMixin(InterpBase):
         if name == "type" and len(args) == 1:
             t = type_path(args[0])
             return Ext(TYPE_PREFIX + t) if t else UNK
+        if name == "type" and len(args) == 3 and not kwargs:
+            return made_class(args, n, frame)
         if name == "hasattr" and len(args) == 2 and isinstance(args[0], NNModV) and isinstance(args[1], Const) \
                 and isinstance(args[1].value, str) and not kwargs:
             got = nn_modules.parameter(args[0], args[1].value)  # `hasattr(module, "weight")`
@@ -1203,6 +1205,20 @@ def _drawn(path: str, args: list[Value], kwargs: dict[str, Value]) -> Value | No
     if path == "random.sample" and count.value > len(population.items):
         return None  # (Python raises)
     return Seq((one,) * int(count.value), "list")
+
+
+def made_class(args: list[Value], n: ast.AST, frame: Frame) -> Value:
+    """`type("TestOps_cuda", (OpsBase, unittest.TestCase), {"device": "cuda"})`: a class with those bases and that
+    namespace, at the call's position (values.ClassV.made); unknown unless the name, the bases (in-repo or external
+    classes) and the namespace's keys are known."""
+    name, bases, namespace = args
+    if not (isinstance(name, Const) and isinstance(name.value, str) and isinstance(bases, Seq) and isinstance(
+            namespace, DictV)) or not all(isinstance(b, (ClassV, Ext)) for b in bases.items) or not all(
+                isinstance(k, Const) and isinstance(k.value, str) for k, _ in namespace.items):
+        return UNK
+    entries = tuple((k.value, v) for k, v in namespace.items if isinstance(k, Const) and isinstance(k.value, str))
+    return ClassV(frame.rel, (getattr(n, "lineno", 0), getattr(n, "col_offset", 0)), name.value,
+                  made=(bases.items, entries))
 
 
 def _sorted(items: Value, reverse: Value) -> Seq | None:

@@ -147,12 +147,15 @@ class FuncV:
 @frozen
 class ClassV:
     """An in-repo class definition; `captured`: for a class defined inside a function, the enclosing locals its
-    methods read (as a nested function's FuncV.captured: `device` of the function that defines the class)."""
+    methods read (as a nested function's FuncV.captured: `device` of the function that defines the class).
+    `made`: a class made by a call `type(name, bases, namespace)` at `pos` (no class statement): its bases and its
+    namespace's entries."""
 
     rel: str
     pos: tuple[int, int]
     name: str
     captured: tuple[tuple[str, Value], ...] = ()
+    made: tuple[tuple[Value, ...], tuple[tuple[str, Value], ...]] | None = None
 
 
 @frozen

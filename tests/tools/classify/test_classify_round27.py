@@ -120,3 +120,16 @@ def test_a_set_of_values_has_ids_only_where_they_do_not_follow_its_order(corpus:
         "test_str_set[cuda]": "gpu",
         # `ids=["a", "b"]` pairs ids with the set's order: which case is `a` is not known (was a guess)
         "test_set_with_id_list": "gpu"}
+
+
+def test_classes_made_by_type_and_by_factories(corpus: Path) -> None:
+    # before: `type(name, bases, namespace)` made nothing the analysis knew, so TestOps_cuda, TestDirectCUDA and the
+    # TestNs_* classes had no tests (a module of only such classes was `cpu`)
+    labels = _labels(corpus, "tests/round27/test_made_classes.py")
+    assert labels == {
+        "TestOps_cpu::test_ones": "cpu", "TestOps_cuda::test_ones": "gpu",
+        "TestMadeCPU::test_ones": "cpu", "TestMadeCUDA::test_ones": "gpu",
+        "TestTyped::test_mixin_device": "gpu",
+        "TestDirectCPU::test_ones": "cpu", "TestDirectCUDA::test_ones": "gpu",
+        "TestNs_cpu::test_zeros": "cpu", "TestNs_cpu::test_lambda": "cpu",
+        "TestNs_cuda::test_zeros": "gpu", "TestNs_cuda::test_lambda": "gpu"}
