@@ -82,7 +82,9 @@ class DataFilesMixin(InterpBase):
 
     def _present(self, path: Value, how: str, frame: Frame) -> Value:
         """`p.exists()`, `p.is_file()`, `os.path.isdir(p)` of an in-repo path: from its directory's listing (a
-        regular file: an entry that is no directory)."""
+        regular file: an entry that is no directory). A path the checkout lacks is unknown, not absent: such checks
+        guard what a build step or a download puts there before the tests run (`if not WEIGHTS.exists():
+        pytest.skip()`), and taking it as absent would hide what the test does with it."""
         if not isinstance(path, PathV) or path.kind == "file":
             return UNRESOLVED
         rel = datafiles.rel_of(path)
@@ -91,8 +93,10 @@ class DataFilesMixin(InterpBase):
         if entries is None:
             return UNRESOLVED
         kind = next((is_dir for n, is_dir in entries if n == name), None)
+        if kind is None:
+            return UNRESOLVED
         want = _PRESENCE[how]
-        return Const(kind is not None and (want is None or kind == want))
+        return Const(want is None or kind == want)
 
     def _open(self, args: list[Value], kwargs: dict[str, Value]) -> Value:
         """`open(path)` for reading (text or binary): an open file; anything else is not modelled."""

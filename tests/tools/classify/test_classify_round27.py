@@ -133,3 +133,8 @@ def test_classes_made_by_type_and_by_factories(corpus: Path) -> None:
         "TestDirectCPU::test_ones": "cpu", "TestDirectCUDA::test_ones": "gpu",
         "TestNs_cpu::test_zeros": "cpu", "TestNs_cpu::test_lambda": "cpu",
         "TestNs_cuda::test_zeros": "gpu", "TestNs_cuda::test_lambda": "gpu"}
+
+
+def test_a_path_the_checkout_lacks_is_not_taken_as_absent(corpus: Path) -> None:
+    assert _labels(corpus, "tests/round27/test_presence.py") == {
+        "test_with_downloaded_weights": "gpu", "test_config_directory_present": "cpu"}
