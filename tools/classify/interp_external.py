@@ -440,6 +440,17 @@ class ExternalMixin(InterpBase):
             # None on a machine without an accelerator (pytest ids it `None`); a CUDA device where CUDA exists
             has = self.decided_by_world(torch_api.query_value, "torch.accelerator.is_available", world)
             return DeviceV("cuda") if has else Const(None)
+        if path == "torch.get_device_module" and len(args) + len(kwargs) <= 1:
+            # the module of a device type (`torch.get_device_module("cuda").synchronize()` is torch.cuda's); with no
+            # argument, the current accelerator's, torch.cpu where there is none
+            device = args[0] if args else kwargs.get("device", Const(None))
+            if device == Const(None):
+                has = self.decided_by_world(torch_api.query_value, "torch.accelerator.is_available", world)
+                return Ext("torch.cuda" if has else "torch.cpu")
+            text = device.device if isinstance(device, DeviceV) else device.value if isinstance(
+                device, Const) and isinstance(device.value, str) else ""
+            kind = text.split(":")[0]
+            return Ext(f"torch.{kind}") if kind in ("cuda", "cpu", "xpu", "mps") else UNK
         if path == "torch.is_tensor" and len(args) == 1 and not kwargs:
             got = is_tensor(args[0])
             return UNK if got is None else Const(got)

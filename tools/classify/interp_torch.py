@@ -267,6 +267,11 @@ class TorchMixin(InterpBase):
                                                               + (f" (world size {count})" if count > 1 else "")),),
                                   max(count, 1)))
             return UNK
+        if path == "torch.accelerator.device_index":
+            index = args[0] if args else kwargs.get("device", UNK)
+            if index != Const(None):  # (`device_index(None)` selects nothing: a no-op context)
+                frame.add(Finding(GPU, (step(frame.rel, line, f"{path}() selects an accelerator"),)))
+            return UNK
         api = torch_api.BY_PATH.get(path)
         if api is not None and path not in torch_api.DEVICE_ARG_APIS:
             if api.need != torch_api.CPU:
@@ -276,7 +281,7 @@ class TorchMixin(InterpBase):
                 return UNK
             if path in ("torch.autocast", "torch.amp.autocast", "torch.amp.GradScaler", "torch.cuda.stream"):
                 return UNK
-        if path.startswith("torch.cuda.") and api is None and last not in ("amp",):
+        if path.startswith(("torch.cuda.", "torch.accelerator.")) and api is None and last not in ("amp",):
             frame.add(Finding(UNKNOWN, (step(frame.rel, line, f"{path}() is not in the torch API table"),)))
             return UNK
         d = None

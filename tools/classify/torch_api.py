@@ -59,7 +59,6 @@ TABLE: tuple[TorchApi, ...] = (
     _t("torch.cuda.stream", CPU, "stream(None) is a no-op context", "torch.cuda.stream(None)"),
     _t("torch.cuda.amp.GradScaler", CPU, "warns and disables itself"),
     _t("torch.cuda.amp.autocast", CPU, "warns and disables itself"),
-    _t("torch.cuda.list_gpu_processes", CPU, "returns a message string"),
     _t("torch.device", CPU, "creating a device object touches no device", "torch.device('cuda')"),
     _t("torch.autocast", CPU, "autocast('cuda') only warns", "torch.autocast('cuda')"),
     _t("torch.amp.autocast", CPU, "only warns", "torch.amp.autocast('cuda')"),
@@ -80,6 +79,10 @@ TABLE: tuple[TorchApi, ...] = (
     _t("torch.accelerator.is_available", CPU, "returns False"),
     _t("torch.accelerator.device_count", CPU, "returns 0"),
     _t("torch.accelerator.current_accelerator", CPU, "returns None"),
+    _t("torch.accelerator.device_index", CPU, "device_index(None) is a no-op context; an index is a device use",
+       "torch.accelerator.device_index(None).__enter__()"),
+    _t("torch.Stream", CPU, "a CPU stream without a device argument (device='cuda' is a device use)"),
+    _t("torch.Event", CPU, "a CPU event without a device argument (device='cuda' is a device use)"),
     _t("torch.distributed.is_available", CPU, "gloo is built in"),
     _t("torch.distributed.is_nccl_available", CPU, "returns False"),
     _t("torch.distributed.is_gloo_available", CPU, "returns True"),
@@ -146,6 +149,9 @@ TABLE: tuple[TorchApi, ...] = (
     _t("torch.cuda.device", CUDA, "entering the device context needs CUDA", "torch.cuda.device(0).__enter__()"),
     _t("torch.cuda.utilization", CUDA, "needs NVML and a device"),
     _t("torch.cuda.temperature", CUDA, "needs NVML and a device"),
+    # with nvidia-ml-py installed it reads NVML (raises without a driver); without, it returns a message that says so
+    _t("torch.cuda.list_gpu_processes", CUDA, "reads the GPUs through NVML",
+       "torch.cuda.list_gpu_processes().startswith('pynvml module not found') and 1 / 0"),
     _t("torch.cuda.FloatTensor", CUDA, "legacy CUDA tensor type", "torch.cuda.FloatTensor(2)"),
     _t("torch.cuda.HalfTensor", CUDA, "legacy CUDA tensor type", "torch.cuda.HalfTensor(2)"),
     _t("torch.cuda.LongTensor", CUDA, "legacy CUDA tensor type", "torch.cuda.LongTensor(2)"),
@@ -165,6 +171,19 @@ TABLE: tuple[TorchApi, ...] = (
        "torch.zeros(2, device='cuda')"),
     _t("torch.distributed.init_process_group", CUDA, "the NCCL backend needs CUDA devices",
        "torch.distributed.init_process_group('nccl', init_method='tcp://127.0.0.1:1', rank=0, world_size=1)"),
+    # -- torch.accelerator: the current accelerator, which a CPU-only machine lacks (unlike their torch.cuda
+    # counterparts, the memory calls raise too) ---------------------------------------------------------------
+    *(_t(f"torch.accelerator.{name}", CUDA, "needs an accelerator", f"torch.accelerator.{name}({arg})")
+      for name, arg in (("synchronize", ""), ("current_device_index", ""), ("current_device_idx", ""),
+                        ("set_device_index", "0"), ("set_device_idx", "0"), ("current_stream", ""),
+                        ("set_stream", "torch.Stream()"), ("empty_cache", ""), ("empty_host_cache", ""),
+                        ("get_device_capability", ""), ("get_memory_info", ""), ("memory_allocated", ""),
+                        ("max_memory_allocated", ""), ("memory_reserved", ""), ("max_memory_reserved", ""),
+                        ("memory_stats", ""), ("reset_peak_memory_stats", ""), ("reset_accumulated_memory_stats", ""),
+                        ("Graph", ""))),
+    *(_t(f"torch.accelerator.memory.{name}", CUDA, "needs an accelerator", f"torch.accelerator.memory.{name}()")
+      for name in ("empty_cache", "memory_allocated", "max_memory_allocated", "memory_reserved", "memory_stats",
+                   "reset_peak_memory_stats")),
     # -- other accelerators ------------------------------------------------------------------------
     _t("torch.xpu.synchronize", XPU, "needs an Intel XPU"),
     _t("torch.xpu.current_device", XPU, "needs an Intel XPU"),

@@ -138,3 +138,14 @@ def test_classes_made_by_type_and_by_factories(corpus: Path) -> None:
 def test_a_path_the_checkout_lacks_is_not_taken_as_absent(corpus: Path) -> None:
     assert _labels(corpus, "tests/round27/test_presence.py") == {
         "test_with_downloaded_weights": "gpu", "test_config_directory_present": "cpu"}
+
+
+def test_the_accelerator_api_needs_an_accelerator_except_its_queries(corpus: Path) -> None:
+    # before: every `torch.accelerator.*` call but the queries was `cpu` (19 false CPUs), as were
+    # `torch.get_device_module("cuda").synchronize()` and `torch.cuda.list_gpu_processes()`
+    labels = _labels(corpus, "tests/round27/test_accelerator_api.py")
+    cpu = {"test_accelerator_is_available", "test_accelerator_device_count", "test_accelerator_current_accelerator",
+           "test_stream_cpu", "test_device_index_none", "test_guarded_accelerator", "test_current_module_sync",
+           "test_default_module_sync"}
+    assert {k for k, v in labels.items() if v == "cpu"} == cpu
+    assert {v for k, v in labels.items() if k not in cpu} == {"gpu"} and len(labels) == 31
