@@ -221,6 +221,9 @@ class TorchMixin(InterpBase):
             return UNK
         if path == "torch.device":
             if args:
+                if any(isinstance(a, Const) and type(a.value) is int for a in alternatives(args[0])):
+                    # `torch.device(0)` asks torch for the current accelerator's type: without one it raises
+                    frame.add(Finding(GPU, (step(frame.rel, line, "torch.device(<index>) needs an accelerator"),)))
                 d = device_of(args[0])
                 if d and len(args) > 1 and isinstance(args[1], Const) and isinstance(args[1].value, int):
                     d = f"{d}:{args[1].value}"

@@ -149,3 +149,13 @@ def test_the_accelerator_api_needs_an_accelerator_except_its_queries(corpus: Pat
            "test_default_module_sync"}
     assert {k for k, v in labels.items() if v == "cpu"} == cpu
     assert {v for k, v in labels.items() if k not in cpu} == {"gpu"} and len(labels) == 31
+
+
+def test_a_device_named_by_an_index_needs_an_accelerator(corpus: Path) -> None:
+    # before: `torch.device(0)` was only a device object (`cpu`, a false CPU): torch asks for the current
+    # accelerator to read the index, and raises without one
+    assert _labels(corpus, "tests/round27/test_int_devices.py") == {
+        "test_device_object_from_index": "gpu", "test_device_object_of_cpu_with_index": "cpu",
+        "test_index_as_factory_device": "gpu", "test_index_to": "gpu",
+        "test_index_or_cpu[0]": "gpu", "test_index_or_cpu[cpu]": "cpu",
+        "test_cuda_tensor_type_name": "gpu", "test_cpu_tensor_type_name": "cpu"}
