@@ -159,3 +159,11 @@ def test_a_device_named_by_an_index_needs_an_accelerator(corpus: Path) -> None:
         "test_index_as_factory_device": "gpu", "test_index_to": "gpu",
         "test_index_or_cpu[0]": "gpu", "test_index_or_cpu[cpu]": "cpu",
         "test_cuda_tensor_type_name": "gpu", "test_cpu_tensor_type_name": "cpu"}
+
+
+def test_cuda_submodule_calls_are_decided(corpus: Path) -> None:
+    # before: every one was `unknown` (not in the torch API table), so the CPU ones went to a GPU runner
+    assert _labels(corpus, "tests/round27/test_cuda_submodules.py") == {
+        "test_seed_through_random": "cpu", "test_counter_through_memory": "cpu", "test_device_of_a_cpu_tensor": "cpu",
+        "test_nccl_query": "cpu", "test_profiler_range": "gpu", "test_memory_history": "gpu",
+        "test_memory_pool": "gpu", "test_runtime": "gpu"}
