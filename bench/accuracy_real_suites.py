@@ -59,6 +59,8 @@ class Project:
     torch_pins: tuple[str, ...] = ()
 
 
+# the CPU torch of requirements_dev.txt, installed into a suite's venv when the host Python lacks it
+CPU_TORCH = "torch==2.13.0"
 # the torch / torchvision pair that lies on this disk, for suites that need torchvision (Project.torch_pins)
 TORCHVISION_PAIR = ("torch==2.14.1", "torchvision==0.29.1")
 
@@ -510,6 +512,9 @@ def ensure_venv(work: Path, proj: Project) -> Path:
     if not (venv / "bin" / "pip").exists():  # none yet, or one whose creation was interrupted
         venv.parent.mkdir(parents=True, exist_ok=True)
         sh([sys.executable, "-m", "venv", "--clear", "--system-site-packages", str(venv)])
+    # a host Python without torch (a suite with torch_pins installs its own pair)
+    if not proj.torch_pins and sh([str(py), "-c", "import torch"], check=False).returncode != 0:
+        sh([str(py), "-m", "pip", "install", "-q", CPU_TORCH])
     return py
 
 
