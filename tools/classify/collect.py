@@ -173,6 +173,17 @@ def _installed_attribute(path: str) -> bool:
         and parts[0] not in sys.stdlib_module_names
 
 
+# pytest >= 9.2 ids a str/bytes value longer than this by `<argname><index>` (its ini option
+# `parametrize_long_str_id_strategy`, default "short"; the option itself is not read); earlier versions spell it out
+LONG_STR_ID = 100
+
+
+def long_strings_get_positional_ids() -> bool:
+    """Whether the installed pytest gives long string values positional ids (the tests run with this pytest)."""
+    found = re.match(r"(\d+)\.(\d+)", installed("pytest") or "")
+    return found is not None and (int(found[1]), int(found[2])) >= (9, 2)
+
+
 def idval(value: Value, argname: str, idx: int, idfn: Callable[[Value], Value] | None = None) -> str | None:
     """The id pytest derives for one parameter value (`_idval`): the `ids=` callable's result unless it returns
     None, else from the value, else `<argname><index>`. None: the callable's result cannot be evaluated (pytest
@@ -186,6 +197,9 @@ def idval(value: Value, argname: str, idx: int, idfn: Callable[[Value], Value] |
         got = idfn(value)
         if not (isinstance(got, Const) and got.value is None):
             return idval_from_value(got)
+    if isinstance(value, Const) and isinstance(value.value, (str, bytes)) and len(value.value) > LONG_STR_ID \
+            and long_strings_get_positional_ids():
+        return f"{argname}{idx}"
     from_value = idval_from_value(value)
     if from_value is None and isinstance(value, PathV) and value.kind == "str":
         return None  # a path string is spelled by its text, which depends on where the checkout is

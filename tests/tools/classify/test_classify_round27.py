@@ -167,3 +167,29 @@ def test_cuda_submodule_calls_are_decided(corpus: Path) -> None:
         "test_seed_through_random": "cpu", "test_counter_through_memory": "cpu", "test_device_of_a_cpu_tensor": "cpu",
         "test_nccl_query": "cpu", "test_profiler_range": "gpu", "test_memory_history": "gpu",
         "test_memory_pool": "gpu", "test_runtime": "gpu"}
+
+
+def test_long_string_values_are_ided_as_the_installed_pytest_ids_them(tmp_path: Path, write_tree: TreeWriter,
+                                                                      collect_in) -> None:
+    # pytest >= 9.2 ids an auto-generated str/bytes value over 100 characters `<argname><index>`; before, the
+    # analysis spelled it out (a key pytest never collects); an `ids=` entry or `pytest.param(id=...)` stays spelled
+    root = write_tree(tmp_path, {"tests/test_long.py": """
+        import pytest
+
+        LONG = "a" * 101
+
+        @pytest.mark.parametrize("text", [LONG, "b" * 100, b"c" * 120, "short"])
+        def test_auto(text):
+            pass
+
+        @pytest.mark.parametrize("text", [1, 2], ids=[LONG, "x"])
+        def test_listed(text):
+            pass
+
+        @pytest.mark.parametrize("text", [pytest.param(1, id="d" * 130)])
+        def test_param_id(text):
+            pass
+        """})
+    collected, out = collect_in(root, "tests")
+    keys = {f"tests/test_long.py::{k}" for k in run(root, cache_dir=None).files["tests/test_long.py"].tests}
+    assert keys == collected, out
