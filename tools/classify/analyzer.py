@@ -51,6 +51,7 @@ from tools.classify.fixtures import Fixture, Fixtures, idfn
 from tools.classify.frozen import frozen
 from tools.classify.hooks import MODIFY_HOOK, Hooks
 from tools.classify.hypothesis_given import given_arguments
+from tools.classify.interp_base import MODULE_FINDINGS
 from tools.classify.interp_base import WORLDS as ANALYSIS_WORLDS
 from tools.classify.interp_calls import is_generator
 from tools.classify.item_hooks import ItemHooks
@@ -84,6 +85,14 @@ from tools.classify.values import (
 WORLDS = ANALYSIS_WORLDS[1:]  # the worlds with GPUs
 # one case's values: the parametrized arguments by name, the parametrized fixtures' chosen params, its marks
 CaseValues = tuple[dict[str, Value], dict[str, ParamCase], list[Value]]
+
+
+def _same_case(a: CaseValues, b: CaseValues) -> bool:
+    """Whether two worlds give a case the same values and marks (equal values analyse alike)."""
+    try:
+        return a[0] == b[0] and a[1] == b[1] and a[2] == b[2]
+    except TypeError:  # (a value without equality)
+        return False
 # The module-level xunit hooks pytest runs around a test, in order: of each group, the first the module has
 # (unittest's spelling before pytest's); `*_function` only around module-level test functions
 MODULE_SETUP = (("setUpModule", "setup_module"), ("setup_function",))
@@ -161,6 +170,8 @@ class Analyzer:
         self.case_index: dict[tuple[object, ...], dict[
             str, tuple[dict[str, Value], dict[str, ParamCase], list[Value]]]] = {}
         self.context_memo: dict[tuple[object, ...], CaseContext] = {}
+        # (memo, key) -> computing that entry of marks_memo or context_memo read the world: a hit reads it too
+        self.memo_reads_world: dict[tuple[str, object], bool] = {}
         self.neutral_memo: dict[tuple[str, int], bool] = {}
         self.shape_memo: dict[tuple[int, str, int], tuple[TestItem, tuple[object, ...]]] = {}  # per file
         self.quiet_verdicts: dict[int, Verdict] = {}  # per file: "no GPU use found" by the test's line
@@ -181,7 +192,7 @@ class Analyzer:
         wrappers: list[FuncV] = []
         if not decos:
             return [], []
-        frame = Frame(rel, world, scope or {}, self.interp.module_state(rel, world).env, findings)
+        frame = Frame(rel, world, scope or {}, self.interp.module_state(rel, world, ()).env, findings)
         for d in reversed(decos):
             dv = self.interp.ev(d, frame)
             r = self.interp.call(dv, [value], {}, d, frame, "decorator") if not isinstance(dv, Unresolved) \
@@ -209,8 +220,12 @@ class Analyzer:
         got = self.marks_memo.get(key)
         if got is None:
             produced: list[Finding] = []
+            before = self.interp.world_reads
             marks, wrappers = self._item_marks(rel, item, world, produced)
             got = self.marks_memo[key] = (marks, wrappers, tuple(produced))
+            self.memo_reads_world[("marks", key)] = self.interp.world_reads != before
+        else:
+            self.interp.world_memo_hit(self.memo_reads_world, ("marks", key))
         findings.extend(got[2])
         return list(got[0]), list(got[1])
 
@@ -230,7 +245,7 @@ class Analyzer:
                 out.extend((m, step(c.rel, c.pos[0], f"class {c.name}")) for m in cm)
                 out.extend((m, step(c.rel, c.pos[0], f"class {c.name}.pytestmark"))
                            for m in self.pytestmark(self.interp.class_body(c, world)))
-        st = self.interp.module_state(rel, world)
+        st = self.interp.module_state(rel, world, ("pytestmark",))
         out.extend((m, step(rel, 1, "module pytestmark")) for m in self.pytestmark(st.env))
         return out, wrappers
 
@@ -304,19 +319,21 @@ class Analyzer:
         got = self.context_memo.get(key)
         if got is not None:
             self.interp.charge(got.cost)
+            self.interp.world_memo_hit(self.memo_reads_world, ("context", key))
             return got
-        start = self.interp.steps
+        start, before = self.interp.steps, self.interp.world_reads
         got = self._case_context(rel, item, direct, choice, world)
         got = CaseContext(got.findings, got.fixture_findings, got.kwargs, got.fixture_modules, got.wrappers,
                           self.interp.steps - start, got.cls_attrs)
         self.context_memo[key] = got
+        self.memo_reads_world[("context", key)] = self.interp.world_reads != before
         return got
 
     def _case_context(self, rel: str, item: TestItem, direct: dict[str, Value], choice: dict[str, ParamCase],
                       world: int) -> CaseContext:
         findings: list[Finding] = []
         tables = self.fixtures.scopes(rel, item)
-        for f in self.interp.module_state(rel, world).findings:
+        for f in self.interp.module_state(rel, world, (MODULE_FINDINGS,)).findings:
             findings.append(f)
         for cls in item.classes:  # class bodies (bases' too) run at import, like the module's top level
             for c in self.interp.mro(cls, world):
@@ -324,7 +341,7 @@ class Analyzer:
                     where = step(c.rel, c.pos[0], f"class {c.name} body")
                     findings.extend(f.prefixed(where) for f in self.interp.class_body_findings(c, world))
         for c in self.source.conftests_for(rel):
-            for f in self.interp.module_state(c, world).findings:
+            for f in self.interp.module_state(c, world, (MODULE_FINDINGS,)).findings:
                 if f.kind in (GPU, SKIP, IMPORTS):
                     findings.append(f.prefixed(step(c, 1, "conftest module")))
             for f in self.interp.startup_hook_findings(c, world):
@@ -539,7 +556,7 @@ class Analyzer:
         """The findings of the test module's xunit-style hooks that pytest runs around this test (`setup_module`,
         unittest's `setUpModule`, `setup_function` for a plain function; their teardowns): a skip there skips
         the test, a CUDA use there fails it."""
-        env = self.interp.module_state(rel, world).env
+        env = self.interp.module_state(rel, world, tuple(h for group in hooks for h in group)).env
         out: list[Finding] = []
         for group in hooks:
             if group[0].endswith("_function") and item.classes:
@@ -718,10 +735,12 @@ class Analyzer:
         gpu_skips: dict[str, int] = {}
         if skips:
             remaining = set(skips)
-            for w in WORLDS:
+            for i, w in enumerate(WORLDS):
                 # skips that are all marks are settled by the context alone (MARK_SKIP_KEY)
                 body = not all(k.startswith(MARK_SKIP_KEY) for k in remaining)
-                fw = self.analyse_case(rel, item, *case(w), w, body, suffix)
+                values = case(w)
+                reads_before = self.interp.world_reads
+                fw = self.analyse_case(rel, item, *values, w, body, suffix)
                 surely = {f.key for f in fw if f.kind == SKIP and not f.maybe}
                 present = {f.key for f in fw if f.kind == SKIP and f.key in remaining
                            and (f.key in surely or f.key not in certain)}
@@ -729,6 +748,15 @@ class Analyzer:
                     gpu_skips[k] = w
                 remaining = present
                 if not remaining:
+                    break
+                # an analysis the world decided nothing in finds the same in every later world given the same
+                # values and the same `body`: those worlds would keep every remaining skip. (Checked against the
+                # last world too: a memo table that does not report its reads of the world would hide one.)
+                later = WORLDS[i + 1:]
+                if len(later) > 1 and self.interp.world_reads == reads_before and body == (
+                        not all(k.startswith(MARK_SKIP_KEY) for k in remaining)) and all(
+                        _same_case(values, case(v)) for v in later) and self.analyse_case(
+                        rel, item, *case(later[-1]), later[-1], body, suffix) == fw:
                     break
             everywhere = {k for k in remaining & certain if k.endswith(GPU_REASON) and not k.startswith(MARK_SKIP_KEY)}
             findings += [Finding(GPU, (*f.steps[:-1], f.steps[-1] + SKIPPED_EVERYWHERE), 1, f.vram_gb, "requirement")

@@ -34,8 +34,10 @@ from tools.classify.evidence import UNKNOWN, Finding, step
 from tools.classify.interp_base import (
     CASE_BUDGET,
     FILE_BUDGET,
+    MODULE_FINDINGS,
     OVER_BUDGET_CHARGE,
     UNIT_BUDGET,
+    WORLDS,
     BudgetExceeded,
     Frame,
     ModuleState,
@@ -108,7 +110,7 @@ class Interp(StatementsMixin, ExpressionsMixin, ClassesMixin, CallsMixin, Extern
             self.steps, self.limit = saved
 
     # -- modules -------------------------------------------------------------------------------
-    def module_state(self, rel: str, world: int) -> ModuleState:
+    def module_state(self, rel: str, world: int, names: tuple[str, ...] | None = None) -> ModuleState:
         """Top-level statements of `rel` run once per world, after those of the packages enclosing it (as
         Python imports them); cycles see the partial namespace. Running the packages first makes a cycle
         inside a package start where Python starts it, at the package, whichever module a test imported first:
@@ -118,8 +120,13 @@ class Interp(StatementsMixin, ExpressionsMixin, ClassesMixin, CallsMixin, Extern
         key = (rel, world)
         st = self.modules.get(key)
         if st is not None:
-            # an import cycle sees a partial namespace: as the world decided it, if it decided anything since
-            if st.world_dependent or (not st.done and self.world_reads != st.reads_at_start):
+            # an import cycle sees a partial namespace: as the world decided it, if it decided anything since.
+            # `names`: the reader takes only these names (a global lookup); () none (a frame for the module's
+            # code, whose global reads are lookups); None: anything of the module
+            if not st.done:
+                if self.world_reads != st.reads_at_start:
+                    self.world_reads += 1
+            elif st.world_dependent and (names is None or any(self.name_varies(rel, n) for n in names)):
                 self.world_reads += 1
             return st
         for init in self.source.package_inits(rel):
@@ -142,6 +149,35 @@ class Interp(StatementsMixin, ExpressionsMixin, ClassesMixin, CallsMixin, Extern
         st.done = True
         st.world_dependent = self.world_reads != st.reads_at_start
         return st
+
+    def name_varies(self, rel: str, name: str) -> bool:
+        """Whether module `rel` binds `name` differently in some world (or may: a namespace not done there). A
+        module whose top level read the world (`DEVICES = ["cpu"]; if torch.cuda.is_available(): ...`) still binds
+        most names alike everywhere (`import pytest`, its defs): reading those is not a read of the world, so a
+        case analysed in one world stands for the others (analyzer._classify_case). Memoised per name; the other
+        worlds' namespaces are run for it without counting their reads for the reader."""
+        key = (rel, name)
+        got = self.varying_names.get(key)
+        if got is None:
+            reads = self.world_reads
+            seen: set[tuple[Value | None, tuple[Value, ...]]] = set()
+            got = False
+            for w in WORLDS:
+                st = self.module_state(rel, w)
+                if not st.done:
+                    got = True
+                    break
+                if name == MODULE_FINDINGS:
+                    seen.add((None, tuple(st.findings)))  # type: ignore[arg-type]
+                else:
+                    v = st.env.get(name)
+                    seen.add((v, () if v is not None else tuple(st.stars)))
+                if len(seen) > 1:
+                    got = True
+                    break
+            self.world_reads = reads
+            self.varying_names[key] = got
+        return got
 
     # -- registries (registries.py) ---------------------------------------------------------------
     def module_registries(self, rel: str) -> frozenset[str]:
@@ -222,7 +258,10 @@ class Interp(StatementsMixin, ExpressionsMixin, ClassesMixin, CallsMixin, Extern
         declared default, as in tests)."""
         key = (conftest, world)
         got = self.startup_hooks.get(key)
-        if got is None:
+        if got is not None:
+            self.world_memo_hit(self.startup_reads_world, key)
+        else:
+            before = self.world_reads
             st = self.module_state(conftest, world)
             found: list[Finding] = []
             frame = Frame(conftest, world, dict(st.env), None, found)
@@ -235,6 +274,7 @@ class Interp(StatementsMixin, ExpressionsMixin, ClassesMixin, CallsMixin, Extern
                     except (RecursionError, BudgetExceeded):
                         found.append(Finding(UNKNOWN, (step(conftest, fv.pos[0], f"{name}() too large to analyse"),)))
             got = self.startup_hooks[key] = tuple(found)
+            self.startup_reads_world[key] = self.world_reads != before
         return got
 
     def module_attr(self, rel: str, name: str, world: int, dotted: str = "") -> Value:
@@ -286,7 +326,7 @@ class Interp(StatementsMixin, ExpressionsMixin, ClassesMixin, CallsMixin, Extern
             return self.registry_view(frame.captured[name], frame.world)
         if self.stores_seen and (patched := patched_value(frame, frame.rel, name)) is not None:
             return patched  # a module global the test replaced
-        st = self.module_state(frame.rel, frame.world)
+        st = self.module_state(frame.rel, frame.world, (name,))
         if name in st.env:
             return self.registry_view(st.env[name], frame.world)
         ext_star: Ext | None = None

@@ -72,6 +72,8 @@ class Fixtures:
         self.fixture_cls_attrs: dict[tuple[object, ...], tuple[tuple[str, Value], ...]] = {}
         self.scope_memo: dict[tuple[str, tuple[ClassV, ...]], list[dict[str, Fixture]]] = {}
         self.world_fixtures: dict[tuple[FuncV, int], Fixture] = {}
+        # a key of fixture_memo or world_fixtures -> computing it read the world: a hit reads it too
+        self.fixture_reads_world: dict[tuple[object, ...], bool] = {}
         self.names_memo: dict[tuple[str, tuple[int, int], bool, bool], tuple[str, ...]] = {}  # parameter names
 
     def _fixture_from(self, fv: FuncV, node: ast.FunctionDef | ast.AsyncFunctionDef, world: int = 0) -> Fixture:
@@ -79,8 +81,8 @@ class Fixtures:
         for d in node.decorator_list:
             if not isinstance(d, ast.Call):
                 continue
-            frame = Frame(fv.rel, world, def_scope(self.interp, fv, world), self.interp.module_state(fv.rel, world).env,
-                          [])
+            frame = Frame(fv.rel, world, def_scope(self.interp, fv, world),
+                          self.interp.module_state(fv.rel, world, ()).env, [])
             kw = {k.arg: self.interp.ev(k.value, frame) for k in d.keywords if k.arg}
             if isinstance(kw.get("name"), Const):
                 name = str(kw["name"].value)  # type: ignore[union-attr]
@@ -104,12 +106,16 @@ class Fixtures:
         key = (fx.fv, world)
         got = self.world_fixtures.get(key)
         if got is None:
+            before = self.interp.world_reads
             node = self.source.module(fx.fv.rel).defs.get(fx.fv.pos)
             got = self.interp.budgeted(UNIT_BUDGET, self._fixture_from, fx.fv, node, world)[0] if isinstance(
                 node, (ast.FunctionDef, ast.AsyncFunctionDef)) else fx
             if got.name != fx.name:
                 got = fx
             self.world_fixtures[key] = got
+            self.fixture_reads_world[key] = self.interp.world_reads != before
+        else:
+            self.interp.world_memo_hit(self.fixture_reads_world, key)
         return got
 
 
@@ -279,10 +285,11 @@ class Fixtures:
         got = self.fixture_memo.get(key)
         if got is not None:
             self.interp.charge(self.fixture_costs[key])  # what it cost when first computed
+            self.interp.world_memo_hit(self.fixture_reads_world, key)
             return got
         if fx.name in stack:
             return UNK, ()
-        start = self.interp.steps
+        start, before = self.interp.steps, self.interp.world_reads
         kwargs, findings = self.fixture_kwargs(fx, tables, choice, world, stack)
         fv = fx.fv
         if fv.cls is not None:
@@ -295,6 +302,7 @@ class Fixtures:
             self.fixture_cls_attrs[key] = res.cls_attrs
         self.fixture_memo[key] = result
         self.fixture_costs[key] = self.interp.steps - start
+        self.fixture_reads_world[key] = self.interp.world_reads != before
         return result
 
     def fixture_kwargs(self, fx: Fixture, tables: list[dict[str, Fixture]], choice: dict[str, ParamCase],

@@ -188,7 +188,7 @@ class Hooks:
             if cls is None:
                 return None
             env[self_name] = Inst(cls)
-        frame = Frame(hook.rel, world, env, self.interp.module_state(hook.rel, world).env, [], 1,
+        frame = Frame(hook.rel, world, env, self.interp.module_state(hook.rel, world, ()).env, [], 1,
                       self_name=self_name, cls=hook.cls)
         self.interp.exec_block(stmts, frame)
         got = frame.env.get(_CALLS)

@@ -28,7 +28,7 @@ def given_arguments(interp: Interp, fv: FuncV, node: ast.FunctionDef | ast.Async
     given = [d for d in node.decorator_list if isinstance(d, ast.Call)]
     if not given:
         return {}
-    frame = Frame(fv.rel, world, def_scope(interp, fv, world), interp.module_state(fv.rel, world).env, [])
+    frame = Frame(fv.rel, world, def_scope(interp, fv, world), interp.module_state(fv.rel, world, ()).env, [])
     for d in given:
         if interp.ev(d.func, frame) != GIVEN:
             continue

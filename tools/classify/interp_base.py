@@ -133,6 +133,10 @@ class CallResult:
     registrations: tuple[tuple[str, Value, Value], ...] = ()
 
 
+# the name under which `module_state(rel, world, names)` reads a module's top-level findings (not a Python name)
+MODULE_FINDINGS = "<findings>"
+
+
 @dataclass
 class ModuleState:
     env: dict[str, Value]
@@ -266,6 +270,7 @@ class InterpBase:
         self.ev_methods: dict[type, Callable[[Any, Frame], Value]] = {}  # expression type -> its ev_* method
         self.modules: dict[tuple[str, int], ModuleState] = {}
         self.startup_hooks: dict[tuple[str, int], tuple[Finding, ...]] = {}  # Interp.startup_hook_findings
+        self.startup_reads_world: dict[tuple[str, int], bool] = {}  # ... and computing them read the world
         # ClassesMixin.property_setter: (the setter, whether finding it read the world) by (class, name, world)
         self.setters: dict[tuple[Any, ...], tuple[FuncV | None, bool]] = {}
         self.calls: dict[tuple[Any, ...], CallResult] = {}
@@ -312,6 +317,7 @@ class InterpBase:
         # the `if` statement just run whose body ends and whose fall-through a cuda_guard guards (exec_block)
         self.guarded_fallthrough: ast.If | None = None
         self.debug_logging: dict[tuple[str, int], bool] = {}  # (module, world) -> may lower a level to DEBUG
+        self.debug_logging_reads_world: dict[tuple[str, int], bool] = {}  # ... and deciding it read the world
         # (module, def position) -> the enclosing scopes' names whose containers the function changes in place
         self.outer_mutations: dict[tuple[str, tuple[int, int]], frozenset[str]] = {}
         self.free_names: dict[tuple[str, tuple[int, int]], frozenset[str]] = {}  # def/class -> its free variables
@@ -337,6 +343,7 @@ class InterpBase:
         self.registered: dict[tuple[str, int], list[tuple[Value, Value]]] = {}
         # (DictV.origin, world) -> its writers were run (registries.py), and one of them let the world decide something
         self.registries_loaded: dict[tuple[str, int], bool] = {}
+        self.varying_names: dict[tuple[str, str], bool] = {}  # (module, name): bound differently by world
         # (DictV.origin, world) -> the last view of it: (the dict it was made from, how many entries, the view)
         self.registry_views: dict[tuple[str, int], tuple[Value, int, Value]] = {}
         self.registry_writers: dict[str, frozenset[str]] = {}  # DictV.origin -> the modules whose import fills it
@@ -378,7 +385,7 @@ class InterpBase:
         # dataflow.Interp
         def charge(self, n: int) -> None: ...
         def budgeted(self, limit: int, fn: Callable[..., Any], *args: Any) -> tuple[Any, int]: ...
-        def module_state(self, rel: str, world: int) -> ModuleState: ...
+        def module_state(self, rel: str, world: int, names: tuple[str, ...] | None = None) -> ModuleState: ...
         def module_attr(self, rel: str, name: str, world: int, dotted: str = "") -> Value: ...
         def module_registries(self, rel: str) -> frozenset[str]: ...
         def registry_view(self, v: Value, world: int) -> Value: ...

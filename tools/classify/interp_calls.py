@@ -271,7 +271,7 @@ class CallsMixin(InterpBase):
         got = self.triton_kernels.get(key)
         if got is None:
             node = self.source.module(fv.rel).defs.get(fv.pos)
-            frame = Frame(fv.rel, world, {}, self.module_state(fv.rel, world).env, [])
+            frame = Frame(fv.rel, world, {}, self.module_state(fv.rel, world, ()).env, [])
             got = self.triton_kernels[key] = isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
                 isinstance(v := self.ev(d.func if isinstance(d, ast.Call) else d, frame), Ext) and (
                     v.path == "triton" or v.path.startswith("triton.")) for d in node.decorator_list)
@@ -1024,7 +1024,7 @@ class CallsMixin(InterpBase):
     def _run_function(self, fv: FuncV, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda,
                       args: list[Value], kwargs: dict[str, Value], world: int, depth: int,
                       stores: tuple[tuple[str, Value], ...] = ()) -> CallResult:
-        mod_env = self.module_state(fv.rel, world).env
+        mod_env = self.module_state(fv.rel, world, ()).env  # (its global reads are lookups)
         frame = Frame(fv.rel, world, dict(stores), mod_env, [], depth, [], None, fv.cls, dict(fv.captured))
         a = node.args
         params = [p.arg for p in (*a.posonlyargs, *a.args)]

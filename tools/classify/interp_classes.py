@@ -149,7 +149,7 @@ class ClassesMixin(InterpBase):
         node = self.class_node(cls)
         found: list[Finding] = []
         if node is not None:
-            frame = Frame(cls.rel, world, env, self.module_state(cls.rel, world).env, found, cls=cls,
+            frame = Frame(cls.rel, world, env, self.module_state(cls.rel, world, ()).env, found, cls=cls,
                           captured=dict(cls.captured))
             for s in node.body:
                 if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -239,7 +239,7 @@ class ClassesMixin(InterpBase):
         node = self.class_node(cls)
         if node is None:
             return []
-        frame = Frame(cls.rel, world, {}, self.module_state(cls.rel, world).env, [])
+        frame = Frame(cls.rel, world, {}, self.module_state(cls.rel, world, ()).env, [])
         out: list[Value] = []
         for b in node.bases:
             v = self.ev(b, frame)

@@ -792,11 +792,15 @@ class ExternalMixin(InterpBase):
         key = (frame.rel, frame.world)
         got = self.debug_logging.get(key)
         if got is None:
+            before = self.world_reads
             modules = sorted(self.source.closure(frame.rel) | set(self.source.package_inits(frame.rel)))
             answers = [self._may_lower_to_debug(m, frame.world) for m in modules]
             if None in answers:
                 return True
             got = self.debug_logging[key] = any(answers)
+            self.debug_logging_reads_world[key] = self.world_reads != before
+        else:
+            self.world_memo_hit(self.debug_logging_reads_world, key)
         return got
 
     def _may_lower_to_debug(self, rel: str, world: int) -> bool | None:

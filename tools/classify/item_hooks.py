@@ -71,6 +71,7 @@ class ItemHooks:
         self.bodies: dict[tuple[str, tuple[int, int]], tuple[list[ast.stmt], list[str], str] | None] = {}
         self.hooks: dict[tuple[str, int], list[FuncV]] = {}
         self.memo: dict[tuple[object, ...], list[Finding]] = {}
+        self.reads_world: dict[tuple[str, object], bool] = {}  # a key of hooks or memo -> computing it read the world
 
     def of(self, rel: str, world: int) -> list[FuncV]:
         """The in-repo item hooks of a test file's conftests and of the file itself."""
@@ -78,11 +79,15 @@ class ItemHooks:
         got = self.hooks.get(key)
         if got is None:
             got = []
+            before = self.interp.world_reads
             for c in (*self.interp.source.conftests_for(rel), rel):
-                env = self.interp.module_state(c, world).env
+                env = self.interp.module_state(c, world, (MODIFY_ITEMS, RUNTEST_SETUP)).env
                 got.extend(h for name in (MODIFY_ITEMS, RUNTEST_SETUP) if isinstance(h := env.get(name), FuncV)
                            and h.rel == c and self._body(h) is not None)
             self.hooks[key] = got
+            self.reads_world[("hooks", key)] = self.interp.world_reads != before
+        else:
+            self.interp.world_memo_hit(self.reads_world, ("hooks", key))
         return got
 
     def findings(self, rel: str, marks: list[Value], test_name: str, world: int, key_in_file: str = "") -> list[
@@ -98,9 +103,13 @@ class ItemHooks:
         got = self.memo.get(key)
         if got is None:
             got = []
+            before = self.interp.world_reads
             for h in hooks:
                 got.extend(self._run(h, named, test_name, world, rel, key_in_file or test_name))
             self.memo[key] = got
+            self.reads_world[("findings", key)] = self.interp.world_reads != before
+        else:
+            self.interp.world_memo_hit(self.reads_world, ("findings", key))
         return got
 
     def _run(self, hook: FuncV, named: list[tuple[str, Value]], test_name: str, world: int, rel: str,
@@ -129,7 +138,7 @@ class ItemHooks:
         env[_ALL] = Seq(tuple(marks), "list")
         env[_BY_NAME] = DictV(tuple((Const(n), ms[0]) for n, ms in by_name.items()))
         env[_LISTS] = DictV(tuple((Const(n), Seq(tuple(ms), "list")) for n, ms in by_name.items()))
-        frame = Frame(hook.rel, world, env, self.interp.module_state(hook.rel, world).env, [], 1)
+        frame = Frame(hook.rel, world, env, self.interp.module_state(hook.rel, world, ()).env, [], 1)
         ended = self.interp.exec_block(stmts, frame)
         where = step(hook.rel, hook.pos[0], hook.name)
         added = frame.env.get(_ADDED)
