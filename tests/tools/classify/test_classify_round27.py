@@ -193,3 +193,42 @@ def test_long_string_values_are_ided_as_the_installed_pytest_ids_them(tmp_path: 
     collected, out = collect_in(root, "tests")
     keys = {f"tests/test_long.py::{k}" for k in run(root, cache_dir=None).files["tests/test_long.py"].tests}
     assert keys == collected, out
+
+
+def test_only_names_the_worlds_bind_differently_are_reads_of_the_world(tmp_path: Path, write_tree: TreeWriter) -> None:
+    # a conftest whose top level asks for CUDA binds DEVICES by world, and everything else alike: reading `SIZE` or
+    # a helper of it is no read of the world (before, any read of the module was, and its functions, asserts and
+    # skips were analysed again in every GPU world)
+    root = write_tree(tmp_path, {
+        "tests/conftest.py": """
+            import torch
+
+            DEVICES = ["cpu"]
+            if torch.cuda.is_available():
+                DEVICES.append("cuda")
+            SIZE = 4
+
+            def helper():
+                return SIZE
+            """,
+        "tests/test_a.py": """
+            from conftest import DEVICES, SIZE, helper
+
+            def test_size():
+                assert helper() == SIZE
+            """})
+    interp = Analyzer(root, walk_python_files(root, [])).interp
+    interp.module_state("tests/conftest.py", 0)
+    assert interp.modules["tests/conftest.py", 0].world_dependent
+    assert interp.name_varies("tests/conftest.py", "DEVICES")
+    assert not interp.name_varies("tests/conftest.py", "SIZE")
+    assert not interp.name_varies("tests/conftest.py", "helper")
+    assert not interp.name_varies("tests/conftest.py", "torch")
+    assert not interp.name_varies("tests/conftest.py", "missing")
+    before = interp.world_reads
+    interp.module_state("tests/conftest.py", 1, ("SIZE", "helper"))
+    assert interp.world_reads == before
+    interp.module_state("tests/conftest.py", 1, ("DEVICES",))
+    assert interp.world_reads == before + 1
+    interp.module_state("tests/conftest.py", 1)  # (anything of it)
+    assert interp.world_reads == before + 2
