@@ -758,6 +758,8 @@ class ExternalMixin(InterpBase):
         """`monkeypatch.setattr(settings, "DEFAULT_DEVICE", "cuda")`, `mock.patch.object(settings, ..., "cuda")`:
         that module's code reads the new value from here on (test_state.py)."""
         new = args[2] if len(args) >= 3 else kwargs.get("new") if len(args) == 2 else None
+        if new is None and len(args) == 2 and _replaced_by_a_mock(kwargs):
+            new = Ext(MOCK_OBJECT)  # `patch.object(mod, "fn", return_value=...)`: the code calls a MagicMock
         if len(args) >= 2 and isinstance(args[0], ModV) and args[0].rel and isinstance(args[1], Const) and \
                 isinstance(args[1].value, str) and patch_module_attr(frame, args[0].rel, args[1].value, new):
             self.stores_seen = True
@@ -1401,7 +1403,18 @@ def _product(args: list[Value]) -> Value:
     return Seq(tuple(Seq(combo, "tuple") for combo in itertools.product(*(a.items for a in seqs))), kind)
 
 
-_PATCHED_CUDA = re.compile(r"(?:^|\.)torch\.(?:cuda|backends\.cudnn|backends\.cuda)(?:\.|$)")
+_PATCHED_CUDA = re.compile(r"(?:^|\.)torch\.(?:cuda|accelerator|backends\.cudnn|backends\.cuda)(?:\.|$)")
+
+
+def _replaced_by_a_mock(kwargs: dict[str, Value]) -> bool:
+    """Whether `patch(...)`/`patch.object(...)` without `new` puts a mock in the attribute's place that runs none of
+    the original's code: not with `wraps=` (it calls the original) nor a `side_effect=`/`new_callable=` the analysis
+    cannot tell from code of the repository (it would run in the original's place)."""
+    if "wraps" in kwargs or "new_callable" in kwargs:
+        return False
+    effect = kwargs.get("side_effect")
+    return effect is None or isinstance(effect, (Const, Seq)) or isinstance(effect, Ext) and effect.path.startswith(
+        "builtins.")
 
 
 def _mocks_cuda(target: Value, attr: Value | None) -> bool:
@@ -1409,7 +1422,7 @@ def _mocks_cuda(target: Value, attr: Value | None) -> bool:
         # "torch.cuda.x", or torch as seen from a module that imported it: "pkg.mod.torch.cuda.x"
         return _PATCHED_CUDA.search(target.value) is not None
     if isinstance(target, Ext):
-        return target.path.startswith("torch.cuda") or target.path in ("torch.backends.cudnn",)
+        return target.path.startswith(("torch.cuda", "torch.accelerator")) or target.path in ("torch.backends.cudnn",)
     return False
 
 

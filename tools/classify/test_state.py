@@ -8,8 +8,8 @@ it reads as unset, as everywhere else in the analysis), and one PATCHED entry pe
 
 from __future__ import annotations
 
-from tools.classify.interp_base import STORE, Frame
-from tools.classify.values import UNRESOLVED, Const, DeviceV, DictV, Value, alternatives, bounded, join
+from tools.classify.interp_base import MOCK_OBJECT, STORE, Frame
+from tools.classify.values import UNRESOLVED, Const, DeviceV, DictV, Ext, Value, alternatives, bounded, join
 
 ENVIRON = STORE + "os.environ"
 PATCHED = STORE + "patched:"
@@ -44,10 +44,11 @@ def environ_value(frame: Frame, name: Value) -> Value | None:
 
 def patch_module_attr(frame: Frame, rel: str, name: str, value: Value | None) -> bool:
     """`settings.DEFAULT_DEVICE = "cuda"` (or monkeypatch.setattr, mock.patch.object): the module's code reads the
-    new value from here on, when it is configuration (a string, number, flag or device). A patched-in function or
-    mock is not followed: linear_operator's tests wrap its solvers so, which cost its suite 57 % more summaries
-    for no label. Whether it was recorded."""
-    if not isinstance(value, (Const, DeviceV)):
+    new value from here on, when it is configuration (a string, number, flag or device) or a mock in a function's
+    place (`patch.object(mod, "fn", return_value=...)`: calling it runs none of the function). A patched-in function
+    is not followed: linear_operator's tests wrap its solvers so, which cost its suite 57 % more summaries for no
+    label. Whether it was recorded."""
+    if not isinstance(value, (Const, DeviceV)) and value != Ext(MOCK_OBJECT):
         return False
     frame.env[f"{PATCHED}{rel}:{name}"] = value
     return True

@@ -209,7 +209,7 @@ TABLE: tuple[TorchApi, ...] = (
                         ("Graph", ""))),
     *(_t(f"torch.accelerator.memory.{name}", CUDA, "needs an accelerator", f"torch.accelerator.memory.{name}()")
       for name in ("empty_cache", "memory_allocated", "max_memory_allocated", "memory_reserved", "memory_stats",
-                   "reset_peak_memory_stats")),
+                   "reset_peak_memory_stats", "get_memory_info")),
     # -- other accelerators ------------------------------------------------------------------------
     _t("torch.xpu.synchronize", XPU, "needs an Intel XPU"),
     _t("torch.xpu.current_device", XPU, "needs an Intel XPU"),

@@ -232,3 +232,11 @@ def test_only_names_the_worlds_bind_differently_are_reads_of_the_world(tmp_path:
     assert interp.world_reads == before + 1
     interp.module_state("tests/conftest.py", 1)  # (anything of it)
     assert interp.world_reads == before + 2
+
+
+def test_a_function_replaced_by_a_mock_runs_none_of_its_code(corpus: Path) -> None:
+    # before: the replaced function's accelerator call was followed (for `sys.modules[...]` handles too), and
+    # `torch.accelerator` calls were no need at all (the unpatched tests were `cpu`, false CPUs)
+    assert _labels(corpus, "tests/round27/test_patched_accelerator.py") == {
+        "test_function_replaced_by_a_mock": "cpu", "test_function_replaced_through_sys_modules": "cpu",
+        "test_function_not_replaced": "gpu", "test_function_wrapped": "gpu", "test_accelerator_query_faked": "cpu"}
