@@ -397,8 +397,10 @@ class ExpressionsMixin(InterpBase):
         if obj == Ext("os.environ"):
             got = environ_value(frame, idx)  # what the code set (unset: a KeyError, or unknown)
             return got if got is not None and got != Const(None) else UNK
-        if obj == Ext("sys.modules") and isinstance(idx, Const) and isinstance(idx.value, str):
-            # `sys.modules["pkg.mod"]` of an in-repo module (a test's handle for `patch.object(MOD, ...)`)
+        if obj == Ext("sys.modules") and isinstance(n.slice, ast.Constant) and isinstance(idx, Const) and isinstance(
+                idx.value, str):
+            # `sys.modules["pkg.mod"]` of an in-repo module, spelled out (a test's handle for `patch.object(MOD, ...)`;
+            # `sys.modules[__name__]` stays unknown, as before)
             rel = self.source.resolve_import(idx.value, "", 0, "")
             return ModV(rel, idx.value, frame.rel) if rel else UNK
         if isinstance(obj, Ext) and obj.path in ("numpy.s_", "numpy.index_exp") and isinstance(idx, Const) \
