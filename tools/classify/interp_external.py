@@ -758,7 +758,9 @@ class ExternalMixin(InterpBase):
         """`monkeypatch.setattr(settings, "DEFAULT_DEVICE", "cuda")`, `mock.patch.object(settings, ..., "cuda")`:
         that module's code reads the new value from here on (test_state.py)."""
         new = args[2] if len(args) >= 3 else kwargs.get("new") if len(args) == 2 else None
-        if new is None and len(args) == 2 and _replaced_by_a_mock(kwargs):
+        if new == Ext(MOCK_OBJECT):
+            new = None  # a mock handed in (`new=MagicMock(wraps=fn)` may run the original): the original is followed
+        elif new is None and len(args) == 2 and _replaced_by_a_mock(kwargs):
             new = Ext(MOCK_OBJECT)  # `patch.object(mod, "fn", return_value=...)`: the code calls a MagicMock
         if len(args) >= 2 and isinstance(args[0], ModV) and args[0].rel and isinstance(args[1], Const) and \
                 isinstance(args[1].value, str) and patch_module_attr(frame, args[0].rel, args[1].value, new):
