@@ -86,13 +86,6 @@ WORLDS = ANALYSIS_WORLDS[1:]  # the worlds with GPUs
 # one case's values: the parametrized arguments by name, the parametrized fixtures' chosen params, its marks
 CaseValues = tuple[dict[str, Value], dict[str, ParamCase], list[Value]]
 
-
-def _same_case(a: CaseValues, b: CaseValues) -> bool:
-    """Whether two worlds give a case the same values and marks (equal values analyse alike)."""
-    try:
-        return a[0] == b[0] and a[1] == b[1] and a[2] == b[2]
-    except TypeError:  # (a value without equality)
-        return False
 # The module-level xunit hooks pytest runs around a test, in order: of each group, the first the module has
 # (unittest's spelling before pytest's); `*_function` only around module-level test functions
 MODULE_SETUP = (("setUpModule", "setup_module"), ("setup_function",))
@@ -755,7 +748,7 @@ class Analyzer:
                 later = WORLDS[i + 1:]
                 if len(later) > 1 and self.interp.world_reads == reads_before and body == (
                         not all(k.startswith(MARK_SKIP_KEY) for k in remaining)) and all(
-                        _same_case(values, case(v)) for v in later) and self.analyse_case(
+                        values == case(v) for v in later) and self.analyse_case(
                         rel, item, *case(later[-1]), later[-1], body, suffix) == fw:
                     break
             everywhere = {k for k in remaining & certain if k.endswith(GPU_REASON) and not k.startswith(MARK_SKIP_KEY)}

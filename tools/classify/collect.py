@@ -52,7 +52,7 @@ from tools.classify.values import (
     alternatives,
     cached_hash,
 )
-from tools.classify.versions import installed
+from tools.classify.versions import installed, installed_at_least
 from tools.classify.wrapper_marks import param_argnames
 
 # external modules whose public attributes are classes (pytest ids them by __name__ even when all capitals)
@@ -180,8 +180,7 @@ LONG_STR_ID = 100
 
 def long_strings_get_positional_ids() -> bool:
     """Whether the installed pytest gives long string values positional ids (the tests run with this pytest)."""
-    found = re.match(r"(\d+)\.(\d+)", installed("pytest") or "")
-    return found is not None and (int(found[1]), int(found[2])) >= (9, 2)
+    return installed_at_least("pytest", "9.2")
 
 
 def idval(value: Value, argname: str, idx: int, idfn: Callable[[Value], Value] | None = None) -> str | None:
@@ -403,9 +402,9 @@ def _unnamed_methods(interp: Interp, cls: ClassV) -> list[FuncV]:
     (registries.UNNAMED_METHODS): pytest collects those whose names start with `test`."""
     out: dict[FuncV, None] = {}
     for c in interp.mro(cls, 0):
-        if isinstance(c, ClassV):
-            held = interp.class_body(c, 0).get(registries.UNNAMED_METHODS)
-            out.update((a, None) for a in alternatives(held) if isinstance(a, FuncV)) if held is not None else None
+        held = interp.class_body(c, 0).get(registries.UNNAMED_METHODS) if isinstance(c, ClassV) else None
+        if held is not None:
+            out.update((a, None) for a in alternatives(held) if isinstance(a, FuncV))
     return list(out)
 
 

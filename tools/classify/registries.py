@@ -28,7 +28,7 @@ from tools.classify.interp_base import _last_name
 
 # The origin of a registration that gives a test class a method (`setattr(TestX, f"test_{name}", fn)` in a function
 # the module calls at import, or in a class decorator): its key is `(class, name)`, applied to the class' body when the
-# call returns to the module's top level (InterpBase.add_generated_test)
+# call returns to the module's top level (CallsMixin.add_generated_test)
 GENERATED_TESTS = "<generated test methods>"
 # The entry of a class' body that holds the functions set on it under names the analysis cannot compute
 # (`setattr(TestX, f"test_{path.stem}", make(path))` over a directory listing): pytest may collect any of them, so a

@@ -46,6 +46,12 @@ def installed(distribution: str) -> str | None:
         return None
 
 
+def installed_at_least(distribution: str, minimum: str) -> bool:
+    """Whether the installed distribution's version is `minimum` or later (False when absent or unreadable)."""
+    version = _parse(installed(distribution) or "")
+    return version is not None and version >= Version(minimum)
+
+
 def torch_version() -> Value:
     """`torch.__version__` as the tests will see it, or unknown."""
     text = installed("torch")
