@@ -51,7 +51,7 @@ from tools.classify.fixtures import Fixture, Fixtures, idfn
 from tools.classify.frozen import frozen
 from tools.classify.hooks import MODIFY_HOOK, Hooks
 from tools.classify.hypothesis_given import given_arguments
-from tools.classify.interp_base import MODULE_FINDINGS
+from tools.classify.interp_base import MOCK_OBJECT, MODULE_FINDINGS
 from tools.classify.interp_base import WORLDS as ANALYSIS_WORLDS
 from tools.classify.interp_calls import is_generator
 from tools.classify.item_hooks import ItemHooks
@@ -63,6 +63,13 @@ from tools.classify.plugins import (
     declares_pytest_torch,
 )
 from tools.classify.sources import Sources
+from tools.classify.test_state import (
+    decorator_patches,
+    merge_stores,
+    passes_mock,
+    patch_stores,
+    test_state_of,
+)
 from tools.classify.values import (
     UNRESOLVED as UNK,
 )
@@ -133,6 +140,7 @@ class CaseContext:
     wrappers: tuple[FuncV, ...] = ()
     cost: int = 0  # steps it took to compute
     cls_attrs: tuple[tuple[str, Value], ...] = ()  # what its fixtures set on `request.cls`, in setup order
+    stores: tuple[tuple[str, Value], ...] = ()  # the test state its fixtures set (test_state.py), merged in order
 
 
 class Analyzer:
@@ -186,6 +194,7 @@ class Analyzer:
         if not decos:
             return [], []
         frame = Frame(rel, world, scope or {}, self.interp.module_state(rel, world, ()).env, findings)
+        before = dict(frame.env)
         for d in reversed(decos):
             dv = self.interp.ev(d, frame)
             r = self.interp.call(dv, [value], {}, d, frame, "decorator") if not isinstance(dv, Unresolved) \
@@ -198,7 +207,7 @@ class Analyzer:
                 if inner is not None:
                     value = inner
         marks = list(value.marks) if isinstance(value, TestFnV) else []
-        return marks, wrappers
+        return [*marks, *decorator_patches(frame.env, before, step(rel, node.lineno, "decorator"))], wrappers
 
     def pytestmark(self, holder: dict[str, Value]) -> list[Value]:
         v = holder.get("pytestmark")
@@ -316,8 +325,7 @@ class Analyzer:
             return got
         start, before = self.interp.steps, self.interp.world_reads
         got = self._case_context(rel, item, direct, choice, world)
-        got = CaseContext(got.findings, got.fixture_findings, got.kwargs, got.fixture_modules, got.wrappers,
-                          self.interp.steps - start, got.cls_attrs)
+        got = dataclasses.replace(got, cost=self.interp.steps - start)
         self.context_memo[key] = got
         self.memo_reads_world[("context", key)] = self.interp.world_reads != before
         return got
@@ -352,6 +360,7 @@ class Analyzer:
         fixture_findings: list[tuple[str, str, tuple[Finding, ...]]] = []
         fixture_modules: set[str] = set()
         cls_attrs: dict[str, Value] = {}
+        stores: list[tuple[tuple[str, Value], ...]] = []
         for name in list(dict.fromkeys([*autouse, *usefixtures, *([] if item.unittest else args)])):
             if name in direct:
                 continue  # a parametrized argument: the caller passes its value
@@ -370,10 +379,11 @@ class Analyzer:
             else:
                 kwargs[name], fs = self.fixtures.fixture_value(fx, tables, choice, world, ())
                 cls_attrs.update(self.fixtures.cls_attrs(fx, choice, world))
+                stores.append(self.fixtures.stores(fx, choice, world))
             if fs:
                 fixture_findings.append((name, fx.where.split(": ")[0], fs))
         return CaseContext(tuple(findings), tuple(fixture_findings), kwargs, frozenset(fixture_modules),
-                           tuple(wrappers), cls_attrs=tuple(cls_attrs.items()))
+                           tuple(wrappers), cls_attrs=tuple(cls_attrs.items()), stores=merge_stores(*stores))
 
     def analyse_case(self, rel: str, item: TestItem, direct: dict[str, Value], choice: dict[str, ParamCase],
                      case_marks: list[Value], world: int, body: bool = True,
@@ -404,6 +414,7 @@ class Analyzer:
         kwargs, wrappers = ctx.kwargs, ctx.wrappers
         args = self.fixtures.fixture_args(item.func)
         self_v: Value | None = None
+        instance_stores: tuple[tuple[str, Value], ...] = ()
         findings.extend(self._module_hooks(rel, item, MODULE_SETUP, world))
         if item.classes:
             cls = item.classes[-1]
@@ -417,7 +428,7 @@ class Analyzer:
                 if after is not None:
                     self_v = after
             kwargs = dict(kwargs)
-            fs, self_v = self._instance_fixtures(rel, item, kwargs, self_v, choice, world)
+            fs, self_v, instance_stores = self._instance_fixtures(rel, item, kwargs, self_v, choice, world)
             findings.extend(fs)
         fv = item.func
         if self_v is not None:
@@ -436,8 +447,15 @@ class Analyzer:
             findings.extend(fs)
             if values:
                 call_kwargs["request"] = RequestV(request.param, values)
-        if not self.body_inert(item, call_kwargs, self_v, world):
-            findings.extend(self.interp.call_function(fv, [], call_kwargs, world, 1).findings)
+        for k in self.mock_arguments(item, args):
+            call_kwargs[k] = Ext(MOCK_OBJECT)
+        # what its fixtures set (`monkeypatch.setenv` in an autouse fixture), then its patch decorators
+        stores = merge_stores(ctx.stores, instance_stores,
+                              patch_stores(m for m, _ in self.item_marks(rel, item, world, [])[0]))
+        if stores:
+            self.interp.stores_seen = True  # (lookups then consult them)
+        if stores or not self.body_inert(item, call_kwargs, self_v, world):
+            findings.extend(self.interp.call_function(fv, [], call_kwargs, world, 1, stores=stores).findings)
         for w in wrappers:
             # pytest calls the wrapper as it calls a test, by keyword: the fixture and parametrized values the
             # test's signature asks for (functools.wraps shows the test's), which a `**kwargs` wrapper takes whole;
@@ -451,7 +469,7 @@ class Analyzer:
             # arguments it chooses (`fn(*args, device="cuda", **kwargs)`)
             w = dataclasses.replace(w, captured=tuple((k, item.func if isinstance(v, TestFnV) else v)
                                                       for k, v in w.captured))
-            wr = self.interp.call_function(w, wargs, wkw, world, 1)
+            wr = self.interp.call_function(w, wargs, wkw, world, 1, stores=stores)
             findings.extend(f.prefixed(step(w.rel, w.pos[0], "decorator wrapper")) for f in wr.findings)
         if item.classes and isinstance(self_v, Inst):
             hooks = ("tearDown", "tearDownClass") if item.unittest else ("teardown_method", "teardown_class")
@@ -461,13 +479,16 @@ class Analyzer:
         return findings
 
     def _instance_fixtures(self, rel: str, item: TestItem, kwargs: dict[str, Value], self_v: Value,
-                           choice: dict[str, ParamCase], world: int) -> tuple[list[Finding], Value]:
+                           choice: dict[str, ParamCase], world: int) -> tuple[
+                               list[Finding], Value, tuple[tuple[str, Value], ...]]:
         """Function-scoped fixtures that are methods of the test's class, run on the test's own object as pytest
         runs them (bound to `request.instance`), in the order they are set up: what they set on `self`
         (`self.device = ...` in an autouse fixture) is what the body reads; a generator fixture hands over its
         object as it is at the yield, before its teardown. Their bodies' findings are these runs' (the case
-        context has those of their own fixtures and marks), and a test asking for one gets this run's value."""
+        context has those of their own fixtures and marks), and a test asking for one gets this run's value. Also
+        the test state they set (test_state.py)."""
         findings: list[Finding] = []
+        stores: list[tuple[tuple[str, Value], ...]] = []
         tables = self.fixtures.scopes(rel, item)
         for name in list(kwargs):
             fx = self.fixtures.find(tables, name)
@@ -475,7 +496,9 @@ class Analyzer:
                 continue
             fkw = self.fixtures.fixture_kwargs(fx, tables, choice, world)[0]  # (their findings: the context's)
             fv = FuncV(fx.fv.rel, fx.fv.pos, fx.fv.name, bound=self_v, captured=fx.fv.captured, cls=fx.fv.cls)
-            res = self.interp.call_function(fv, [], fkw, world, 1)
+            given = self.fixtures.dependency_stores(fx, tables, choice, world)
+            res = self.interp.call_function(fv, [], fkw, world, 1, stores=given)
+            stores.append(merge_stores(given, test_state_of(res.stores)))
             where = step(rel, item.line, f"uses fixture {name} ({fx.where.split(': ')[0]}) on the test's object")
             findings.extend(f.prefixed(where) for f in res.findings)
             kwargs[name] = res.value
@@ -486,7 +509,7 @@ class Analyzer:
                 self_v = after
             for k, v in res.cls_attrs:  # `request.cls.device = ...` in a fixture method
                 self_v = self_v.with_attr(k, v) if isinstance(self_v, Inst) else self_v
-        return findings, self_v
+        return findings, self_v, merge_stores(*stores)
 
     def _class_hook(self, cls: ClassV, hook: str, self_v: Value, world: int) -> tuple[list[Finding], Value | None]:
         """Run the test class's xunit hook (`setUp`, `teardown_method`...) on the test's object, if the class has
@@ -564,6 +587,16 @@ class Analyzer:
             res = self.interp.call_function(h, [UNK] * min(params, 1), {}, world, 1)
             out.extend(f.prefixed(step(rel, item.line, f"{hook}()")) for f in res.findings)
         return out
+
+    def mock_arguments(self, item: TestItem, requested: tuple[str, ...]) -> tuple[str, ...]:
+        """The parameters `@mock.patch(...)` decorators hand their mocks to, which pytest does not take for fixtures
+        (its num_mock_patch_args): the first requested ones, one per patch without `new`, of the def and of its
+        classes (a class decorator patches each `test*` method)."""
+        nodes = [self.source.module(item.func.rel).defs.get(item.func.pos)]
+        nodes += [self.interp.class_node(c) for cls in item.classes for c in self.interp.mro(cls, 0)
+                  if isinstance(c, ClassV)]
+        n = sum(passes_mock(d) for node in nodes for d in getattr(node, "decorator_list", ()))
+        return requested[:n]
 
     def body_inert(self, item: TestItem, call_kwargs: dict[str, Value], self_v: Value | None, world: int) -> bool:
         """Whether running the test body with these arguments provably yields no finding (inert.py): then it

@@ -17,6 +17,7 @@ from tools.classify.frozen import frozen
 from tools.classify.marks import mark_findings
 from tools.classify.plugins import PYTEST_TORCH_PARAM_ORDER, PYTEST_TORCH_REL
 from tools.classify.sources import Sources
+from tools.classify.test_state import merge_stores, test_state_of
 from tools.classify.values import UNRESOLVED as UNK
 from tools.classify.values import ClassV, Const, EnumV, Ext, FuncV, Inst, ModV, RequestV, Seq, Value
 from tools.classify.wrapper_marks import requested_names
@@ -70,6 +71,8 @@ class Fixtures:
         self.fixture_costs: dict[tuple[object, ...], int] = {}  # steps each memoised fixture value took
         # fixture_memo's key -> what the fixture set on `request.cls` (CallResult.cls_attrs)
         self.fixture_cls_attrs: dict[tuple[object, ...], tuple[tuple[str, Value], ...]] = {}
+        # fixture_memo's key -> the test state it and the fixtures it uses set (test_state.py)
+        self.fixture_stores: dict[tuple[object, ...], tuple[tuple[str, Value], ...]] = {}
         self.scope_memo: dict[tuple[str, tuple[ClassV, ...]], list[dict[str, Fixture]]] = {}
         self.world_fixtures: dict[tuple[FuncV, int], Fixture] = {}
         # a key of fixture_memo or world_fixtures -> computing it read the world: a hit reads it too
@@ -294,12 +297,16 @@ class Fixtures:
         fv = fx.fv
         if fv.cls is not None:
             fv = FuncV(fv.rel, fv.pos, fv.name, bound=Inst(fv.cls), captured=fv.captured, cls=fv.cls)
-        res = self.interp.call_function(fv, [], kwargs, world, 1)
+        given = self.dependency_stores(fx, tables, choice, world)
+        res = self.interp.call_function(fv, [], kwargs, world, 1, stores=given)
         findings.extend(res.findings)
         self.interp.used_modules.add(fx.fv.rel)
         result = (res.value, tuple(findings))
         if res.cls_attrs:
             self.fixture_cls_attrs[key] = res.cls_attrs
+        stores = merge_stores(given, test_state_of(res.stores))
+        if stores:
+            self.fixture_stores[key] = stores
         self.fixture_memo[key] = result
         self.fixture_costs[key] = self.interp.steps - start
         self.fixture_reads_world[key] = self.interp.world_reads != before
@@ -326,6 +333,17 @@ class Fixtures:
         if case is not None:
             findings.extend(mark_findings(list(self.case_marks_in(fx, case, world)), fx.where))
         return kwargs, findings
+
+    def stores(self, fx: Fixture, choice: dict[str, ParamCase], world: int) -> tuple[tuple[str, Value], ...]:
+        """The test state (test_state.py) the fixture (its value computed by fixture_value) and the fixtures it uses
+        set: `monkeypatch.setenv("LIB_DEVICE", "cuda")` in it is what the test's library calls read."""
+        return self.fixture_stores.get((fx, choice.get(fx.name), world, tuple(sorted(choice.items()))), ())
+
+    def dependency_stores(self, fx: Fixture, tables: list[dict[str, Fixture]], choice: dict[str, ParamCase],
+                          world: int) -> tuple[tuple[str, Value], ...]:
+        """The test state the fixtures `fx` asks for set (after fixture_kwargs computed them), in set-up order."""
+        deps = (self.find(tables, a, skip=fx if a == fx.name else None) for a in self.fixture_args(fx.fv))
+        return merge_stores(*(self.stores(d, choice, world) for d in deps if d is not None))
 
     def cls_attrs(self, fx: Fixture, choice: dict[str, ParamCase], world: int) -> tuple[tuple[str, Value], ...]:
         """What the fixture (its value computed by fixture_value) set on `request.cls` / `request.instance`."""

@@ -715,7 +715,10 @@ class ExternalMixin(InterpBase):
                 frame.add(Finding(MOCK, (step(frame.rel, line, f"patches {_mock_target(args)}: CUDA is faked, "
                                                               "the test runs on a CPU"),)))
                 return MockV(f"{frame.rel}:{line}")
-            if name in ("setattr", "object"):
+            if name == "setattr" and len(args) == 2 and isinstance(args[0], Const):
+                # `monkeypatch.setattr("pkg.mod.DEVICE", "cuda")`: the target named by a dotted string
+                self._patch_module_attr(self._patch_target(args), kwargs, frame)
+            elif name in ("setattr", "object"):
                 self._patch_module_attr(args, kwargs, frame)
             elif name == "patch":
                 self._patch_module_attr(self._patch_target(args), kwargs, frame)

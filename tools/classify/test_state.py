@@ -8,8 +8,11 @@ it reads as unset, as everywhere else in the analysis), and one PATCHED entry pe
 
 from __future__ import annotations
 
+import ast
+from collections.abc import Iterable
+
 from tools.classify.interp_base import MOCK_OBJECT, STORE, Frame
-from tools.classify.values import UNRESOLVED, Const, DeviceV, DictV, Ext, Value, alternatives, bounded, join
+from tools.classify.values import UNRESOLVED, Const, DeviceV, DictV, Ext, MarkV, Value, alternatives, bounded, join
 
 ENVIRON = STORE + "os.environ"
 PATCHED = STORE + "patched:"
@@ -57,3 +60,64 @@ def patch_module_attr(frame: Frame, rel: str, name: str, value: Value | None) ->
 def patched_value(frame: Frame, rel: str, name: str) -> Value | None:
     """The value a test replaced module rel's attribute `name` with; None: not replaced."""
     return frame.env.get(f"{PATCHED}{rel}:{name}")
+
+
+# -- state set before the body runs ------------------------------------------------------------
+PATCH_MARK = "<patch>"  # MarkV name: state a `@mock.patch(...)` / `@mock.patch.dict(...)` decorator sets for a test
+
+
+def is_test_state(key: str) -> bool:
+    """Whether a shared-namespace entry is one this module keeps (an environment variable or a patched attribute)."""
+    return key == ENVIRON or key.startswith(PATCHED)
+
+
+def test_state_of(stores: Iterable[tuple[str, Value]]) -> tuple[tuple[str, Value], ...]:
+    """The entries of a call's shared namespaces (CallResult.stores) that are test state."""
+    return tuple((k, v) for k, v in stores if is_test_state(k))
+
+
+def merge_stores(*layers: Iterable[tuple[str, Value]]) -> tuple[tuple[str, Value], ...]:
+    """Test state set one layer after another (fixtures in set-up order, then a test's patch decorators, inner to
+    outer): a later entry replaces an earlier one; environment variables are merged variable by variable. Sorted,
+    as frame_stores gives them."""
+    out: dict[str, Value] = {}
+    for layer in layers:
+        for k, v in layer:
+            old = out.get(k)
+            if k == ENVIRON and isinstance(old, DictV) and isinstance(v, DictV):
+                names = {name for name, _ in v.items}
+                v = DictV((*(kv for kv in old.items if kv[0] not in names), *v.items))
+            out[k] = v
+    return tuple(sorted(out.items()))
+
+
+def decorator_patches(env: dict[str, Value], before: dict[str, Value], where: str) -> list[MarkV]:
+    """The test state that evaluating a def's decorators set in `env` (was `before`): module attributes
+    `@mock.patch.object(mod, "fn")` / `@mock.patch("pkg.mod.fn", ...)` replaced, environment variables
+    `@mock.patch.dict(os.environ, ...)` set. As marks of the test: unittest.mock applies them around each call of
+    the test function (a class decorator around each `test*` method), not at import."""
+    return [MarkV(PATCH_MARK, (Const(k), v), where=where) for k, v in env.items()
+            if is_test_state(k) and before.get(k) != v]
+
+
+def patch_stores(marks: Iterable[Value]) -> tuple[tuple[str, Value], ...]:
+    """The test state a test's patch marks (closest first: a class decorator's patch is entered after the method's
+    own, and wins) put in place for its body."""
+    return merge_stores(*(((str(m.args[0].value), m.args[1]),) for m in marks if isinstance(m, MarkV)
+                          and m.name == PATCH_MARK and isinstance(m.args[0], Const)))
+
+
+def passes_mock(d: ast.expr) -> bool:
+    """Whether decorator `d` is a `patch(target)` / `patch.object(obj, name)` without `new`: unittest.mock then
+    passes the mock it makes to the test as one more positional argument."""
+    if not isinstance(d, ast.Call):
+        return False
+    f = d.func
+    given_new = len(d.args) >= (3 if _last(f) == "object" else 2) or any(k.arg == "new" for k in d.keywords)
+    if _last(f) == "patch":
+        return not given_new
+    return _last(f) == "object" and isinstance(f, ast.Attribute) and _last(f.value) == "patch" and not given_new
+
+
+def _last(e: ast.expr) -> str:
+    return e.attr if isinstance(e, ast.Attribute) else e.id if isinstance(e, ast.Name) else ""
