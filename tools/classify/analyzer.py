@@ -415,6 +415,7 @@ class Analyzer:
         args = self.fixtures.fixture_args(item.func)
         self_v: Value | None = None
         instance_stores: tuple[tuple[str, Value], ...] = ()
+        hook_stores: list[tuple[tuple[str, Value], ...]] = []  # the test state the set-up hooks left
         findings.extend(self._module_hooks(rel, item, MODULE_SETUP, world))
         if item.classes:
             cls = item.classes[-1]
@@ -423,8 +424,9 @@ class Analyzer:
                 self_v = self_v.with_attr(k, v)
             hooks = ("setUpClass", "setUp") if item.unittest else ("setup_class", "setup_method", "setup")
             for hook in hooks:
-                fs, after = self._class_hook(cls, hook, self_v, world)
+                fs, after, set_up = self._class_hook(cls, hook, self_v, world)
                 findings.extend(fs)
+                hook_stores.append(set_up)
                 if after is not None:
                     self_v = after
             kwargs = dict(kwargs)
@@ -450,7 +452,7 @@ class Analyzer:
         for k in self.mock_arguments(item, args):
             call_kwargs[k] = Ext(MOCK_OBJECT)
         # what its fixtures set (`monkeypatch.setenv` in an autouse fixture), then its patch decorators
-        stores = merge_stores(ctx.stores, instance_stores,
+        stores = merge_stores(ctx.stores, *hook_stores, instance_stores,
                               patch_stores(m for m, _ in self.item_marks(rel, item, world, [])[0]))
         if stores:
             self.interp.stores_seen = True  # (lookups then consult them)
@@ -511,15 +513,17 @@ class Analyzer:
                 self_v = self_v.with_attr(k, v) if isinstance(self_v, Inst) else self_v
         return findings, self_v, merge_stores(*stores)
 
-    def _class_hook(self, cls: ClassV, hook: str, self_v: Value, world: int) -> tuple[list[Finding], Value | None]:
+    def _class_hook(self, cls: ClassV, hook: str, self_v: Value, world: int) -> tuple[
+            list[Finding], Value | None, tuple[tuple[str, Value], ...]]:
         """Run the test class's xunit hook (`setUp`, `teardown_method`...) on the test's object, if the class has
-        one: its findings and the object as it left it."""
+        one: its findings, the object as it left it and the test state it set (`lib.DEVICE = "cuda"`)."""
         h = self.interp.class_lookup(cls, hook, world)
         if not isinstance(h, FuncV):
-            return [], None
+            return [], None, ()
         res = self.interp.call_function(FuncV(h.rel, h.pos, h.name, bound=self_v, captured=h.captured, cls=h.cls),
                                         [], {}, world, 1)
-        return [f.prefixed(step(h.rel, h.pos[0], f"{hook}()")) for f in res.findings], res.self_after
+        return ([f.prefixed(step(h.rel, h.pos[0], f"{hook}()")) for f in res.findings], res.self_after,
+                test_state_of(res.stores))
 
     def by_name_fixtures(self, rel: str, item: TestItem, direct: dict[str, Value], choice: dict[str, ParamCase],
                          world: int) -> tuple[list[Finding], tuple[tuple[str, Value], ...]]:

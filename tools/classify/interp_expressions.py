@@ -46,7 +46,7 @@ from tools.classify.provenance import (
     keys_are_existing_devices,
     local_dict_of_existing_devices,
 )
-from tools.classify.test_state import environ_value, patched_value
+from tools.classify.test_state import environ_get, patched_value
 from tools.classify.values import (
     NOT_LITERAL,
     SIZE,
@@ -395,8 +395,7 @@ class ExpressionsMixin(InterpBase):
         obj = self.ev(n.value, frame)
         idx = self.ev(n.slice, frame)
         if obj == Ext("os.environ"):
-            got = environ_value(frame, idx)  # what the code set (unset: a KeyError, or unknown)
-            return got if got is not None and got != Const(None) else UNK
+            return environ_get(frame, idx, UNK)  # what the code set (unset: a KeyError, or unknown)
         if obj == Ext("sys.modules") and isinstance(n.slice, ast.Constant) and isinstance(idx, Const) and isinstance(
                 idx.value, str):
             # `sys.modules["pkg.mod"]` of an in-repo module, spelled out (a test's handle for `patch.object(MOD, ...)`;

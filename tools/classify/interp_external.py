@@ -74,7 +74,7 @@ from tools.classify.optional_imports import (
 )
 from tools.classify.plugins import NAMESPACE_CONSTRUCTORS, NAMESPACE_POS, NAMESPACE_REL
 from tools.classify.programs import PROCESS_CALLS, RUNPY_CALLS, Program, parses, program_of
-from tools.classify.test_state import environ_value, patch_module_attr, set_environ
+from tools.classify.test_state import environ_get, environ_value, patch_module_attr, set_environ
 from tools.classify.values import (
     NORETURN,
     NOT_LITERAL,
@@ -515,8 +515,7 @@ class ExternalMixin(InterpBase):
         # -- os / builtins ----------------------------------------------------------------------
         if path in ("os.environ.get", "os.getenv"):
             default = args[1] if len(args) > 1 else kwargs.get("default", Const(None))
-            got = environ_value(frame, args[0]) if args else None
-            return default if got is None or got == Const(None) else got
+            return environ_get(frame, args[0], default) if args else default
         if path in ("os.environ.update", "os.environ.setdefault", "os.environ.pop") or path.endswith(
                 "mock.patch.dict") and args and args[0] in (Ext("os.environ"), Const("os.environ")):
             # `os.environ.update(X="cuda")`, `with mock.patch.dict(os.environ, {"X": "cuda"}):` (from the call on)

@@ -58,7 +58,7 @@ from tools.classify.optional_imports import (
     leading_imports,
     raising_call,
 )
-from tools.classify.test_state import patch_module_attr, set_environ
+from tools.classify.test_state import PATCHED, patch_module_attr, set_environ
 from tools.classify.values import (
     MAX_ALTERNATIVES,
     ClassV,
@@ -155,6 +155,12 @@ class StatementsMixin(InterpBase):
         keys = sorted(set().union(*(b.env.keys() for b in live)))
         merged: dict[str, Value] = {}
         for k in keys:
+            if k.startswith(PATCHED) and any(k not in b.env for b in live):
+                # a module attribute replaced on some paths only: the original on the others
+                rel, _, name = k[len(PATCHED):].rpartition(":")
+                original = self.module_attr(rel, name, frame.world)
+                merged[k] = join_all([b.env.get(k, original) for b in live])
+                continue
             if k.startswith(STORE):  # a shared namespace not written on a path is empty there
                 merged[k] = join_all([b.env.get(k, EMPTY_DICT) for b in live])
                 continue

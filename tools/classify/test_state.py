@@ -12,7 +12,19 @@ import ast
 from collections.abc import Iterable
 
 from tools.classify.interp_base import MOCK_OBJECT, STORE, Frame
-from tools.classify.values import UNRESOLVED, Const, DeviceV, DictV, Ext, MarkV, Value, alternatives, bounded, join
+from tools.classify.values import (
+    UNRESOLVED,
+    Const,
+    DeviceV,
+    DictV,
+    Ext,
+    MarkV,
+    Value,
+    alternatives,
+    bounded,
+    join,
+    join_all,
+)
 
 ENVIRON = STORE + "os.environ"
 PATCHED = STORE + "patched:"
@@ -36,13 +48,26 @@ def set_environ(frame: Frame, names: Value, value: Value | None) -> bool:
 
 
 def environ_value(frame: Frame, name: Value) -> Value | None:
-    """What the code set environment variable `name` to (Const(None): deleted it); None: it did not set it."""
+    """What the code set environment variable `name` to (Const(None): deleted it, or not set on some paths: one of
+    the alternatives); None: it did not set it."""
     cur = frame.env.get(ENVIRON)
-    if not isinstance(cur, DictV):
+    paths = alternatives(cur) if cur is not None else []
+    if not paths or not all(isinstance(p, DictV) for p in paths):
         return None
     if not isinstance(name, Const):
         return UNRESOLVED  # (some variable was set: an unknown name may be it)
-    return next((v for k, v in cur.items if k == name), None)
+    found = [next((v for k, v in p.items if k == name), None) for p in paths if isinstance(p, DictV)]
+    if all(v is None for v in found):
+        return None
+    return join_all([Const(None) if v is None else v for v in found])  # (`if flag: monkeypatch.setenv(...)`)
+
+
+def environ_get(frame: Frame, name: Value, default: Value) -> Value:
+    """`os.environ.get(name, default)`: what the code set, or `default` where it set nothing (on some paths)."""
+    got = environ_value(frame, name)
+    if got is None:
+        return default
+    return join_all([default if v == Const(None) else v for v in alternatives(got)])
 
 
 def patch_module_attr(frame: Frame, rel: str, name: str, value: Value | None) -> bool:

@@ -95,3 +95,32 @@ def test_test_state_merges_variable_by_variable_and_later_layers_win() -> None:
     assert merged[f"{PATCHED}m.py:DEVICE"] == Const("cuda")
     assert dict(merged[env].items) == {Const("B"): Const("1"), Const("A"): Const("meta")}
     assert merge_stores() == ()
+
+
+SET_UP = "tests/round28/set_up/test_set_up_state.py"
+
+
+def test_state_set_by_fixtures_and_set_up_hooks_reaches_the_body(corpus: Path) -> None:
+    # before: 7 false CPUs (fixtures that set a constant or a variable, per parameter too, set-up hooks, a conftest
+    # autouse fixture that sets the environment on one path)
+    assert _labels(corpus, SET_UP) == {
+        "test_mocker_patch_object_config": "gpu", "test_mocker_patch_object_config_cpu": "cpu",
+        "test_mocker_patch_string_fn": "cpu", "test_yield_fixture_with_patch": "cpu",
+        "test_fixture_sets_const": "gpu", "test_fixture_env_direct": "gpu",
+        "test_env_param[meta]": "cpu", "test_env_param[cuda]": "gpu",
+        "test_env_through_dependency[meta]": "cpu", "test_env_through_dependency[cuda]": "gpu",
+        "TestSetUp::test_env_from_setup": "gpu", "TestSetupMethod::test_const_from_setup_method": "gpu",
+        # `if "cuda_env_marker" in request.keywords:` is not decided: the variable may be set for either
+        "test_conftest_autouse_env": "gpu", "test_conftest_autouse_env_unmarked": "gpu",
+        "test_monkeypatch_in_body_then_cpu": "cpu"}
+
+
+def test_a_variable_set_on_one_path_is_that_value_or_the_default(tmp_path: Path) -> None:
+    (tmp_path / "lib.py").write_text(
+        "import os\nimport torch\n\ndef make():\n    return torch.zeros(1, device=os.environ.get('D', 'cpu'))\n")
+    (tmp_path / "test_paths.py").write_text(
+        "import lib\n\n\ndef test_maybe(monkeypatch, flag):\n    if flag:\n"
+        "        monkeypatch.setenv('D', 'cuda')\n    lib.make()\n\n\n"
+        "def test_never(monkeypatch, flag):\n    if flag:\n        monkeypatch.setenv('D', 'meta')\n    lib.make()\n")
+    labels = {k: v.label for k, v in run(tmp_path, cache_dir=None, workers=1).files["test_paths.py"].tests.items()}
+    assert labels == {"test_maybe": "gpu", "test_never": "cpu"}
