@@ -121,13 +121,21 @@ def _kw_only(node: ast.ClassDef, generates: Callable[[ast.expr], bool]) -> bool:
 
 
 def _annotation_kind(a: ast.expr) -> str:
-    """'classvar', 'initvar', 'kw_only' (the `_: KW_ONLY` marker) or 'field', by the annotation's name."""
+    """'classvar', 'initvar', 'kw_only' (the `_: KW_ONLY` marker) or 'field', by the annotation's name. Kept on
+    the node: a dataclass's fields are read at every construction (an unparse each was 7 % of a run on peft)."""
+    known = a.__dict__.get(_KIND)
+    if known is not None:
+        return str(known)
     if isinstance(a, ast.Constant) and isinstance(a.value, str):  # a string annotation
         text = a.value
     else:
         text = ast.unparse(a)
     head = text.split("[", 1)[0].rsplit(".", 1)[-1].strip()
-    return {"ClassVar": "classvar", "InitVar": "initvar", "KW_ONLY": "kw_only"}.get(head, "field")
+    kind = a.__dict__[_KIND] = {"ClassVar": "classvar", "InitVar": "initvar", "KW_ONLY": "kw_only"}.get(head, "field")
+    return kind
+
+
+_KIND = "_classify_annotation_kind"  # not an ast field: ast.unparse/dump and the fields ignore it
 
 
 def declared_fields(bodies: list[ast.ClassDef]) -> list[Field] | None:
