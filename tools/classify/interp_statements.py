@@ -336,13 +336,19 @@ class StatementsMixin(InterpBase):
                 # `with pytest.raises(RuntimeError):` expects the error a non-CUDA run raises; one that catches what
                 # CPU-only torch raises at a CUDA call (`AssertionError: Torch not compiled with CUDA enabled`)
                 # expects every CUDA call in it to fail: the test passes without a GPU (and fails with one)
+                # The error it expects is swallowed: what follows the block runs though its body ended in a raise.
                 if any(_catches_cpu_torch_errors(e) for e in expects):
                     with dropping_gpu_findings(frame, note=step(frame.rel, s.lineno, "expects the error a CUDA call "
                                                                                      "raises without a GPU")):
-                        return self._exec_with(s, frame)
+                        self._exec_with(s, frame)
+                        return False
                 with dropping_gpu_findings(frame, RAISES_OFF_CUDA):
-                    return self._exec_with(s, frame)
-            return self._exec_with(s, frame)
+                    self._exec_with(s, frame)
+                    return False
+            ended = self._exec_with(s, frame)
+            # `with contextlib.suppress(ValueError):` swallows an error its body raises
+            return ended and not any(isinstance(i.context_expr, ast.Call) and _last_name(i.context_expr) == "suppress"
+                                     for i in s.items)
         if isinstance(s, (ast.Try, getattr(ast, "TryStar", ast.Try))):
             # the body stops at a statement that certainly raises here, and the handler that catches it runs: an
             # import of a module that is not installed, or `pynvml.nvmlInit()` on a machine without a driver

@@ -124,3 +124,11 @@ def test_a_variable_set_on_one_path_is_that_value_or_the_default(tmp_path: Path)
         "def test_never(monkeypatch, flag):\n    if flag:\n        monkeypatch.setenv('D', 'meta')\n    lib.make()\n")
     labels = {k: v.label for k, v in run(tmp_path, cache_dir=None, workers=1).files["test_paths.py"].tests.items()}
     assert labels == {"test_maybe": "gpu", "test_never": "cpu"}
+
+
+def test_code_after_a_block_that_swallows_an_error_runs(corpus: Path) -> None:
+    # before: the block's body ended in a raise, so the path ended there and the CUDA code after it was not seen
+    # (3 false CPUs)
+    assert _labels(corpus, "tests/round28/test_after_raises.py") == {
+        "test_raise_then_cuda": "gpu", "test_raise_then_cpu": "cpu", "test_suppress_then_cuda": "gpu",
+        "TestAssertRaises::test_then_cuda": "gpu"}
