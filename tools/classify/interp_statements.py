@@ -651,9 +651,12 @@ class StatementsMixin(InterpBase):
 
     def _exec_with(self, s: ast.With | ast.AsyncWith, frame: Frame) -> bool:
         exits: list[Value] = []
+        swallows = False  # an in-repo `__exit__` may return True: what its body raised is swallowed
         enter, leave = ("__aenter__", "__aexit__") if isinstance(s, ast.AsyncWith) else ("__enter__", "__exit__")
         for item in s.items:
             cv = self.ev(item.context_expr, frame)
+            swallows = swallows or any(isinstance(c, Inst) and isinstance(self.class_lookup(c.cls, leave, frame.world),
+                                                                          FuncV) for c in alternatives(cv))
             d = accel_device(cv) if isinstance(cv, DeviceV) else None
             if d:
                 frame.add(Finding(GPU, (step(frame.rel, s.lineno, f"with torch.device({d!r}) makes {d} the "
@@ -671,7 +674,7 @@ class StatementsMixin(InterpBase):
         for cv in reversed(exits):
             with keeping_gpu_findings_only(frame):
                 self._context_method(cv, leave, [Const(None)] * 3, s, frame)
-        return ended
+        return ended and not swallows
 
     def _context_method(self, cv: Value, name: str, args: list[Value], s: ast.stmt, frame: Frame) -> Value | None:
         """The value of `cv.<name>(*args)` when cv is an object of an in-repo class that defines it; None
