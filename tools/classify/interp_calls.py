@@ -48,7 +48,6 @@ from tools.classify.receivers import apply_delta, receiver_delta, receiver_uses
 from tools.classify.summaries import SUMMARY_BUDGET, context_size, widen_call
 from tools.classify.values import (
     MAX_ALTERNATIVES,
-    NORETURN,
     ClassV,
     Const,
     DictV,
@@ -1072,15 +1071,10 @@ class CallsMixin(InterpBase):
         cells = [n for n in self.cell_names.get((fv.rel, fv.pos), ()) if n in frame.captured]
         for n in cells:
             frame.env.setdefault(n, frame.captured[n])  # on every path, so each branch keeps or changes it
-        ended = self.exec_block(node.body, frame)
+        self.exec_block(node.body, frame)
         value = join_all(frame.returns) if frame.returns else Const(None)
         if isinstance(value, NoReturn):
             value = UNK
-        if ended and not frame.returns and frame.generated is None and not fixture and isinstance(
-                node, ast.FunctionDef):
-            # every path raises (`if not devices: raise ValueError(...)` given `devices=[]`): the caller's path ends
-            # at the call, as it does at a raise of its own
-            value = NORETURN
         self_after = frame.env.get(frame.self_name) if frame.self_name else None
         at_yield = join_all([s for s, _ in frame.at_yield if s is not None]) if frame.at_yield and \
             frame.self_name else None

@@ -134,12 +134,13 @@ def test_code_after_a_block_that_swallows_an_error_runs(corpus: Path) -> None:
         "TestAssertRaises::test_then_cuda": "gpu"}
 
 
-def test_a_call_that_raises_on_every_path_ends_the_callers_path(corpus: Path) -> None:
-    # before: test_bad_n_raises_before_cuda was gpu (the CUDA code after the failing validation helper was followed)
+def test_a_call_that_raises_on_every_path_does_not_end_the_callers_path(corpus: Path) -> None:
+    # Ending the caller's path there (the function's own raise does) was tried and left: the unset-environment
+    # reading decides raises that a CI's environment does not (einops' `parse_backends_to_test()` raises unless
+    # EINOPS_TEST_BACKENDS is set, and its test module's import then lost all 38 of its tests). So the CUDA code after
+    # a failing validation helper is still followed (a CPU test `gpu`: safe).
     assert _labels(corpus, "tests/round28/test_always_raises.py") == {
-        "test_bad_n_raises_before_cuda": "cpu", "test_bad_device_raises": "cpu", "test_good_runs_cuda": "gpu",
-        # the caller catches the error, an override is called, an in-repo `__exit__` may swallow it, the test
-        # catches it
+        "test_bad_n_raises_before_cuda": "gpu", "test_bad_device_raises": "cpu", "test_good_runs_cuda": "gpu",
         "test_lenient_recovers_then_cuda": "gpu", "test_abstract_override": "gpu",
         "test_abstract_base_raises": "cpu", "test_quiet_context_then_cuda": "gpu",
         "test_caught_in_test_then_cuda": "gpu", "test_maybe_raises[True]": "cpu", "test_maybe_raises[False]": "gpu",
