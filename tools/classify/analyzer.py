@@ -67,6 +67,7 @@ from tools.classify.test_state import (
     decorator_patches,
     merge_stores,
     passes_mock,
+    patch_owner,
     patch_stores,
     test_state_of,
 )
@@ -207,7 +208,7 @@ class Analyzer:
                 if inner is not None:
                     value = inner
         marks = list(value.marks) if isinstance(value, TestFnV) else []
-        return [*marks, *decorator_patches(frame.env, before, step(rel, node.lineno, "decorator"))], wrappers
+        return [*marks, *decorator_patches(frame.env, before, step(rel, node.lineno, "decorator"), key)], wrappers
 
     def pytestmark(self, holder: dict[str, Value]) -> list[Value]:
         v = holder.get("pytestmark")
@@ -452,8 +453,12 @@ class Analyzer:
         for k in self.mock_arguments(item, args):
             call_kwargs[k] = Ext(MOCK_OBJECT)
         # what its fixtures set (`monkeypatch.setenv` in an autouse fixture), then its patch decorators
-        stores = merge_stores(ctx.stores, *hook_stores, instance_stores,
-                              patch_stores(m for m, _ in self.item_marks(rel, item, world, [])[0]))
+        # (a class's patch decorator applies to the test methods it has when made: marks are shared by tests
+        # of one shape, so those of classes that do not patch this one are left out here)
+        foreign = {(c.rel, *c.pos) for cls in item.classes for c in self.interp.mro(cls, world)
+                   if isinstance(c, ClassV) and not self.patched_by(c, item, world)}
+        stores = merge_stores(ctx.stores, *hook_stores, instance_stores, patch_stores(
+            m for m, _ in self.item_marks(rel, item, world, [])[0] if patch_owner(m) not in foreign))
         if stores:
             self.interp.stores_seen = True  # (lookups then consult them)
         if stores or not self.body_inert(item, call_kwargs, self_v, world):
@@ -598,9 +603,15 @@ class Analyzer:
         classes (a class decorator patches each `test*` method)."""
         nodes = [self.source.module(item.func.rel).defs.get(item.func.pos)]
         nodes += [self.interp.class_node(c) for cls in item.classes for c in self.interp.mro(cls, 0)
-                  if isinstance(c, ClassV)]
+                  if isinstance(c, ClassV) and self.patched_by(c, item, 0)]
         n = sum(passes_mock(d) for node in nodes for d in getattr(node, "decorator_list", ()))
         return requested[:n]
+
+    def patched_by(self, cls: ClassV, item: TestItem, world: int) -> bool:
+        """Whether a patch decorator of class `cls` applies to the test: it patches the `test*` methods the class has
+        when it is made (its own and inherited ones), not those a subclass defines."""
+        return not item.classes or any(isinstance(c, ClassV) and self._written_inside(item.func, c)
+                                       for c in self.interp.mro(cls, world))
 
     def body_inert(self, item: TestItem, call_kwargs: dict[str, Value], self_v: Value | None, world: int) -> bool:
         """Whether running the test body with these arguments provably yields no finding (inert.py): then it

@@ -116,13 +116,21 @@ def merge_stores(*layers: Iterable[tuple[str, Value]]) -> tuple[tuple[str, Value
     return tuple(sorted(out.items()))
 
 
-def decorator_patches(env: dict[str, Value], before: dict[str, Value], where: str) -> list[MarkV]:
+def decorator_patches(env: dict[str, Value], before: dict[str, Value], where: str,
+                      owner: tuple[str, int, int]) -> list[MarkV]:
     """The test state that evaluating a def's decorators set in `env` (was `before`): module attributes
     `@mock.patch.object(mod, "fn")` / `@mock.patch("pkg.mod.fn", ...)` replaced, environment variables
     `@mock.patch.dict(os.environ, ...)` set. As marks of the test: unittest.mock applies them around each call of
-    the test function (a class decorator around each `test*` method), not at import."""
-    return [MarkV(PATCH_MARK, (Const(k), v), where=where) for k, v in env.items()
+    the test function (a class decorator around each `test*` method), not at import. `owner`: the decorated def or
+    class, (module, line, column)."""
+    return [MarkV(PATCH_MARK, (Const(k), v), (("owner", Const(owner)),), where) for k, v in env.items()
             if is_test_state(k) and before.get(k) != v]
+
+
+def patch_owner(m: Value) -> object:
+    """The def or class whose decorator made patch mark `m` ((module, line, column)); None for any other mark."""
+    owner = m.kw("owner") if isinstance(m, MarkV) and m.name == PATCH_MARK else None
+    return owner.value if isinstance(owner, Const) else None
 
 
 def patch_stores(marks: Iterable[Value]) -> tuple[tuple[str, Value], ...]:

@@ -145,3 +145,11 @@ def test_a_call_that_raises_on_every_path_does_not_end_the_callers_path(corpus: 
         "test_abstract_base_raises": "cpu", "test_quiet_context_then_cuda": "gpu",
         "test_caught_in_test_then_cuda": "gpu", "test_maybe_raises[True]": "cpu", "test_maybe_raises[False]": "gpu",
         "test_unknown_flag": "gpu"}
+
+
+def test_a_class_patch_decorator_patches_the_methods_the_class_has_not_a_subclass_s(corpus: Path) -> None:
+    # an intermediate version applied a base class's patch to a subclass's own test (a false CPU); the marks of
+    # tests of one shape are shared, so which class's patch applies is decided per test
+    assert _labels(corpus, "tests/round28/test_inherited_patches.py") == {
+        "TestPatched::test_own": "cpu", "TestPatched::test_in_base": "cpu", "TestChild::test_own": "cpu",
+        "TestChild::test_in_base": "cpu", "TestChild::test_child": "gpu"}
