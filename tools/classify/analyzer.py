@@ -453,12 +453,7 @@ class Analyzer:
         for k in self.mock_arguments(item, args):
             call_kwargs[k] = Ext(MOCK_OBJECT)
         # what its fixtures set (`monkeypatch.setenv` in an autouse fixture), then its patch decorators
-        # (a class's patch decorator applies to the test methods it has when made: marks are shared by tests
-        # of one shape, so those of classes that do not patch this one are left out here)
-        foreign = {(c.rel, *c.pos) for cls in item.classes for c in self.interp.mro(cls, world)
-                   if isinstance(c, ClassV) and not self.patched_by(c, item, world)}
-        stores = merge_stores(ctx.stores, *hook_stores, instance_stores, patch_stores(
-            m for m, _ in self.item_marks(rel, item, world, [])[0] if patch_owner(m) not in foreign))
+        stores = merge_stores(ctx.stores, *hook_stores, instance_stores, self.decorator_patches(rel, item, world))
         if stores:
             self.interp.stores_seen = True  # (lookups then consult them)
         if stores or not self.body_inert(item, call_kwargs, self_v, world):
@@ -596,6 +591,17 @@ class Analyzer:
             res = self.interp.call_function(h, [UNK] * min(params, 1), {}, world, 1)
             out.extend(f.prefixed(step(rel, item.line, f"{hook}()")) for f in res.findings)
         return out
+
+    def decorator_patches(self, rel: str, item: TestItem, world: int) -> tuple[tuple[str, Value], ...]:
+        """The test state the test's patch decorators and its classes' put in place for its body. A class's applies
+        to the test methods the class has when made (patched_by): marks are shared by tests of one shape, so those
+        of classes that do not patch this test are left out here."""
+        patches = [m for m, _ in self.item_marks(rel, item, world, [])[0] if patch_owner(m) is not None]
+        if not patches:
+            return ()
+        foreign = {(c.rel, *c.pos) for cls in item.classes for c in self.interp.mro(cls, world)
+                   if isinstance(c, ClassV) and not self.patched_by(c, item, world)}
+        return patch_stores(m for m in patches if patch_owner(m) not in foreign)
 
     def mock_arguments(self, item: TestItem, requested: tuple[str, ...]) -> tuple[str, ...]:
         """The parameters `@mock.patch(...)` decorators hand their mocks to, which pytest does not take for fixtures

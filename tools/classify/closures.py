@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 import symtable
 
-from tools.classify.interp_base import MUTATORS
+from tools.classify.interp_base import MUTATORS, kept_on_node
 
 CONTAINER_MUTATORS = MUTATORS | {"setdefault", "popitem", "sort", "reverse"}  # list, dict and set methods
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
@@ -87,10 +87,7 @@ def shared_cells(outer: Def, inner: Def) -> frozenset[str]:
     end of its body, and is named in `outer` only as the callee of a call or a bare decorator in `outer`'s own
     body; and every other scope in `outer` that reads such a local qualifies the same way (they are all handed
     the current values when called). Empty when none can be. Kept on the outer node."""
-    known = outer.__dict__.get(_CELLS)
-    if known is None:
-        known = outer.__dict__[_CELLS] = _cells_of(outer)
-    return known.get(id(inner), frozenset())  # type: ignore[no-any-return]
+    return kept_on_node(outer, _CELLS, lambda: _cells_of(outer)).get(id(inner), frozenset())
 
 
 def _cells_of(outer: Def) -> dict[int, frozenset[str]]:

@@ -18,7 +18,7 @@ import ast
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from tools.classify.interp_base import _last_name
+from tools.classify.interp_base import _last_name, kept_on_node
 
 # decorators that generate a dataclass `__init__`: the standard library's, pydantic's, chex's, flax's
 DATACLASS_DECORATORS = frozenset({"dataclass", "pydantic_dataclass"})
@@ -123,19 +123,16 @@ def _kw_only(node: ast.ClassDef, generates: Callable[[ast.expr], bool]) -> bool:
 def _annotation_kind(a: ast.expr) -> str:
     """'classvar', 'initvar', 'kw_only' (the `_: KW_ONLY` marker) or 'field', by the annotation's name. Kept on
     the node: a dataclass's fields are read at every construction (an unparse each was 7 % of a run on peft)."""
-    known = a.__dict__.get(_KIND)
-    if known is not None:
-        return str(known)
+    return kept_on_node(a, "_classify_annotation_kind", lambda: _read_annotation_kind(a))
+
+
+def _read_annotation_kind(a: ast.expr) -> str:
     if isinstance(a, ast.Constant) and isinstance(a.value, str):  # a string annotation
         text = a.value
     else:
         text = ast.unparse(a)
     head = text.split("[", 1)[0].rsplit(".", 1)[-1].strip()
-    kind = a.__dict__[_KIND] = {"ClassVar": "classvar", "InitVar": "initvar", "KW_ONLY": "kw_only"}.get(head, "field")
-    return kind
-
-
-_KIND = "_classify_annotation_kind"  # not an ast field: ast.unparse/dump and the fields ignore it
+    return {"ClassVar": "classvar", "InitVar": "initvar", "KW_ONLY": "kw_only"}.get(head, "field")
 
 
 def declared_fields(bodies: list[ast.ClassDef]) -> list[Field] | None:

@@ -12,7 +12,7 @@ import ast
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from tools.classify import conventions
 from tools.classify.evidence import ASSERT_KEY, IF_IMPORTED, IMPORTS, SKIP, Finding, step
@@ -47,6 +47,7 @@ if TYPE_CHECKING:
 CASE_BUDGET = 10_000_000
 # The worlds a test is analysed in: the number of CUDA devices of the machine (0: the CPU-only one a `cpu`
 # label promises; the others find the GPU count a skip asks for).
+_T = TypeVar("_T")
 WORLDS = (0, 1, 2, 3, 4, 8)
 FILE_BUDGET = 100_000_000
 OVER_BUDGET_CHARGE = 4 * CASE_BUDGET
@@ -253,6 +254,16 @@ def _call_requirement(name: str, args: list[Value], kwargs: dict[str, Value],
         return None
     return conventions.decorator_requirement(name, [] if fn_arg else [_py(a) for a in args],
                                              {} if fn_arg else {k: _py(v) for k, v in kwargs.items()})
+
+
+def kept_on_node(node: ast.AST, slot: str, compute: Callable[[], _T]) -> _T:
+    """`compute()`, answered once per AST node and kept in its `__dict__` under `slot` (not an ast field:
+    ast.unparse/dump and the fields ignore it): for the pure syntactic questions asked at every run of the code
+    (`is_generator`, a loop's `_grows_containers`, an assert's `short_source`...)."""
+    d = node.__dict__
+    if slot not in d:
+        d[slot] = compute()
+    return d[slot]  # type: ignore[no-any-return]
 
 
 def _last_name(e: ast.expr) -> str:

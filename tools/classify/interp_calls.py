@@ -41,6 +41,7 @@ from tools.classify.interp_base import (
     _mutable_target,
     frame_stores,
     is_fixture_def,
+    kept_on_node,
 )
 from tools.classify.interp_external import RUNS_ITS_CALLABLE
 from tools.classify.module_device import DEVICE_PROPERTY_SUFFIXES
@@ -1144,19 +1145,20 @@ def _type_names(v: Value) -> frozenset[str] | None:
 def short_source(n: ast.AST) -> str:
     """A node's source for a reason, cut at 80 characters. Kept on the node: reasons are written for every case
     that reaches an assert (an unparse per run was 3 % of a run on peft)."""
-    known = n.__dict__.get(_SHORT_SOURCE)
-    if known is None:
+    def cut() -> str:
         text = ast.unparse(n)
-        known = n.__dict__[_SHORT_SOURCE] = text if len(text) <= 80 else text[:77] + "..."
-    return known
+        return text if len(text) <= 80 else text[:77] + "..."
+
+    return kept_on_node(n, "_classify_short_source", cut)
 
 
 def is_generator(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     """A `def` with a yield of its own (not one of a nested function, class or lambda). Kept on the node: a
     walk of the whole body per call was 30% of a run on torchsde."""
-    known = node.__dict__.get(_GENERATOR)
-    if known is not None:
-        return bool(known)
+    return kept_on_node(node, "_classify_is_generator", lambda: _yields(node))
+
+
+def _yields(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     found = False
     todo: list[ast.AST] = list(node.body)
     while todo and not found:
@@ -1164,14 +1166,11 @@ def is_generator(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
         found = isinstance(n, (ast.Yield, ast.YieldFrom))
         if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
             todo.extend(ast.iter_child_nodes(n))
-    node.__dict__[_GENERATOR] = found
     return found
 
 
 DICT_MUTATORS = frozenset({"update", "setdefault", "pop", "popitem", "clear", "__setitem__", "__delitem__"})
 REGISTRY_STORES = frozenset({"update", "setdefault", "__setitem__"})  # what fills a registry (registries.py)
-_GENERATOR = "_classify_is_generator"  # not an ast field: ast.unparse/dump and the fields ignore it
-_SHORT_SOURCE = "_classify_short_source"
 
 
 def _mutate_dict(d: DictV, name: str, args: list[Value], kwargs: dict[str, Value]) -> tuple[DictV, Value] | None:

@@ -45,6 +45,7 @@ from tools.classify.interp_base import (
     _mutable_target,
     dict_alternatives,
     is_fixture_def,
+    kept_on_node,
     namespace_key,
     own_attrs,
 )
@@ -1374,13 +1375,7 @@ def _grows_containers(loop: ast.For | ast.AsyncFor) -> bool:
     own (but guards `if cond: continue` at its top level, which an unrolled run follows): worth unrolling so that
     the container's elements come out exact. Kept on the node: asked at every run of the loop (a walk of the body
     each time was 14 % of a run on deepinv)."""
-    known = loop.__dict__.get(_GROWS)
-    if known is None:
-        known = loop.__dict__[_GROWS] = _walk_grows_containers(loop)
-    return bool(known)
-
-
-_GROWS = "_classify_grows_containers"  # not an ast field: ast.unparse/dump and the fields ignore it
+    return kept_on_node(loop, "_classify_grows_containers", lambda: _walk_grows_containers(loop))
 
 
 def _walk_grows_containers(loop: ast.For | ast.AsyncFor) -> bool:

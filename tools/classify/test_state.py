@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
-from tools.classify.interp_base import MOCK_OBJECT, STORE, Frame
+from tools.classify.interp_base import MOCK_OBJECT, STORE, Frame, _last_name
 from tools.classify.values import (
     UNRESOLVED,
     Const,
@@ -56,7 +56,7 @@ def environ_value(frame: Frame, name: Value) -> Value | None:
         return None
     if not isinstance(name, Const):
         return UNRESOLVED  # (some variable was set: an unknown name may be it)
-    found = [next((v for k, v in p.items if k == name), None) for p in paths if isinstance(p, DictV)]
+    found = [next((v for k, v in p.items if k == name), None) for p in paths]  # type: ignore[union-attr]
     if all(v is None for v in found):
         return None
     return join_all([Const(None) if v is None else v for v in found])  # (`if flag: monkeypatch.setenv(...)`)
@@ -145,12 +145,11 @@ def passes_mock(d: ast.expr) -> bool:
     passes the mock it makes to the test as one more positional argument."""
     if not isinstance(d, ast.Call):
         return False
-    f = d.func
-    given_new = len(d.args) >= (3 if _last(f) == "object" else 2) or any(k.arg == "new" for k in d.keywords)
-    if _last(f) == "patch":
-        return not given_new
-    return _last(f) == "object" and isinstance(f, ast.Attribute) and _last(f.value) == "patch" and not given_new
-
-
-def _last(e: ast.expr) -> str:
-    return e.attr if isinstance(e, ast.Attribute) else e.id if isinstance(e, ast.Name) else ""
+    name = _last_name(d)
+    if name == "patch":
+        positional = 2  # patch(target, new)
+    elif name == "object" and isinstance(d.func, ast.Attribute) and _last_name(d.func.value) == "patch":
+        positional = 3  # patch.object(target, attribute, new)
+    else:
+        return False
+    return len(d.args) < positional and all(k.arg != "new" for k in d.keywords)

@@ -4,6 +4,7 @@ CPU-only torch first; labels in expected.json)."""
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from tools.classify.test_state import ENVIRON, PATCHED, merge_stores, passes_moc
 from tools.classify.values import Const, DictV
 
 PATCHES = "tests/round28/test_decorator_patches.py"
+TreeWriter = Callable[[Path, dict[str, str]], Path]  # the write_tree fixture (conftest.py)
 
 
 def _labels(root: Path, path: str) -> dict[str, str]:
@@ -115,15 +117,29 @@ def test_state_set_by_fixtures_and_set_up_hooks_reaches_the_body(corpus: Path) -
         "test_monkeypatch_in_body_then_cpu": "cpu"}
 
 
-def test_a_variable_set_on_one_path_is_that_value_or_the_default(tmp_path: Path) -> None:
-    (tmp_path / "lib.py").write_text(
-        "import os\nimport torch\n\ndef make():\n    return torch.zeros(1, device=os.environ.get('D', 'cpu'))\n")
-    (tmp_path / "test_paths.py").write_text(
-        "import lib\n\n\ndef test_maybe(monkeypatch, flag):\n    if flag:\n"
-        "        monkeypatch.setenv('D', 'cuda')\n    lib.make()\n\n\n"
-        "def test_never(monkeypatch, flag):\n    if flag:\n        monkeypatch.setenv('D', 'meta')\n    lib.make()\n")
-    labels = {k: v.label for k, v in run(tmp_path, cache_dir=None, workers=1).files["test_paths.py"].tests.items()}
-    assert labels == {"test_maybe": "gpu", "test_never": "cpu"}
+def test_a_variable_set_on_one_path_is_that_value_or_the_default(tmp_path: Path, write_tree: TreeWriter) -> None:
+    root = write_tree(tmp_path, {
+        "lib.py": """
+            import os
+            import torch
+
+            def make():
+                return torch.zeros(1, device=os.environ.get("D", "cpu"))
+        """,
+        "test_paths.py": """
+            import lib
+
+            def test_maybe(monkeypatch, flag):
+                if flag:
+                    monkeypatch.setenv("D", "cuda")
+                lib.make()
+
+            def test_never(monkeypatch, flag):
+                if flag:
+                    monkeypatch.setenv("D", "meta")
+                lib.make()
+        """})
+    assert _labels(root, "test_paths.py") == {"test_maybe": "gpu", "test_never": "cpu"}
 
 
 def test_code_after_a_block_that_swallows_an_error_runs(corpus: Path) -> None:
