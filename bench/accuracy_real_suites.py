@@ -439,6 +439,22 @@ PROJECTS: dict[str, Project] = {
     "nngeometry": Project("nngeometry", "0.4", "tests", deps=("numpy", "scipy"),
                           pytest_args=("-o", "addopts=", "--continue-on-collection-errors"),
                           torch_pins=TORCHVISION_PAIR),
+    # Round 29 (docs/classifier-accuracy.md). Structured pruning over dependency graphs of torchvision models,
+    # almost all on the CPU; one module moves a model to `cuda:0` at import (a collection error without CUDA), one
+    # test picks `"cuda" if torch.cuda.is_available()`. Needs torchvision: the torch 2.14.1 / torchvision 0.29.1 pair.
+    "torch-pruning": Project("torch-pruning", "1.6.1", "tests", deps=("numpy",),
+                             pytest_args=("--continue-on-collection-errors",), torch_pins=TORCHVISION_PAIR),
+    # Physics-informed networks on PyTorch Lightning: domains, samplers, conditions and solvers, no device in any
+    # test (every one a CPU test).
+    "torchphysics": Project("torchphysics", "1.1.2", "tests",
+                            deps=("pytorch-lightning", "numpy<2", "matplotlib", "scipy", "importlib-metadata",
+                                  "networkx", "trimesh", "shapely", "rtree"),
+                            pytest_args=("-o", "addopts=")),  # its addopts need pytest-cov
+    # Triton kernels for LLM training: `device = infer_device()` at import in test/utils.py ("cuda" where CUDA is
+    # there, else "cpu"), kernels launched on tensors made there; model patching tests against transformers.
+    "liger-kernel": Project("liger-kernel", "0.8.5", "test",
+                            deps=("triton", "transformers", "tokenizers", "numpy", "packaging", "datasets"),
+                            pytest_args=("--continue-on-collection-errors",)),
 }
 
 COMMON_DEPS = ("pytest", "pytest-timeout", "pytest-xdist")

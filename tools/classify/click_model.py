@@ -105,6 +105,13 @@ def command_of(v: Value) -> Inst | None:
     return got if isinstance(got, Inst) else None
 
 
+def in_the_making(v: Value) -> bool:
+    """A command, or a function click's decorators have started to make one of (it carries parameters): handed to
+    a call the analysis cannot follow, it is being decorated (`command = option(command)` with an option another
+    library built), not run; called without a command line, click would parse pytest's and exit."""
+    return isinstance(v, FuncV) and (command_of(v) is not None or v.attr(PARAMS) is not None)
+
+
 def plain(fv: FuncV) -> FuncV:
     """The function without what the model keeps on it: the callback click calls."""
     keep = tuple((k, v) for k, v in fv.attrs if k not in (COMMAND, PARAMS, PASS_CONTEXT, INCOMPLETE, "callback",

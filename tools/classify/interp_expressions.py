@@ -561,6 +561,12 @@ class ExpressionsMixin(InterpBase):
 
     def ev_Attribute(self, n: ast.Attribute, frame: Frame) -> Value:
         obj = self.ev(n.value, frame)
+        if isinstance(obj, OneOf) and not n.attr.startswith("__"):
+            # `points.device` where `points` may be None: None has no such attribute, so the paths where it is
+            # None raise here and only the others go on (torchphysics' Points returned on some paths only)
+            rest = [a for a in alternatives(obj) if not (isinstance(a, Const) and a.value is None)]
+            if rest and len(rest) < len(obj.alts):
+                obj = join_all(rest)
         if n.attr == "device" and (isinstance(obj, Unresolved) or isinstance(obj, NNModV) and obj.device is None) \
                 and _device_of_existing(n):
             return EXISTING_DEVICE

@@ -672,6 +672,8 @@ class ExternalMixin(InterpBase):
         if frame.module_env is None or len(args) <= at or not _callable(args[at]):
             return False
         fn, rest = args[at], list(args[at + 1:])
+        if method is None and click_model.in_the_making(fn):
+            return False  # pykeen's `command = option(command)`: decorated, not run
         if method in MAPS_ITS_CALLABLE:
             # `pool.map(fn, xs)` on each item; `dataset.map(fn)` (its items are the receiver's) on what they may be
             self._mapped(fn, rest or [UNK], n, frame)

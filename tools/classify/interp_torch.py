@@ -219,6 +219,11 @@ class TorchMixin(InterpBase):
                     isinstance(i, Const) and type(i.value) is int for i in items.items):
                 return Seq(items.items, SIZE)
             return UNK
+        if path == "torch.get_default_device" and not args and not kwargs:
+            # the CPU unless the test made it another: `torch.set_default_device("cuda")` and `with
+            # torch.device("cuda"):` are needs of their own where they run, so on every path where the default is an
+            # accelerator that need was found already
+            return DeviceV("cpu")
         if path == "torch.device":
             if args:
                 if any(isinstance(a, Const) and type(a.value) is int for a in alternatives(args[0])):
