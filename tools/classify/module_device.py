@@ -17,7 +17,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
-from tools.classify.values import ClassV, Ext, Inst, NNModV, Value, alternatives
+from tools.classify.devices import CONFIG_NAMES
+from tools.classify.values import ClassV, Ext, Inst, NNModV, TensorV, Unresolved, Value, alternatives
 
 # External bases whose instances are torch modules; `device`, if they have it, is where their parameters are.
 MODULE_BASE_PREFIXES = ("torch.nn.",)
@@ -123,6 +124,14 @@ def _one(obj: Value, world: int, mro: Callable[[ClassV, int], tuple[Value, ...]]
         forwards = known[1]
         for a in forwards:
             target = obj.attr(a)
-            if target is None or not device_is_module_own(target, world, mro, facts, defines, existing, depth + 1):
+            if target is None or not all(_forwarded_existing(a, t) or _one(t, world, mro, facts, defines, existing,
+                                                                           depth + 1) for t in alternatives(target)):
                 return False
     return True
+
+
+def _forwarded_existing(attr: str, target: Value) -> bool:
+    """`self.<attr>.device` as if written out, for an object the analysis does not know (peft's `base_model`, a
+    transformers model loaded from the Hub) or a tensor-like value it placed: the device of something that exists,
+    as devices._device_of_existing reads `self.model.device`, unless `<attr>` names a configuration."""
+    return (type(target) is Unresolved or isinstance(target, TensorV)) and attr not in CONFIG_NAMES

@@ -38,3 +38,11 @@ def test_a_command_being_decorated_by_an_unknown_option_is_not_run(corpus: Path)
         "test_built_cli_default_device": "cpu", "test_built_cli_cuda_device": "unknown", "test_built_cuda_cli": "gpu"}
     tests = run(corpus, paths=[CLI], cache_dir=None, workers=1).files[CLI].tests
     assert tests["test_built_cuda_cli"].reasons[0].startswith(f"{CLI}:21: calls main() -> ")
+
+
+def test_a_module_forwarding_to_an_unknown_model_has_that_model_s_device(corpus: Path) -> None:
+    # before: `unknown` (peft's PeftModel over a transformers model: 12,732 of its keys); forwarded to a
+    # configuration the device stays a chosen one
+    path = "tests/round29/test_forwarded_device.py"
+    assert _labels(corpus, path) == {"test_device_of_wrapped_external_model": "cpu",
+                                     "test_device_of_forwarded_configuration": "unknown"}
