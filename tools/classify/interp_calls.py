@@ -265,6 +265,29 @@ class CallsMixin(InterpBase):
         name = f.id if isinstance(f, ast.Name) else ""
         return self.call(callee, args, kwargs, n, frame, name)
 
+    def autograd_apply(self, cls: ClassV, args: list[Value], kwargs: dict[str, Value], n: ast.AST,
+                       frame: Frame) -> Value:
+        """`MyFunction.apply(x, ...)` of a custom `torch.autograd.Function`: torch runs the class's `forward` (with a
+        context first, or without one when the class has `setup_context`, then that), and its `backward` when the
+        output is differentiated. Both are followed here (liger-kernel's Triton kernels launch from them; whether the
+        test differentiates is not tracked, and a backward's CUDA need must not be missed), with a context object
+        the analysis does not model; the result is forward's."""
+        line = getattr(n, "lineno", 0)
+        forward = self.class_lookup(cls, "forward", frame.world)
+        if not isinstance(forward, FuncV):
+            return UNK
+        setup = self.class_lookup(cls, "setup_context", frame.world)
+        if isinstance(setup, FuncV):
+            out = self.call_function_from(forward, args, kwargs, line, frame)
+            self.call_function_from(setup, [UNK, Seq(tuple(args), "tuple"), out], {}, line, frame)
+        else:
+            out = self.call_function_from(forward, [UNK, *args], kwargs, line, frame)
+        backward = self.class_lookup(cls, "backward", frame.world)
+        if isinstance(backward, FuncV):
+            outputs = len(out.items) if isinstance(out, Seq) and out.kind == "tuple" else 1
+            self.call_function_from(backward, [UNK] * (outputs + 1), {}, line, frame)
+        return out
+
     def _triton_kernel(self, fv: FuncV, world: int) -> bool:
         """Whether a def is decorated by Triton (`@triton.jit`, `@triton.autotune(...)`, `@jit` imported from
         triton): a decorator whose callee is an external name under `triton`. Memoised per def."""

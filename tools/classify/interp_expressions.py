@@ -28,6 +28,8 @@ from tools.classify.evidence import UNKNOWN as UNKNOWN_KIND
 from tools.classify.evidence import Finding, step
 from tools.classify.guards import cuda_guard, dropping_gpu_findings, guard_note
 from tools.classify.interp_base import (
+    AUTOGRAD_APPLY,
+    AUTOGRAD_FUNCTIONS,
     DYNAMIC,
     EMPTY_DICT,
     MAX_GENERATED,
@@ -65,6 +67,7 @@ from tools.classify.values import (
     ModV,
     NNModV,
     OneOf,
+    PartialV,
     PathV,
     RequestV,
     Seq,
@@ -666,6 +669,10 @@ class ExpressionsMixin(InterpBase):
                 return Const(self.source.module_name(obj.rel))
             if found is None and name == "__dataclass_fields__":
                 return self._dataclass_fields(obj, frame.world)
+            if found is None and name == "apply" and any(
+                    isinstance(c, Ext) and c.path in AUTOGRAD_FUNCTIONS for c in self.mro(obj, frame.world)):
+                # `MyFunction.apply` of a custom autograd function, called now or bound first (`op = F.apply`)
+                return PartialV(Ext(AUTOGRAD_APPLY), (obj,))
             return found if found is not None else UNK
         if isinstance(obj, SuperV):
             owner = obj.obj.cls if isinstance(obj.obj, Inst) else obj.obj if isinstance(obj.obj, ClassV) else None

@@ -55,6 +55,7 @@ from tools.classify.evidence import (
 from tools.classify.guards import off_cuda_taken, reached_package
 from tools.classify.installed import is_installed, top_package
 from tools.classify.interp_base import (
+    AUTOGRAD_APPLY,
     DYNAMIC,
     MOCK_OBJECT,
     UNIT_BUDGET,
@@ -316,6 +317,8 @@ class ExternalMixin(InterpBase):
             method = path[len(next(o for o in UNBOUND_METHOD_OWNERS if path.startswith(o))):]
             if "." not in method:
                 return self.method_call(args[0], method, args[1:], kwargs, n, frame)
+        if path == AUTOGRAD_APPLY and args and isinstance(args[0], ClassV):
+            return self.autograd_apply(args[0], args[1:], kwargs, n, frame)
         if path.startswith(DYNAMIC):
             frame.add(Finding(UNKNOWN, (step(frame.rel, line, "calls") + f" {path[len(DYNAMIC):]}",)))
             return args[0] if len(args) == 1 and not kwargs and isinstance(args[0], TestFnV) else UNK

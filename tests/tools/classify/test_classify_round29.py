@@ -46,3 +46,16 @@ def test_a_module_forwarding_to_an_unknown_model_has_that_model_s_device(corpus:
     path = "tests/round29/test_forwarded_device.py"
     assert _labels(corpus, path) == {"test_device_of_wrapped_external_model": "cpu",
                                      "test_device_of_forwarded_configuration": "unknown"}
+
+
+def test_a_custom_autograd_function_runs_its_forward_and_backward(corpus: Path) -> None:
+    # before: `Function.apply` was an external call, so nothing the function did was seen: every CUDA test here was
+    # `cpu` (liger-kernel: 298 of its GPU tests, whose Triton kernels launch from forward and backward)
+    path = "tests/round29/test_autograd_apply.py"
+    assert _labels(corpus, path) == {
+        "test_apply_cuda_forward": "gpu", "test_apply_bound_at_import": "gpu", "test_apply_cpu": "cpu",
+        "test_apply_cuda_backward": "gpu", "test_setup_context_cpu": "cpu", "test_setup_context_cuda": "gpu"}
+    tests = run(corpus, paths=[path], cache_dir=None, workers=1).files[path].tests
+    assert tests["test_apply_cuda_backward"].reasons == (
+        f"{path}:26: calls backward() -> tests/round29/autograd_ops.py:35: torch.ones(device='cuda') needs a CUDA "
+        "device",)
