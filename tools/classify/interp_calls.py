@@ -269,9 +269,10 @@ class CallsMixin(InterpBase):
                        frame: Frame) -> Value:
         """`MyFunction.apply(x, ...)` of a custom `torch.autograd.Function`: torch runs the class's `forward` (with a
         context first, or without one when the class has `setup_context`, then that), and its `backward` when the
-        output is differentiated. Both are followed here (liger-kernel's Triton kernels launch from them; whether the
-        test differentiates is not tracked, and a backward's CUDA need must not be missed), with a context object
-        the analysis does not model; the result is forward's."""
+        output is differentiated, with a context object the analysis does not model; the result is forward's.
+        Whether the test differentiates is not tracked: the backward's GPU needs count (liger-kernel's Triton kernels
+        launch from both), what it leaves unknown does not (its inputs come from the context: pyqtorch's
+        parameter-shift backward reads its devices from `ctx.saved_tensors`, and 119 CPU tests became `unknown`)."""
         line = getattr(n, "lineno", 0)
         forward = self.class_lookup(cls, "forward", frame.world)
         if not isinstance(forward, FuncV):
@@ -285,7 +286,11 @@ class CallsMixin(InterpBase):
         backward = self.class_lookup(cls, "backward", frame.world)
         if isinstance(backward, FuncV):
             outputs = len(out.items) if isinstance(out, Seq) and out.kind == "tuple" else 1
-            self.call_function_from(backward, [UNK] * (outputs + 1), {}, line, frame)
+            aside = dataclasses.replace(frame, findings=[])
+            self.call_function_from(backward, [UNK] * (outputs + 1), {}, line, aside)
+            for f in aside.findings:
+                if f.kind == GPU:
+                    frame.add(f)
         return out
 
     def _triton_kernel(self, fv: FuncV, world: int) -> bool:
