@@ -9,7 +9,9 @@ new device, and creating that module on an accelerator is where a need would be 
 
 The rule is syntactic about what could set the name, so that it never hides a configured device: a class in the
 MRO that assigns any `<obj>.device`, calls `setattr`, touches `__dict__`, or has a `__getattr__` forwarding to
-something other than a module of this same kind, keeps the device unresolved.
+something other than a module of this same kind, keeps the device unresolved. A `__getattr__` forwarding to an object
+the analysis does not know counts as `self.<attr>.device` written out (the model peft wraps, loaded from the Hub),
+unless `<attr>` names a configuration (`self.cfg`): then the device is a chosen one.
 """
 
 from __future__ import annotations
