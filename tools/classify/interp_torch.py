@@ -37,6 +37,7 @@ from tools.classify.values import (
     NNModV,
     OneOf,
     ParamV,
+    PartialV,
     PathV,
     Seq,
     TensorV,
@@ -48,6 +49,8 @@ from tools.classify.values import (
 from tools.classify.values import UNRESOLVED as UNK
 
 DEVICE_NAME_HINTS = ("device", "dev", "device_map")
+# calls that give back something running as the function or module they are given does
+COMPILERS = frozenset({"torch.compile", "torch.jit.script", "torch.jit.freeze", "torch.jit.optimize_for_inference"})
 
 
 class TorchMixin(InterpBase):
@@ -219,6 +222,20 @@ class TorchMixin(InterpBase):
                     isinstance(i, Const) and type(i.value) is int for i in items.items):
                 return Seq(items.items, SIZE)
             return UNK
+        if path in COMPILERS:
+            # `torch.compile(fn)(x)`, `torch.jit.script(model)(x)`: the compiled function runs as the original does
+            # (a decorator factory without the function, `torch.compile(mode=...)`, gives it back when applied)
+            return args[0] if args else PartialV(Ext(path), (), tuple(sorted(kwargs.items())))
+        if path == "torch.jit.trace":
+            # tracing runs the function (or module) on the example inputs now, and gives back what runs as it does
+            fn = args[0] if args else kwargs.get("func")
+            example = args[1] if len(args) > 1 else kwargs.get("example_inputs")
+            if fn is None:
+                return UNK
+            if example is not None:
+                inputs = list(example.items) if isinstance(example, Seq) and example.kind == "tuple" else [example]
+                self.call(fn, inputs, {}, n, frame, "trace")
+            return fn
         if path == "torch.get_default_device" and not args and not kwargs:
             # the CPU unless the test made it another: `torch.set_default_device("cuda")` and `with
             # torch.device("cuda"):` are needs of their own where they run, so on every path where the default is an
