@@ -59,3 +59,13 @@ def test_a_custom_autograd_function_runs_its_forward_and_backward(corpus: Path) 
     assert tests["test_apply_cuda_backward"].reasons == (
         f"{path}:26: calls backward() -> tests/round29/autograd_ops.py:35: torch.ones(device='cuda') needs a CUDA "
         "device",)
+
+
+def test_a_compiled_function_runs_as_the_original(corpus: Path) -> None:
+    # before: `torch.compile(fn)`, `torch.jit.script(fn)` and `torch.jit.trace(fn, example)` were external calls whose
+    # result did nothing when called: their three CUDA tests were `cpu`
+    path = "tests/round29/test_compiled.py"
+    assert _labels(corpus, path) == {
+        "test_compile_cuda": "gpu", "test_compile_cpu": "cpu", "test_compile_decorator_cuda": "gpu",
+        "test_compile_module_cpu": "cpu", "test_jit_script_cuda": "gpu", "test_jit_trace_cuda": "gpu",
+        "test_trace_cpu": "cpu"}
