@@ -48,6 +48,7 @@ from tools.classify.interp_base import (
     kept_on_node,
     namespace_key,
     own_attrs,
+    script_function,
 )
 from tools.classify.interp_calls import short_source
 from tools.classify.interp_external import NVML_FUNCTIONS, PARAMETERIZED_CLASS
@@ -206,8 +207,7 @@ class StatementsMixin(InterpBase):
                 self._decorator_env(s, frame)
             fv = self.make_function(s, frame)
             if frame.module_env is None and any(_is_jit_script(d) for d in s.decorator_list):
-                # a ScriptFunction's __name__ is its class's: pytest ids it `ScriptFunction` (xitorch)
-                fv = FuncV(fv.rel, fv.pos, SCRIPT_FUNCTION, fv.bound, fv.captured, fv.cls)
+                fv = script_function(fv)
             value: Value = fv
             if s.decorator_list and self._click_command_def(s, frame.rel):
                 value = self._click_decorated(s, fv, frame)
@@ -1556,9 +1556,6 @@ def last_bindings(body: list[ast.stmt]) -> dict[str, int]:
         for field in ("body", "orelse", "finalbody", "handlers"):
             todo.extend(x for x in getattr(s, field, ()) if isinstance(x, (ast.stmt, ast.excepthandler)))
     return out
-
-
-SCRIPT_FUNCTION = "ScriptFunction"
 
 
 def _is_jit_script(d: ast.expr) -> bool:

@@ -22,6 +22,7 @@ from tools.classify.evidence import GPU, UNKNOWN, Finding, step
 from tools.classify.interp_base import (
     Frame,
     InterpBase,
+    script_function,
 )
 from tools.classify.module_device import ClassFacts, class_facts, device_is_module_own, is_module_base
 from tools.classify.values import (
@@ -225,9 +226,12 @@ class TorchMixin(InterpBase):
         if path in COMPILERS:
             # `torch.compile(fn)(x)`, `torch.jit.script(model)(x)`: the compiled function runs as the original does
             # (a decorator factory without the function, `torch.compile(mode=...)`, gives it back when applied)
-            return args[0] if args else PartialV(Ext(path), (), tuple(sorted(kwargs.items())))
+            if not args:
+                return PartialV(Ext(path), (), tuple(sorted(kwargs.items())))
+            return script_function(args[0]) if path == "torch.jit.script" and isinstance(args[0], FuncV) else args[0]
         if path == "torch.jit.trace":
-            # tracing runs the function (or module) on the example inputs now, and gives back what runs as it does
+            # tracing runs the function (or module) on the example inputs now, and gives back what runs as it does:
+            # an object without a `__name__` (pytest ids it by position), as a partial without arguments is
             fn = args[0] if args else kwargs.get("func")
             example = args[1] if len(args) > 1 else kwargs.get("example_inputs")
             if fn is None:
@@ -235,7 +239,7 @@ class TorchMixin(InterpBase):
             if example is not None:
                 inputs = list(example.items) if isinstance(example, Seq) and example.kind == "tuple" else [example]
                 self.call(fn, inputs, {}, n, frame, "trace")
-            return fn
+            return PartialV(fn)
         if path == "torch.get_default_device" and not args and not kwargs:
             # the CPU unless the test made it another: `torch.set_default_device("cuda")` and `with
             # torch.device("cuda"):` are needs of their own where they run, so on every path where the default is an

@@ -3,12 +3,14 @@ tests/round29, each test run with pytest on CPU-only torch first; labels in expe
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from tools.classify.runner import run
 
 NONE_PATHS = "tests/round29/test_none_paths.py"
 CLI = "tests/round29/test_cli_builder.py"
+TreeWriter = Callable[[Path, dict[str, str]], Path]  # the write_tree fixture (conftest.py)
 
 
 def _labels(root: Path, path: str) -> dict[str, str]:
@@ -69,3 +71,20 @@ def test_a_compiled_function_runs_as_the_original(corpus: Path) -> None:
         "test_compile_cuda": "gpu", "test_compile_cpu": "cpu", "test_compile_decorator_cuda": "gpu",
         "test_compile_module_cpu": "cpu", "test_jit_script_cuda": "gpu", "test_jit_trace_cuda": "gpu",
         "test_trace_cpu": "cpu"}
+
+
+def test_compiled_functions_as_parameters_have_pytest_s_ids(tmp_path: Path, write_tree: TreeWriter) -> None:
+    # pytest 9.2 collects these as written: a scripted function is named by its class, a traced one has no name
+    root = write_tree(tmp_path, {"test_ids.py": """
+        import pytest
+        import torch
+
+        def g(x):
+            return x * 2
+
+        @pytest.mark.parametrize("f", [torch.jit.script(g), torch.compile(g), torch.jit.trace(g, torch.ones(2))])
+        def test_ids(f):
+            pass
+    """})
+    assert sorted(run(root, paths=["test_ids.py"], cache_dir=None, workers=1).files["test_ids.py"].tests) == [
+        "test_ids[ScriptFunction]", "test_ids[f2]", "test_ids[g]"]
