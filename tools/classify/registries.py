@@ -184,7 +184,10 @@ def registering_functions(tree: ast.Module, name: str) -> tuple[str, ...]:
                 or isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in STORE_METHODS
                 and _root_name(n.func.value) == name for n in ast.walk(node)):
             out.append(node.name)
-    return tuple(sorted(out))
+    for node in tree.body:  # a second name bound at the top level (`register_op = register_impl`)
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id in out:
+            out.extend(t.id for t in node.targets if isinstance(t, ast.Name))
+    return tuple(sorted(set(out)))
 
 
 def may_store(tree: ast.Module, root: str, functions: tuple[str, ...]) -> bool:

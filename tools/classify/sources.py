@@ -7,6 +7,7 @@ which files a result depends on (the cache key) and whether running a test file 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 from tools.bounded_read import MAX_FILE_BYTES, read_source
@@ -257,25 +258,34 @@ class Sources:
         got = self.importers.get(key)
         if got is not None:
             return got
-        parts = home.removesuffix(".py").split("/")
-        word = (parts[-2] if parts[-1] == "__init__" and len(parts) > 1 else parts[-1]).encode()
-        wanted = [n.encode() for n in names]
+        named = re.compile(rb"\b(?:" + rb"|".join(re.escape(n.encode()) for n in names) + rb")\b")
         found: list[str] = []
         for f in self.index.files:
             if f == home or is_installed(f):
                 continue
             data = self.sources.get(f) or read_source(self.root, f, self.max_file_bytes)[0]
-            if data is None or word not in data or not any(w in data for w in wanted):
+            if data is None or not named.search(data):
                 continue
             pm = self.module(f)
             name = f.rsplit("/", 1)[-1]
-            if any(spec.toplevel and home in self.index.dep_files(spec, f) for spec in pm.imports) and (
+            if any(spec.toplevel and any(d == home or self._reexports(d, home, named)
+                                         for d in self.index.dep_files(spec, f)) for spec in pm.imports) and (
                     not (is_test_file(name) or name == "conftest.py")
                     or pm.tree is not None and registries.may_store(pm.tree, names[0], names[1:])):
                 found.append(f)
                 self.data_file(f, home)
         got = self.importers[key] = tuple(found)
         return got
+
+    def _reexports(self, package: str, home: str, named: re.Pattern[bytes]) -> bool:
+        """Whether a package's `__init__` hands on a name of `home` (`from .registry import register_op` in
+        `backends/__init__.py`, imported as `from pkg.backends import register_op`): it imports home at its top
+        level and names one of the registry's names."""
+        if not package.endswith("__init__.py"):
+            return False
+        data = self.sources.get(package) or read_source(self.root, package, self.max_file_bytes)[0]
+        return data is not None and named.search(data) is not None and any(
+            spec.toplevel and home in self.index.dep_files(spec, package) for spec in self.module(package).imports)
 
     def imports_torch(self, rel: str) -> bool:
         """Whether running `rel` imports torch: any torch import in rel itself (test and fixture bodies

@@ -617,6 +617,25 @@ def decided_key(v: Value) -> bool:
     return isinstance(v, (Const, ClassV, FuncV, EnumV, Ext))
 
 
+def may_equal(key: Value, idx: Value) -> bool:
+    """Whether a dict's key may equal an index the analysis knows in part: constants compare, tuples compare item by
+    item (`_REGISTRY[(op_name, impl_name)]` looked up by `(op_name, chosen)` with `chosen` unknown may select the
+    entries of that op only: liger-kernel's registry of 45 implementations), a choice compares each alternative;
+    anything else may be equal."""
+    if isinstance(key, OneOf):
+        return any(may_equal(k, idx) for k in key.alts)
+    if isinstance(idx, OneOf):
+        return any(may_equal(key, i) for i in idx.alts)
+    if isinstance(key, Const) and isinstance(idx, Const):
+        return bool(key == idx)
+    if isinstance(key, Seq) and isinstance(idx, Seq) and key.kind == idx.kind == "tuple":
+        return len(key.items) == len(idx.items) and all(map(may_equal, key.items, idx.items))
+    if isinstance(key, Seq) and key.kind == "tuple" and isinstance(idx, Const) or (
+            isinstance(idx, Seq) and idx.kind == "tuple" and isinstance(key, Const)):
+        return False  # a string or a number never equals a tuple
+    return True
+
+
 def undecided_entry(obj: Value, idx: Value, default: Value | None = None) -> Value | None:
     """`obj[idx]` (or `obj.get(idx, default)`) for a known dict, list or tuple indexed by a key the analysis
     cannot decide: any entry may be selected, so the value is the join of them all (a call on it is analysed
@@ -629,7 +648,7 @@ def undecided_entry(obj: Value, idx: Value, default: Value | None = None) -> Val
     if decided_key(idx) and not (isinstance(obj, DictV) and any(not decided_key(k) for k, _ in obj.items)):
         return None
     if isinstance(obj, DictV):
-        entries = [v for _, v in obj.items]
+        entries = [v for k, v in obj.items if may_equal(k, idx)]
     elif isinstance(obj, Seq) and obj.kind in ("list", "tuple") and not isinstance(idx, Seq):
         # (a slice, `xs[a:b]`, or a tuple index is not one entry)
         entries = list(obj.items)
