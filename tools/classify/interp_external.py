@@ -1258,12 +1258,25 @@ def _sorted(items: Value, reverse: Value) -> Seq | None:
         by_parts = paths[0].kind == "path"
         return Seq(tuple(sorted(paths, key=lambda p: p.text.split("/") if by_parts else [p.text],
                                 reverse=bool(reverse.value))), "list")
-    values = [i.value for i in items.items if isinstance(i, Const)]
-    if len(values) != len(items.items):
+    values = [_comparable(i) for i in items.items]
+    if any(v is None for v in values):
         return None
-    if not (all(isinstance(v, str) for v in values) or all(type(v) in (int, float, bool) for v in values)):
+    try:  # Python's own order, stable, and its TypeError for kinds it does not compare
+        order = sorted(range(len(values)), key=values.__getitem__, reverse=bool(reverse.value))
+    except TypeError:
         return None
-    return Seq(tuple(Const(v) for v in sorted(values, reverse=bool(reverse.value))), "list")  # type: ignore[type-var]
+    return Seq(tuple(items.items[i] for i in order), "list")
+
+
+def _comparable(v: Value) -> str | int | float | tuple | None:
+    """The Python value `sorted` compares for a known string, number or tuple of them (`sorted((impl.rank,
+    impl.name) for impl in impls)`: a dispatcher's preference order); None for anything else."""
+    if isinstance(v, Const) and isinstance(v.value, (str, int, float)):
+        return v.value
+    if isinstance(v, Seq) and v.kind == "tuple":
+        parts = [_comparable(i) for i in v.items]
+        return None if any(p is None for p in parts) else tuple(parts)
+    return None
 
 
 def _zipped(name: str, args: list[Value], kwargs: dict[str, Value]) -> Value | None:

@@ -247,13 +247,14 @@ class Sources:
         return got
 
     def registering_importers(self, home: str, names: tuple[str, ...]) -> tuple[str, ...]:
-        """The repository modules besides `home` whose top level imports it and whose text names one of `names` (a
-        registry of home, or a function of home that stores into one; `names[0]`: the registry's own name,
+        """The repository modules besides `home` whose top level imports it, directly or through a package that hands
+        on its names (`_reexports`), and whose text names one of `names` as a word (a registry of home, or a function
+        of home that stores into one, under any name home binds it to; `names[0]`: the registry's own name,
         registries.origin_root): what fills home's registries when pytest imports them (registries.py). A test module
         or conftest counts when its code may store into the registry (registries.may_store): pytest imports every one
         it collects before the first test runs. Each is recorded as a dependency of code in home (a file that starts
         importing home is not: it changes no file the result already depends on). Every file of the repository is read
-        once per run and home, parsed only when it names both home and one of `names`."""
+        once per run and home, parsed only when it names one of `names`."""
         key = (home, names)
         got = self.importers.get(key)
         if got is not None:

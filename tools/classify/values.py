@@ -620,7 +620,7 @@ def decided_key(v: Value) -> bool:
 def may_equal(key: Value, idx: Value) -> bool:
     """Whether a dict's key may equal an index the analysis knows in part: constants compare, tuples compare item by
     item (`_REGISTRY[(op_name, impl_name)]` looked up by `(op_name, chosen)` with `chosen` unknown may select the
-    entries of that op only: liger-kernel's registry of 45 implementations), a choice compares each alternative;
+    entries of that op only: liger-kernel's registry of 41 implementations), a choice compares each alternative;
     anything else may be equal."""
     if isinstance(key, OneOf):
         return any(may_equal(k, idx) for k in key.alts)
