@@ -27,6 +27,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -57,6 +58,10 @@ class Project:
     # disk (PyPI's torchvision does not import beside the host's CPU torch 2.13); a CUDA build without a driver
     # runs on the CPU as the CPU build does
     torch_pins: tuple[str, ...] = ()
+    # compiled modules copied from the installed wheel into the unpacked sdist (globs under site-packages, with the
+    # libraries the wheel vendors beside them), as a build in place makes them: a suite whose tests live inside its
+    # package imports it from the source tree
+    inplace: tuple[str, ...] = ()
 
 
 # the CPU torch of requirements_dev.txt, installed into a suite's venv when the host Python lacks it
@@ -457,6 +462,22 @@ PROJECTS: dict[str, Project] = {
     "liger-kernel": Project("liger-kernel", "0.8.5", "test/transformers test/ops test/triton",
                             deps=("triton", "transformers", "tokenizers", "numpy", "packaging", "datasets"),
                             pytest_args=("--continue-on-collection-errors",)),
+    # Minimum-distortion embeddings: tests inside the package, `@testing.cpu_and_cuda` parametrizes a test over
+    # "cpu" and, where CUDA is there, "cuda"; a default device set through the library (`util.set_default_device`).
+    "pymde": Project("pymde", "0.3.0", "pymde", deps=("numpy", "scipy", "matplotlib", "requests"),
+                     torch_pins=TORCHVISION_PAIR, inplace=("pymde/_native*.so", "pymde.libs/*")),
+    # Conditional flow matching: flow matchers, optimal-transport plans and small models, no device in its tests.
+    "torchcfm": Project("torchcfm", "1.0.7", "tests",
+                        deps=("matplotlib", "numpy", "scipy", "scikit-learn", "pot", "absl-py", "pandas", "attrs",
+                              "trampoline", "pytorch-lightning"),
+                        nodeps=("torchdyn", "torchdiffeq", "torchsde", "torchcde")),
+    # Forecasting models trained with PyTorch Lightning (`accelerator="auto"` by default, "cpu" in some tests),
+    # distributed fitting through Ray and Spark.
+    "neuralforecast": Project("neuralforecast", "3.3.0", "tests",
+                              deps=("coreforecast", "fsspec", "numpy", "pandas", "scipy", "tornado",
+                                    "pytorch-lightning", "safetensors", "ray[train,tune]", "optuna", "utilsforecast",
+                                    "polars", "matplotlib"),
+                              pytest_args=("-o", "addopts=")),  # its addopts need pytest-cov
 }
 
 COMMON_DEPS = ("pytest", "pytest-timeout", "pytest-xdist")
@@ -938,6 +959,24 @@ def print_score(name: str, s: Score, show: int) -> None:
             print(f"  NOT RUN: {nodeid}")
 
 
+def site_packages(py: Path) -> Path:
+    return Path(sh([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"]).stdout.strip())
+
+
+def copy_inplace(site: Path, proj: Project, src: Path) -> None:
+    """Put the installed wheel's compiled modules named by `proj.inplace` into the source tree (Project.inplace);
+    a file already there is kept."""
+    for pattern in proj.inplace:
+        found = sorted(site.glob(pattern))
+        if not found:
+            raise SystemExit(f"{proj.name}: the installed package has no {pattern} under {site}")
+        for f in found:
+            dest = src / f.relative_to(site)
+            if not dest.exists():
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(f, dest)
+
+
 def prepare(work: Path, proj: Project, args: argparse.Namespace) -> tuple[Path, Path, Path]:
     """Source, ground truth and collected node ids of one suite, computed unless --reuse finds them."""
     src = fetch_source(work, proj)
@@ -952,6 +991,8 @@ def prepare(work: Path, proj: Project, args: argparse.Namespace) -> tuple[Path, 
         pip_install(py, [*COMMON_DEPS, *proj.deps], nodeps=False)
         pip_install(py, [*proj.nodeps, f"{proj.name}=={proj.version}"], nodeps=True)
         installed.write_text("ok\n")
+    if proj.inplace:
+        copy_inplace(site_packages(py), proj, src)
     if not (args.reuse and gt.exists()):
         t0 = time.monotonic()
         gt = ground_truth(work, proj, py, src, args.time_cap, proj.jobs or args.jobs)

@@ -100,3 +100,21 @@ def test_keys_in_paths_pytest_ignores_are_dropped_before_scoring(acc: ModuleType
     # a sibling whose name only starts like an ignored folder is kept
     assert sorted(acc.not_ignored(cls, proj)) == ["pkg/tests/slowish_test.py::t", "pkg/tests/y_test.py::t"]
     assert acc.not_ignored(cls, acc.Project("p", "1", "pkg/tests")) == cls
+
+
+def test_compiled_modules_are_copied_into_the_source_tree(acc: ModuleType, tmp_path: Path) -> None:
+    """pymde's tests live in its package and import it from the sdist, which lacks the wheel's compiled module."""
+    site, src = tmp_path / "site", tmp_path / "src"
+    (site / "pkg").mkdir(parents=True)
+    (site / "pkg.libs").mkdir()
+    (site / "pkg" / "_native.so").write_bytes(b"wheel")
+    (site / "pkg.libs" / "libblas.so").write_bytes(b"blas")
+    (src / "pkg").mkdir(parents=True)
+    (src / "pkg" / "kept.so").write_bytes(b"source")
+    (site / "pkg" / "kept.so").write_bytes(b"wheel")
+    acc.copy_inplace(site, acc.Project("pkg", "1", "pkg", inplace=("pkg/*.so", "pkg.libs/*")), src)
+    assert (src / "pkg" / "_native.so").read_bytes() == b"wheel"
+    assert (src / "pkg.libs" / "libblas.so").read_bytes() == b"blas"
+    assert (src / "pkg" / "kept.so").read_bytes() == b"source"
+    with pytest.raises(SystemExit, match=r"no pkg/\*\.dll"):
+        acc.copy_inplace(site, acc.Project("pkg", "1", "pkg", inplace=("pkg/*.dll",)), src)
