@@ -109,6 +109,7 @@ from tools.classify.values import (
     Value,
     alternatives,
     bounded,
+    decided_key,
     iterated,
     join_all,
     keywords_of,
@@ -527,7 +528,8 @@ class ExternalMixin(InterpBase):
         if path == "builtins.dict.fromkeys" and 1 <= len(args) <= 2 and not kwargs:
             # `list(dict.fromkeys([cpu, get_device()]))` (deepinv's device list): the keys de-duplicated in order
             keys = iterated(args[0])
-            if isinstance(keys, Seq) and all(isinstance(k, (Const, DeviceV)) for k in keys.items):
+            if isinstance(keys, Seq) and all(isinstance(k, DeviceV) or decided_key(k) for k in keys.items):
+                # (constants, devices, classes and functions: equal exactly when the analysis' values are)
                 value = args[1] if len(args) > 1 else Const(None)
                 return DictV(tuple((k, value) for k in dict.fromkeys(keys.items)))
             return UNK
@@ -874,9 +876,11 @@ class ExternalMixin(InterpBase):
             return joined if joined is not None else default
         if name in ("append", "extend", "insert", "add", "update") and isinstance(recv, (Seq, DictV)):
             return Const(None)
-        if name in ("keys", "values", "items") and isinstance(recv, DictV) and recv.items and not args and not kwargs:
+        if name in ("keys", "values", "items") and isinstance(recv, DictV) and (
+                recv.items or recv.origin is not None) and not args and not kwargs:
             # `@pytest.mark.parametrize("name", MODEL_DICT.keys())`, `SPACES.values()`: in insertion order (an
-            # empty dict is left unknown: it is usually filled by `d[k] = v` later, which the analysis skips)
+            # empty dict is left unknown: it is usually filled by `d[k] = v` later, which the analysis skips; not a
+            # registry, whose view holds what its writers stored: registries.py)
             return Seq(tuple(k if name == "keys" else v if name == "values" else Seq((k, v), "tuple")
                              for k, v in recv.items), "list")
         return None
@@ -963,6 +967,32 @@ class ExternalMixin(InterpBase):
                     or c.path.rsplit(".", 1)[-1] == "Module" for c in wanted) for o in objs if isinstance(o, Inst)}
         return Const(hits.pop()) if len(hits) == 1 else UNK
 
+    def _issubclass_in_repo(self, v: Value, classes: Value, world: int) -> Value | None:
+        """`issubclass(Cls, Base)` for in-repo classes (or a choice of them): True when Base is in Cls's MRO, False
+        when it is not and nothing else in that MRO may be a subclass of Base (in-repo classes, object, torch's
+        classes, the typing markers) and Base cannot be registered as a virtual base (no ABC or Protocol in its
+        MRO, no metaclass). None where the analysis does not know."""
+        wanted = classes.items if isinstance(classes, Seq) and classes.kind == "tuple" else (classes,)
+        if not wanted or not all(isinstance(c, ClassV) for c in wanted):
+            return None
+        if not all(isinstance(a, ClassV) for a in alternatives(v)):
+            return None
+        virtual = any(isinstance(b, Ext) and b.path in ("abc.ABC", "typing.Protocol") or not isinstance(
+            b, (ClassV, Ext)) for c in wanted for b in self.mro(c, world)) or any(
+            node is not None and any(k.arg == "metaclass" for k in node.keywords)
+            for node in (self.class_node(c) for c in wanted if isinstance(c, ClassV)))
+        outs = set()
+        for a in alternatives(v):
+            mro = self.mro(a, world) if isinstance(a, ClassV) else ()
+            if any(c in mro for c in wanted):
+                outs.add(True)
+            elif not virtual and all(isinstance(b, ClassV) or isinstance(b, Ext) and (
+                    b.path in _PLAIN_BASES or b.path.startswith("torch.")) for b in mro):
+                outs.add(False)
+            else:
+                return None
+        return Const(outs.pop()) if len(outs) == 1 else UNK
+
     def _hasattr_module(self, v: Inst, name: str, world: int) -> Value | None:
         """`hasattr(m, name)` of a printable in-repo module (Inst.nn): an attribute it holds or an in-repo class
         defines, or a public attribute of torch.nn.Module, is there; another public name is not, unless a method
@@ -1044,7 +1074,13 @@ class ExternalMixin(InterpBase):
         if name == "map" and len(args) >= 2 and not kwargs:
             return self._mapped(args[0], args[1:], n, frame)
         if name in ("sorted", "min", "max") and args and _callable(kwargs.get("key")):
-            self._mapped(kwargs["key"], [args[0] if len(args) == 1 else Seq(tuple(args), "tuple")], n, frame)
+            items = iterated(args[0]) if len(args) == 1 else Seq(tuple(args), "tuple")
+            keys = self._mapped(kwargs["key"], [items], n, frame)
+            if name == "sorted" and len(args) == 1 and set(kwargs) <= {"key", "reverse"} and isinstance(keys, Seq):
+                # `sorted(REGISTRY.values(), key=lambda c: c.__name__)`: ordered by the keys the function gives
+                got = _sorted(items, kwargs.get("reverse", Const(False)), keys)
+                if got is not None:
+                    return got
         if name == "filter" and len(args) == 2 and not kwargs and _callable(args[0]):
             self._mapped(args[0], [args[1]], n, frame)  # the predicate runs on each item
         if name == "filter" and len(args) == 2 and not kwargs and isinstance(args[1], Seq):
@@ -1096,6 +1132,16 @@ class ExternalMixin(InterpBase):
             known = self._hasattr_function(args[0], args[1].value)
             if known is not None:
                 return known
+        if name == "isinstance" and len(args) == 2 and isinstance(args[1], Ext) and args[1].path == "builtins.type" \
+                and all(isinstance(a, (ClassV, FuncV)) for a in alternatives(args[0])):
+            # `isinstance(obj, type) and issubclass(obj, Base)` over a module's names: a class is a type, a
+            # function is not (neuralforecast's registry of losses read from `losses.__all__`)
+            outs = {isinstance(a, ClassV) for a in alternatives(args[0])}
+            return Const(outs.pop()) if len(outs) == 1 else UNK
+        if name == "issubclass" and len(args) == 2 and not kwargs:
+            got = self._issubclass_in_repo(args[0], args[1], frame.world)
+            if got is not None:
+                return got
         if name == "isinstance" and len(args) == 2:
             got = self._isinstance_in_repo(args[0], args[1], frame.world)
             if got is None:
@@ -1247,21 +1293,31 @@ def made_class(args: list[Value], n: ast.AST, frame: Frame) -> Value:
                   made=(bases.items, entries))
 
 
-def _sorted(items: Value, reverse: Value) -> Seq | None:
-    """`sorted(xs)` of strings, or of numbers, the analysis knows (a dict gives its keys, a set its elements);
-    None for anything else: items of other kinds, mixed kinds Python would not compare, an unknown `reverse`."""
+def _sorted(items: Value, reverse: Value, keys: Seq | None = None) -> Seq | None:
+    """`sorted(xs)` of strings, numbers or tuples of them the analysis knows (a dict gives its keys, a set its
+    elements), or `sorted(xs, key=f)` by the known results of `f` (`keys`); None for anything else: items of other
+    kinds, mixed kinds Python would not compare, an unknown `reverse`."""
     if not isinstance(items, Seq) or items.kind == SLICE or not isinstance(reverse, Const):
         return None
+    if keys is not None:
+        if len(keys.items) != len(items.items):
+            return None
+        return _ordered(items, [_comparable(k) for k in keys.items], reverse)
     paths = [i for i in items.items if isinstance(i, PathV)]
     if paths and len(paths) == len(items.items) and len({p.kind for p in paths}) == 1 and paths[0].kind != "file":
         # pathlib paths order by their parts, path strings (`glob.glob`) by their text
         by_parts = paths[0].kind == "path"
         return Seq(tuple(sorted(paths, key=lambda p: p.text.split("/") if by_parts else [p.text],
                                 reverse=bool(reverse.value))), "list")
-    values = [_comparable(i) for i in items.items]
+    return _ordered(items, [_comparable(i) for i in items.items], reverse)
+
+
+def _ordered(items: Seq, values: list[str | int | float | tuple | None], reverse: Const) -> Seq | None:
+    """The items in the order of their comparable `values`: Python's own order, stable, and its TypeError for kinds
+    it does not compare (None)."""
     if any(v is None for v in values):
         return None
-    try:  # Python's own order, stable, and its TypeError for kinds it does not compare
+    try:
         order = sorted(range(len(values)), key=values.__getitem__, reverse=bool(reverse.value))
     except TypeError:
         return None

@@ -116,17 +116,59 @@ def registry_names(tree: ast.Module) -> frozenset[str]:
     if not dicts and not class_dicts:
         return frozenset()
     names, attrs = _changed_anywhere(tree)
+    passed = _passed_to_storing(tree, names) if dicts else {}
+    filled: set[str] = set(passed.keys() & dicts)
     dicts &= names
     class_attrs = class_dicts.keys() & attrs
     if not dicts and not class_attrs:
-        return frozenset()  # (most modules: `__all__ = [...]` and constants nothing changes; one walk decided it)
-    filled: set[str] = set()
+        return frozenset(filled)  # (most modules: `__all__ = [...]` and constants nothing changes; one walk decided it)
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             filled.update((mutated_outer_names(node) | _nested_stores(node)) & dicts)
             for attr in _stored_attributes(node) & class_attrs:
                 filled.update(f"{c}.{attr}" for c in class_dicts[attr])
     return frozenset(filled)
+
+
+def _stored_root(n: ast.AST) -> str | None:
+    """The name whose container `n` stores into: `NAME[k] = v`, `NAME.update(...)`."""
+    if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store):
+        return _root_name(n.value)
+    if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in STORE_METHODS:
+        return _root_name(n.func.value)
+    return None
+
+
+def _passed_to_storing(tree: ast.Module, changed: set[str]) -> dict[str, set[str]]:
+    """Module-level names handed to a top-level function of the module that stores into that parameter (`def
+    _register(cls, name, target): target[name] = cls` called as `_register(cls, name, _USER_LOSSES)` in
+    `register_loss`, neuralforecast's registries), each with the top-level functions that hand it on. `changed`
+    (the roots of stores anywhere, _changed_anywhere) rules out most modules without a second walk."""
+    storing: dict[str, tuple[list[str], set[str]]] = {}
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            positional = [a.arg for a in (*node.args.posonlyargs, *node.args.args)]
+            params = {*positional, *(a.arg for a in node.args.kwonlyargs)}
+            if params & changed:
+                stored = {r for n in ast.walk(node) if (r := _stored_root(n)) in params}
+                if stored:
+                    storing[node.name] = (positional, stored)
+    out: dict[str, set[str]] = {}
+    if not storing:
+        return out
+    for node in tree.body:
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for call in ast.walk(node):
+            if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in storing):
+                continue
+            positional, stored = storing[call.func.id]
+            handed = [(positional[i] if i < len(positional) else None, a) for i, a in enumerate(call.args)]
+            handed += [(k.arg, k.value) for k in call.keywords]
+            for param, arg in handed:
+                if param in stored and isinstance(arg, ast.Name):
+                    out.setdefault(arg.id, set()).add(node.name)
+    return out
 
 
 def _changed_anywhere(tree: ast.Module) -> tuple[set[str], set[str]]:
@@ -184,6 +226,7 @@ def registering_functions(tree: ast.Module, name: str) -> tuple[str, ...]:
                 or isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in STORE_METHODS
                 and _root_name(n.func.value) == name for n in ast.walk(node)):
             out.append(node.name)
+    out.extend(_passed_to_storing(tree, _changed_anywhere(tree)[0]).get(name, ()))
     for node in tree.body:  # a second name bound at the top level (`register_op = register_impl`)
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id in out:
             out.extend(t.id for t in node.targets if isinstance(t, ast.Name))
