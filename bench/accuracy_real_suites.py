@@ -478,6 +478,13 @@ PROJECTS: dict[str, Project] = {
                                     "pytorch-lightning", "safetensors", "ray[train,tune]", "optuna", "utilsforecast",
                                     "polars", "matplotlib"),
                               pytest_args=("-o", "addopts=")),  # its addopts need pytest-cov
+    # Differentiable programming for control and optimisation: constraints, maps, dynamics, a hypothesis strategy
+    # that draws the device (`st.sampled_from(['cpu', 'cuda:1'])`).
+    "neuromancer": Project("neuromancer", "1.5.6", "tests",
+                           deps=("dill", "graphviz", "matplotlib", "networkx<4", "numpy", "pandas",
+                                 "plum-dispatch==1.7.3", "scikit-learn", "scipy", "six", "pydot==1.4.2", "pyts",
+                                 "toml", "lightning", "cvxpy", "diffcp", "casadi", "trampoline", "hypothesis", "wandb"),
+                           nodeps=("torchdiffeq", "torchsde", "cvxpylayers")),
 }
 
 COMMON_DEPS = ("pytest", "pytest-timeout", "pytest-xdist")

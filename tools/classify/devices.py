@@ -234,6 +234,11 @@ def _compare(op: ast.cmpop, a: Value, b: Value) -> Value:
     other = _other_accelerator_test(op, a, b) or _compare_types(op, a, b)
     if other is not None:
         return other
+    if isinstance(op, (ast.Eq, ast.NotEq, ast.Is, ast.IsNot)) and isinstance(a, ClassV) and isinstance(b, ClassV) \
+            and not (a.captured or a.made or b.captured or b.made):
+        # `if cls is MAE:` over a parametrization of classes: a class defined once at a module's top level is
+        # one object (one made by a factory or in a function may be made again)
+        return Const((a == b) == isinstance(op, (ast.Eq, ast.Is)))
     ta, tb = torch_constant_str(a), torch_constant_str(b)
     if ta is not None and tb is not None and isinstance(op, (ast.Eq, ast.NotEq, ast.Is, ast.IsNot)):
         # `layout == torch.sparse_coo`, `dtype is torch.float64`: torch's dtypes and layouts are singletons,

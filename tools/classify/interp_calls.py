@@ -24,7 +24,7 @@ from tools.classify import (
 from tools.classify.closures import decorated_by_local_defs
 from tools.classify.dataclass_fields import GeneratedInit
 from tools.classify.devices import _compare, truth
-from tools.classify.evidence import GPU, UNKNOWN, Finding, step
+from tools.classify.evidence import GPU, SKIP, UNKNOWN, Finding, step
 from tools.classify.interp_base import (
     DEFAULT_PREFIX,
     DISPATCH,
@@ -49,6 +49,7 @@ from tools.classify.receivers import apply_delta, receiver_delta, receiver_uses
 from tools.classify.summaries import SUMMARY_BUDGET, context_size, widen_call
 from tools.classify.values import (
     MAX_ALTERNATIVES,
+    NORETURN,
     ClassV,
     Const,
     DictV,
@@ -1100,7 +1101,12 @@ class CallsMixin(InterpBase):
         cells = [n for n in self.cell_names.get((fv.rel, fv.pos), ()) if n in frame.captured]
         for n in cells:
             frame.env.setdefault(n, frame.captured[n])  # on every path, so each branch keeps or changes it
-        self.exec_block(node.body, frame)
+        ended = self.exec_block(node.body, frame)
+        if ended and not frame.returns and not fixture and frame.generated is None and any(
+                f.kind == SKIP for f in frame.findings):
+            # a helper that skips the test on every path (`_skip_if_merging_not_supported(model_id, config_cls)`
+            # with a config class it does not support): the caller's path ends there, as at a skip in its own body
+            return CallResult(NORETURN, tuple(frame.findings), registrations=tuple(frame.registrations))
         value = join_all(frame.returns) if frame.returns else Const(None)
         if isinstance(value, NoReturn):
             value = UNK

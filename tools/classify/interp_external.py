@@ -969,9 +969,9 @@ class ExternalMixin(InterpBase):
 
     def _issubclass_in_repo(self, v: Value, classes: Value, world: int) -> Value | None:
         """`issubclass(Cls, Base)` for in-repo classes (or a choice of them): True when Base is in Cls's MRO, False
-        when it is not and nothing else in that MRO may be a subclass of Base (in-repo classes, object, torch's
-        classes, the typing markers) and Base cannot be registered as a virtual base (no ABC or Protocol in its
-        MRO, no metaclass). None where the analysis does not know."""
+        when it is not and Base cannot be registered as a virtual base (no ABC or Protocol in its MRO, no metaclass).
+        The MRO's external classes (`PushToHubMixin` under peft's configs) are not subclasses of Base: a library
+        installed beside the repository does not derive from its classes. None where the analysis does not know."""
         wanted = classes.items if isinstance(classes, Seq) and classes.kind == "tuple" else (classes,)
         if not wanted or not all(isinstance(c, ClassV) for c in wanted):
             return None
@@ -986,8 +986,7 @@ class ExternalMixin(InterpBase):
             mro = self.mro(a, world) if isinstance(a, ClassV) else ()
             if any(c in mro for c in wanted):
                 outs.add(True)
-            elif not virtual and all(isinstance(b, ClassV) or isinstance(b, Ext) and (
-                    b.path in _PLAIN_BASES or b.path.startswith("torch.")) for b in mro):
+            elif not virtual and all(isinstance(b, (ClassV, Ext)) for b in mro):
                 outs.add(False)
             else:
                 return None

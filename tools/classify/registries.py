@@ -107,7 +107,8 @@ def _stored_attributes(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
 
 def registry_names(tree: ast.Module) -> frozenset[str]:
     """The module-level dicts and lists of `tree` that one of its functions or methods changes in place (`NAME[k] =
-    v`, `NAME.update(...)`, `NAME.setdefault(...)`, `NAME.append(fn)`, or a binding under `global NAME`), and the
+    v`, `NAME.update(...)`, `NAME.setdefault(...)`, `NAME.append(fn)`, or a binding under `global NAME`) or hands to
+    a function of the module that stores into that parameter (`_register(cls, name, NAME)`), and the
     dicts of its top-level classes a function stores into by attribute (`Base.registry[key] = cls` in
     `__init_subclass__`), as `Class.attr`: syntactic, so it does not depend on what the analysis follows."""
     dicts: set[str] = set()

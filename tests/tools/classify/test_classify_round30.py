@@ -1,8 +1,9 @@
-"""Round 30: kernels picked at run time from a registry (corpus tests/round30 and mypkg/kernels, each test run with
-pytest on CPU-only torch first; labels in expected.json)."""
+"""Round 30: kernels picked at run time from a registry, registries of classes found by type (corpus tests/round30,
+mypkg/kernels, mypkg/loss_registry.py; each test run with pytest on CPU-only torch first; labels in expected.json)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from tools.classify.interp_external import _sorted
@@ -10,6 +11,7 @@ from tools.classify.runner import run
 from tools.classify.values import UNRESOLVED, Const, DictV, OneOf, Seq, may_equal, undecided_entry
 
 DISPATCH = "tests/round30/test_kernel_dispatch.py"
+TreeWriter = Callable[[Path, dict[str, str]], Path]  # the write_tree fixture (conftest.py)
 
 
 def _tuple(*items: object) -> Seq:
@@ -50,3 +52,62 @@ def test_sorted_orders_tuples_of_known_values_as_python_does() -> None:
     assert _sorted(prefs, Const(True)) == Seq((_tuple(50, "reference"), _tuple(10, "cuda"), _tuple(10, "cpu")), "list")
     assert _sorted(Seq((Const(1), Const("a")), "list"), Const(False)) is None  # Python's TypeError: not decided
     assert _sorted(Seq((_tuple(1, UNRESOLVED),), "list"), Const(False)) is None
+
+
+def test_a_registry_of_classes_found_by_type_parametrizes_one_case_per_class(corpus: Path) -> None:
+    # before: `issubclass(obj, Base)` over a module's `__all__` was undecided, `dict.fromkeys` of classes and
+    # `sorted(key=lambda c: c.__name__)` unknown, and the empty user registry's `.values()` unknown: one
+    # function-level key, `cpu`, over a case that needs CUDA (neuralforecast: 46 CPU tests `unknown`)
+    path = "tests/round30/test_loss_registry.py"
+    labels = {k: v.label for k, v in run(corpus, paths=[path], cache_dir=None, workers=1).files[path].tests.items()}
+    assert labels == {"test_every_registered_loss[BaseLoss]": "cpu", "test_every_registered_loss[CudaMSE]": "gpu",
+                      "test_every_registered_loss[MAE]": "cpu", "test_registering_a_loss_inside_a_test": "cpu"}
+
+
+def test_issubclass_is_decided_by_the_mro_unless_a_virtual_base_may_say_otherwise(tmp_path: Path,
+                                                                                 write_tree: TreeWriter) -> None:
+    root = write_tree(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/base.py": (
+            "import abc\nimport torch.nn as nn\n\n\nclass Marker:\n    pass\n\n\nclass Loss(nn.Module, Marker):\n"
+            "    pass\n\n\nclass Layer(nn.Module):\n    pass\n\n\nclass Virtual(abc.ABC):\n    pass\n"),
+        "tests/test_sub.py": (
+            "import torch\nfrom pkg.base import Layer, Loss, Marker, Virtual\n\n\n"
+            "def test_subclass():\n    if not issubclass(Loss, Marker):\n        torch.zeros(1).cuda()\n\n\n"
+            "def test_not_subclass():\n    if issubclass(Layer, Marker) or not isinstance(Layer, type):\n"
+            "        torch.zeros(1).cuda()\n\n\n"
+            "def test_virtual_base():\n    if issubclass(Layer, Virtual):\n        torch.zeros(1).cuda()\n"),
+    })
+    tests = run(root, cache_dir=None, workers=1).files["tests/test_sub.py"].tests
+    # an ABC may register any class (`Virtual.register(Layer)`): left undecided, so the branch counts
+    assert {k: v.label for k, v in tests.items()} == {
+        "test_subclass": "cpu", "test_not_subclass": "cpu", "test_virtual_base": "gpu"}
+
+
+def test_sorted_by_a_key_function_and_dict_fromkeys_of_classes(tmp_path: Path, write_tree: TreeWriter) -> None:
+    root = write_tree(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/zoo.py": "class B:\n    pass\n\n\nclass A:\n    pass\n",
+        "tests/test_order.py": (
+            "import pytest\nimport torch\nfrom pkg.zoo import A, B\n\n"
+            "ORDER = list(dict.fromkeys([B, A, B]))\n\n\n"
+            "@pytest.mark.parametrize('cls', sorted(ORDER, key=lambda c: c.__name__, reverse=True),"
+            " ids=lambda c: c.__name__)\n"
+            "def test_each(cls):\n    if cls is A:\n        torch.zeros(1).cuda()\n"),
+    })
+    tests = run(root, cache_dir=None, workers=1).files["tests/test_order.py"].tests
+    assert {k: v.label for k, v in tests.items()} == {"test_each[B]": "cpu", "test_each[A]": "gpu"}
+    assert list(tests) == ["test_each[B]", "test_each[A]"]  # the order pytest collects them in
+
+
+def test_a_helper_that_skips_on_every_path_ends_the_test(corpus: Path) -> None:
+    # before: a call that never returned gave an unknown value and the test went on, so CUDA after a helper's skip
+    # counted (peft's `_skip_if_merging_not_supported` for prompt-learning configs); a skip the world decides is
+    # still checked in the GPU worlds
+    path = "tests/round30/test_helper_skips.py"
+    tests = run(corpus, paths=[path], cache_dir=None, workers=1).files[path].tests
+    assert {k: v.label for k, v in tests.items()} == {
+        "test_merge[prompt]": "cpu", "test_merge[low_rank]": "gpu", "test_skipped_before_cuda": "cpu",
+        "test_cuda_after_a_skip_without_cuda": "gpu"}
+    assert tests["test_cuda_after_a_skip_without_cuda"].reasons == (
+        f"{path}:21: calls skip_without_cuda() -> tests/round30/config_checks.py:26: pytest.skip() reached",)
