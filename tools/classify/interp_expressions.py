@@ -399,10 +399,9 @@ class ExpressionsMixin(InterpBase):
         idx = self.ev(n.slice, frame)
         if obj == Ext("os.environ"):
             return environ_get(frame, idx, UNK)  # what the code set (unset: a KeyError, or unknown)
-        if obj == Ext("sys.modules") and isinstance(n.slice, ast.Constant) and isinstance(idx, Const) and isinstance(
-                idx.value, str):
-            # `sys.modules["pkg.mod"]` of an in-repo module, spelled out (a test's handle for `patch.object(MOD, ...)`;
-            # `sys.modules[__name__]` stays unknown, as before)
+        if obj == Ext("sys.modules") and isinstance(idx, Const) and isinstance(idx.value, str):
+            # `sys.modules["pkg.mod"]` of an in-repo module (a test's handle for `patch.object(MOD, ...)`), and
+            # `sys.modules[__name__]` at a module's top level (`inspect.getmembers(sys.modules[__name__], ...)`)
             rel = self.source.resolve_import(idx.value, "", 0, "")
             return ModV(rel, idx.value, frame.rel) if rel else UNK
         if isinstance(obj, Ext) and obj.path in ("numpy.s_", "numpy.index_exp") and isinstance(idx, Const) \

@@ -104,6 +104,7 @@ from tools.classify.values import (
     Seq,
     SkipV,
     SuperV,
+    TensorV,
     TestFnV,
     Unresolved,
     Value,
@@ -412,6 +413,12 @@ class ExternalMixin(InterpBase):
             params = self._signature_names(args[0], frame.world)
             if params is not None:
                 return _namespace({"parameters": DictV(tuple((Const(p), UNK) for p in params))})
+        if path == "inspect.isclass" and len(args) == 1 and not kwargs:
+            outs = {_is_class(a) for a in alternatives(args[0])}
+            return Const(outs.pop()) if len(outs) == 1 and None not in outs else UNK
+        if path == "inspect.getmembers" and len(args) in (1, 2) and not kwargs and isinstance(args[0], ModV) and \
+                args[0].rel:
+            return self._module_members(args[0], args[1] if len(args) == 2 else None, n, frame)
         if path == "inspect.getfullargspec" and len(args) == 1 and not kwargs:
             names = self._arg_names(args[0])  # `",".join(inspect.getfullargspec(test_fn).args)`: argnames
             return _namespace({"args": Seq(tuple(Const(a) for a in names), "list")}) if names is not None else UNK
@@ -966,6 +973,24 @@ class ExternalMixin(InterpBase):
         hits = {any(c in self.mro(o.cls, world) if isinstance(c, ClassV) else c.path == "builtins.object"
                     or c.path.rsplit(".", 1)[-1] == "Module" for c in wanted) for o in objs if isinstance(o, Inst)}
         return Const(hits.pop()) if len(hits) == 1 else UNK
+
+    def _module_members(self, mod: ModV, predicate: Value | None, n: ast.AST, frame: Frame) -> Value:
+        """`inspect.getmembers(module, predicate)` of an in-repo module (`sys.modules[__name__]` at its own top level
+        included: the names bound so far): its (name, value) pairs sorted by name, those the predicate is true of.
+        Unknown when the predicate is not decided for one of them. The module's dunders (`__spec__`, `__loader__`,
+        `__builtins__`) are left out: no registry's predicate (`inspect.isclass`, a subclass test) keeps them."""
+        env = self.module_state(mod.rel, frame.world).env
+        pairs = []
+        for name in sorted(k for k in env if not (k.startswith("__") and k.endswith("__"))):
+            value = env[name]
+            if predicate is not None:
+                keep = self.call(predicate, [value], {}, n, frame, "getmembers")
+                if not isinstance(keep, Const):
+                    return UNK
+                if not keep.value:
+                    continue
+            pairs.append(Seq((Const(name), value), "tuple"))
+        return bounded(Seq(tuple(pairs), "list"))
 
     def _issubclass_in_repo(self, v: Value, classes: Value, world: int) -> Value | None:
         """`issubclass(Cls, Base)` for in-repo classes (or a choice of them): True when Base is in Cls's MRO, False
@@ -1555,6 +1580,16 @@ def _src_arg(n: ast.AST, i: int) -> str:
 def _names_accelerator(reason: Value | None) -> bool:
     """Whether a skip's reason is a constant text that names an accelerator (evidence.names_accelerator)."""
     return isinstance(reason, Const) and names_accelerator(reason.value)
+
+
+def _is_class(v: Value) -> bool | None:
+    """`inspect.isclass(v)`: an in-repo class is one; functions, constants, containers, modules are not (an external
+    name without a dot is a module: `import numpy as np`); None for other external names and unknown values."""
+    if isinstance(v, ClassV):
+        return True
+    if isinstance(v, (FuncV, Const, Seq, DictV, ModV, TensorV, DeviceV)) or isinstance(v, Ext) and "." not in v.path:
+        return False
+    return None
 
 
 def _reached_skip(frame: Frame, line: int, what: str, reason: Value | None) -> None:

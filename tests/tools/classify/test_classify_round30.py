@@ -111,3 +111,12 @@ def test_a_helper_that_skips_on_every_path_ends_the_test(corpus: Path) -> None:
         "test_cuda_after_a_skip_without_cuda": "gpu"}
     assert tests["test_cuda_after_a_skip_without_cuda"].reasons == (
         f"{path}:21: calls skip_without_cuda() -> tests/round30/config_checks.py:26: pytest.skip() reached",)
+
+
+def test_a_module_s_own_members_filtered_by_type(corpus: Path) -> None:
+    # before: `sys.modules[__name__]` and `inspect.getmembers` were unknown, so the parametrization had one
+    # function-level key, `unknown` (neuromancer: 191 of its 403 scored CPU tests)
+    path = "tests/round30/test_module_members.py"
+    tests = run(corpus, paths=[path], cache_dir=None, workers=1).files[path].tests
+    assert {k: v.label for k, v in tests.items()} == {"test_simulate[Lorenz]": "gpu", "test_simulate[Pendulum]": "cpu"}
+    assert list(tests) == ["test_simulate[Lorenz]", "test_simulate[Pendulum]"]  # getmembers sorts by name
