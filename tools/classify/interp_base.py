@@ -191,11 +191,11 @@ class Frame:
                 self.findings.append(finding)
 
 
-
 def script_function(fv: FuncV) -> FuncV:
     """What `torch.jit.script` makes of a function (as a decorator or called): it runs as the function does, and its
     `__name__` is its class's, so pytest ids it `ScriptFunction` (xitorch)."""
     return FuncV(fv.rel, fv.pos, "ScriptFunction", fv.bound, fv.captured, fv.cls)
+
 
 def is_fixture_def(node: ast.AST) -> bool:
     """Syntactic: decorated with `fixture`, `pytest.fixture(...)`, `pytest_asyncio.fixture`..."""

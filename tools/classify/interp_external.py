@@ -414,8 +414,7 @@ class ExternalMixin(InterpBase):
             if params is not None:
                 return _namespace({"parameters": DictV(tuple((Const(p), UNK) for p in params))})
         if path == "inspect.isclass" and len(args) == 1 and not kwargs:
-            outs = {_is_class(a) for a in alternatives(args[0])}
-            return Const(outs.pop()) if len(outs) == 1 and None not in outs else UNK
+            return _is_class_value(args[0])
         if path == "inspect.getmembers" and len(args) in (1, 2) and not kwargs and isinstance(args[0], ModV) and \
                 args[0].rel:
             return self._module_members(args[0], args[1] if len(args) == 2 else None, n, frame)
@@ -1158,10 +1157,9 @@ class ExternalMixin(InterpBase):
                 return known
         if name == "isinstance" and len(args) == 2 and isinstance(args[1], Ext) and args[1].path == "builtins.type" \
                 and all(isinstance(a, (ClassV, FuncV)) for a in alternatives(args[0])):
-            # `isinstance(obj, type) and issubclass(obj, Base)` over a module's names: a class is a type, a
-            # function is not (neuralforecast's registry of losses read from `losses.__all__`)
-            outs = {isinstance(a, ClassV) for a in alternatives(args[0])}
-            return Const(outs.pop()) if len(outs) == 1 else UNK
+            # `isinstance(obj, type) and issubclass(obj, Base)` over a module's names: the question
+            # `inspect.isclass` asks (neuralforecast's registry of losses read from `losses.__all__`)
+            return _is_class_value(args[0])
         if name == "issubclass" and len(args) == 2 and not kwargs:
             got = self._issubclass_in_repo(args[0], args[1], frame.world)
             if got is not None:
@@ -1580,6 +1578,13 @@ def _src_arg(n: ast.AST, i: int) -> str:
 def _names_accelerator(reason: Value | None) -> bool:
     """Whether a skip's reason is a constant text that names an accelerator (evidence.names_accelerator)."""
     return isinstance(reason, Const) and names_accelerator(reason.value)
+
+
+def _is_class_value(v: Value) -> Value:
+    """`inspect.isclass(v)` (and `isinstance(v, type)`) of a value or a choice of values: decided when every
+    alternative gives the same answer (_is_class), else unknown."""
+    outs = {_is_class(a) for a in alternatives(v)}
+    return Const(outs.pop()) if len(outs) == 1 and None not in outs else UNK
 
 
 def _is_class(v: Value) -> bool | None:
