@@ -11,7 +11,7 @@ import ast
 import dataclasses
 import functools
 import itertools
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from tools.bounded_read import MAX_FILE_BYTES
@@ -62,6 +62,7 @@ from tools.classify.plugins import (
     PYTEST_TORCH_REL,
     declares_pytest_torch,
 )
+from tools.classify.results import FileResult
 from tools.classify.sources import Sources
 from tools.classify.test_state import (
     decorator_patches,
@@ -115,18 +116,6 @@ class _TooManyCases(Exception):
         super().__init__(total)
         self.total = total
         self.suffixes = suffixes
-
-
-@dataclass
-class FileResult:
-    rel: str
-    torch: bool
-    tests: dict[str, Verdict]
-    error: str | None = None
-    deps: list[str] = field(default_factory=list)
-    # (data file, state) for the data files its analysis read (datafiles.py): the result is reused only while
-    # each is in that state
-    data: list[tuple[str, str]] = field(default_factory=list)
 
 
 @frozen

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from tools.classify.analyzer import FileResult
 from tools.classify.evidence import Verdict
+from tools.classify.results import FileResult
 from tools.contract.classification import (
     MANUAL,
     MEASURED,

@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from tools import pretty_json
-from tools.classify.analyzer import FileResult
 from tools.classify.merge import file_entry
+from tools.classify.results import FileResult
 
 
 def counts(results: Mapping[str, FileResult]) -> dict[str, int]:

@@ -15,11 +15,10 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tools.bounded_read import MAX_FILE_BYTES, read_source
 from tools.classify import limits
-from tools.classify.analyzer import Analyzer, FileResult
 from tools.classify.cache import (
     Cache,
     load_secret,
@@ -43,7 +42,11 @@ from tools.classify.modules import (
 )
 from tools.classify.optional_imports import PRESENCE_PREFIX, presence
 from tools.classify.parallel import map_ordered, resolve_workers
+from tools.classify.results import FileResult
 from tools.classify.scope import Scope, bazel_test_srcs, load_scope
+
+if TYPE_CHECKING:
+    from tools.classify.analyzer import Analyzer
 
 RACY_NS = 1_000_000_000
 FRESH_PER_CHUNK = False  # see _Work
@@ -293,7 +296,7 @@ class _Work:
         self.digests = digests
         self.version = version
         self.max_file_bytes = max_file_bytes
-        first = Analyzer(root, RepoIndex(files, import_dirs), sources, max_file_bytes=max_file_bytes)
+        first = _analyzer_class()(root, RepoIndex(files, import_dirs), sources, max_file_bytes=max_file_bytes)
         self.index = first.source.index
         self.pytest_torch = first.pytest_torch
         _dismantle(first)
@@ -320,7 +323,8 @@ class _Work:
         return pm.imports
 
     def analyzer(self) -> Analyzer:
-        an = Analyzer(self.root, self.index, self.sources, self.pytest_torch, max_file_bytes=self.max_file_bytes)
+        an = _analyzer_class()(self.root, self.index, self.sources, self.pytest_torch,
+                               max_file_bytes=self.max_file_bytes)
         parse = an.source.module
 
         known: dict[str, list[str]] = {}  # (a module's imports do not change during a run)
@@ -372,6 +376,14 @@ class _Work:
             self.current = None
         imports, self.new_imports = self.new_imports, []
         return _Chunk(results, imports, errors, fresh)
+
+
+def _analyzer_class() -> type[Analyzer]:
+    """The analysis, imported only when a file is to be analysed: a run over an unchanged tree answers from the
+    cache without loading the interpreter (half of a warm command's time; bench/bench_classify.py, "warm")."""
+    from tools.classify.analyzer import Analyzer
+
+    return Analyzer
 
 
 def _dismantle(an: Analyzer) -> None:
