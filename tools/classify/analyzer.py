@@ -1090,6 +1090,7 @@ class Analyzer:
                 for suffix, first_world in suffixes:
                     quick = self.quiet_case(rel, item, *first[suffix]) if may_be_quiet and not first_world else None
                     tests[item.key + suffix] = quick or self.budgeted_case(rel, item, suffix, extra, first_world)
+            import_needs_gpu = None if items else self.import_needs_gpu(rel)
         except RecursionError:
             return FileResult(rel, True, {}, "expression nesting too deep to analyse", deps)
         except BudgetExceeded as exc:
@@ -1099,7 +1100,20 @@ class Analyzer:
         if not torch:
             tests = {k: Verdict("cpu", 0, 0, (step(rel, 1, "does not import torch"),)) if v.label != "gpu" else v
                      for k, v in tests.items()}
-        return FileResult(rel, torch, tests, None, deps)
+        return FileResult(rel, torch, tests, None, deps, import_needs_gpu=import_needs_gpu)
+
+    def import_needs_gpu(self, rel: str) -> Verdict | None:
+        """For a file without tests: the `gpu` verdict of importing it on a machine without GPUs (its top level and
+        its conftests' run at collection, as for a test's context), else None."""
+        findings = [*self.interp.module_state(rel, 0, (MODULE_FINDINGS,)).findings]
+        for c in self.source.conftests_for(rel):
+            findings.extend(f.prefixed(step(c, 1, "conftest module"))
+                            for f in self.interp.module_state(c, 0, (MODULE_FINDINGS,)).findings if f.kind == GPU)
+        v = decide(findings, {}, step(rel, 1, "no GPU use found"))
+        if v.label != "gpu":
+            return None
+        note = step(rel, 1, "no tests, but pytest imports the file to collect it and the import needs a GPU")
+        return Verdict(v.label, v.gpu_count, v.vram_gb, (note, *v.reasons))
 
 
 def _literal_only(node: ast.AST) -> bool:

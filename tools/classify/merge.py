@@ -35,7 +35,7 @@ def test_entry(v: Verdict) -> dict[str, Any]:
 
 def file_entry(r: FileResult) -> dict[str, Any]:
     tests = {k: test_entry(v) for k, v in sorted(r.tests.items())}
-    entry = _summarise(tests, r.torch)
+    entry = _file_entry(tests, r)
     if r.error:
         entry["label"] = "unknown"
         entry["reasons"] = [f"{r.rel}:1: {r.error}"]
@@ -44,6 +44,16 @@ def file_entry(r: FileResult) -> dict[str, Any]:
 
 def _summarise(tests: Mapping[str, Mapping[str, Any]], torch: bool) -> dict[str, Any]:
     return {**file_summary(tests), "torch": torch, "tests": dict(sorted(tests.items()))}
+
+
+def _file_entry(tests: Mapping[str, Mapping[str, Any]], r: FileResult) -> dict[str, Any]:
+    """The entry of analysed file r with these tests; a file without tests whose import needs a GPU is `gpu`
+    (its collection fails on a CPU runner), with the reasons."""
+    entry = _summarise(tests, r.torch)
+    v = r.import_needs_gpu
+    if not tests and v is not None:
+        entry.update(label=v.label, gpu_count=v.gpu_count, vram_gb=v.vram_gb, reasons=list(v.reasons))
+    return entry
 
 
 def _base(key: str) -> str:
@@ -95,7 +105,7 @@ def merge(results: Mapping[str, FileResult], old: Mapping[str, Any] | None, scop
         entry = file_entry(r)
         if prev is not None:
             tests = _keep_knowledge(dict(entry["tests"]), prev.get("tests", {}))
-            entry = _summarise(tests, r.torch)
+            entry = _file_entry(tests, r)
         files[rel] = entry
     data["files"] = dict(sorted(files.items()))
     return data

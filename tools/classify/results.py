@@ -21,3 +21,6 @@ class FileResult:
     # (data file, state) for the data files its analysis read (datafiles.py): the result is reused only while
     # each is in that state
     data: list[tuple[str, str]] = field(default_factory=list)
+    # a file without tests whose import needs a GPU (`BUF = torch.zeros(4).cuda()` at its top level): pytest
+    # imports it to collect, and the collection error fails its target on a CPU runner, so the file is `gpu`
+    import_needs_gpu: Verdict | None = None

@@ -61,15 +61,22 @@ class RunResult:
 
 
 def result_to_json(r: FileResult) -> dict[str, Any]:
-    return {"torch": r.torch, "error": r.error, "deps": r.deps, "data": [list(d) for d in r.data],
-            "tests": {k: v.to_json() for k, v in sorted(r.tests.items())}}
+    out = {"torch": r.torch, "error": r.error, "deps": r.deps, "data": [list(d) for d in r.data],
+           "tests": {k: v.to_json() for k, v in sorted(r.tests.items())}}
+    if r.import_needs_gpu is not None:
+        out["import_needs_gpu"] = r.import_needs_gpu.to_json()
+    return out
+
+
+def _verdict_from_json(v: dict[str, Any]) -> Verdict:
+    return Verdict(v["label"], v["gpu_count"], v["vram_gb"], tuple(v["reasons"]), v.get("without_gpus") == "cpu")
 
 
 def result_from_json(rel: str, d: dict[str, Any]) -> FileResult:
-    tests = {k: Verdict(v["label"], v["gpu_count"], v["vram_gb"], tuple(v["reasons"]), v.get("without_gpus") == "cpu")
-             for k, v in d["tests"].items()}
+    tests = {k: _verdict_from_json(v) for k, v in d["tests"].items()}
+    needs = d.get("import_needs_gpu")
     return FileResult(rel, bool(d["torch"]), tests, d.get("error"), list(d.get("deps", [])),
-                      [(f, s) for f, s in d.get("data", [])])
+                      [(f, s) for f, s in d.get("data", [])], None if needs is None else _verdict_from_json(needs))
 
 
 def data_unchanged(root: Path, stored: dict[str, Any], states: dict[str, str],
@@ -260,7 +267,7 @@ class _Chunk:
         return marshal.dumps((
             [(rel, key, None if r is None else (r.torch, r.error, r.deps, [
                 (k, v.label, v.gpu_count, v.vram_gb, v.reasons, v.cpu_without_gpus) for k, v in r.tests.items()],
-                r.data))
+                r.data, None if r.import_needs_gpu is None else r.import_needs_gpu.to_json()))
              for rel, key, r in self.results],
             [(d, [(s.module, s.level, s.names, s.line, s.toplevel) for s in specs]) for d, specs in self.imports],
             self.errors, self.read))
@@ -272,7 +279,7 @@ class _Chunk:
             [(rel, key, None if r is None else FileResult(rel, r[0], {
                 k: Verdict(label, count, vram, reasons, without) for k, label, count, vram, reasons, without in r[3]},
                 r[1], r[2],
-                [tuple(d) for d in r[4]]))
+                [tuple(d) for d in r[4]], None if r[5] is None else _verdict_from_json(r[5])))
              for rel, key, r in results],
             [(d, tuple(ImportSpec(*s) for s in specs)) for d, specs in imports],
             [tuple(e) for e in errors], read)  # type: ignore[misc]

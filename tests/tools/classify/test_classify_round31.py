@@ -1,4 +1,5 @@
-"""Round 31: a warm run that never loads the analysis."""
+"""Round 31: a file without tests whose import needs a GPU, and a warm run that never loads the analysis (corpus
+tests/round31; each file run with pytest on CPU-only torch first)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tools.classify.merge import file_entry, merge
+from tools.classify.runner import run
+
+NEEDS = "tests/round31/test_import_needs_gpu.py"
+GUARDED = "tests/round31/test_import_guarded.py"
 REPO_ROOT = Path(__file__).resolve().parents[3]
 
 
@@ -16,6 +22,40 @@ def _settle(tree: Path) -> None:
     for p in tree.rglob("*"):
         st = p.stat()
         os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns - 60 * 10**9))
+
+
+def test_a_file_without_tests_whose_import_needs_a_gpu_is_gpu(corpus: Path) -> None:
+    # before: no tests, so the file entry said `cpu`, and its target ran on a CPU runner where collecting it fails
+    # ("Torch not compiled with CUDA enabled" at import)
+    files = run(corpus, paths=["tests/round31"], cache_dir=None, workers=1).files
+    needs = files[NEEDS]
+    assert needs.tests == {}
+    entry = file_entry(needs)
+    assert (entry["label"], entry["gpu_count"]) == ("gpu", 1)
+    assert entry["reasons"] == [
+        f"{NEEDS}:1: no tests, but pytest imports the file to collect it and the import needs a GPU",
+        f"{NEEDS}:6: .cuda() needs a CUDA device"]
+    guarded = files[GUARDED]
+    assert guarded.import_needs_gpu is None
+    assert file_entry(guarded)["label"] == "cpu"
+    # (what a worker process sends back carries it too)
+    in_workers = run(corpus, paths=["tests/round31"], cache_dir=None, workers=2).files
+    assert in_workers[NEEDS].import_needs_gpu == needs.import_needs_gpu
+    assert in_workers[GUARDED].import_needs_gpu is None
+
+
+def test_the_import_verdict_survives_the_cache_and_a_previous_entry(corpus: Path, tmp_path: Path) -> None:
+    _settle(corpus)
+    cold = run(corpus, paths=["tests/round31"], cache_dir=tmp_path / "cache", workers=1).files
+    os.utime(corpus / GUARDED, (1_000_000_000, 1_000_000_000))  # not the whole tree's snapshot: per file
+    warm = run(corpus, paths=["tests/round31"], cache_dir=tmp_path / "cache", workers=1)
+    assert warm.cache_hits >= 1
+    assert warm.files[NEEDS].import_needs_gpu == cold[NEEDS].import_needs_gpu is not None
+    again = run(corpus, paths=["tests/round31"], cache_dir=tmp_path / "cache", workers=1)  # the snapshot
+    assert again.files[NEEDS].import_needs_gpu == cold[NEEDS].import_needs_gpu
+    old = {"files": {NEEDS: {"label": "cpu", "torch": True, "gpu_count": 0, "vram_gb": 0, "source": "static",
+                             "tests": {}}}}
+    assert merge(warm.files, old)["files"][NEEDS]["label"] == "gpu"
 
 
 def test_a_warm_run_does_not_load_the_analysis(tmp_path: Path) -> None:
