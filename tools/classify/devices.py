@@ -63,6 +63,10 @@ KNOWN_TYPES = frozenset({"torch.dtype", "torch.device", "torch.Tensor", "builtin
                          "builtins.slice"})
 TYPE_PREFIX = "<type>"  # Ext(TYPE_PREFIX + path): type(x) of a value whose type is known
 EXISTING_DEVICE = Ext("<existing tensor>.device")  # `x.device` of a tensor the analysis does not track
+# `model.hf_device_map` of a model the analysis does not track: accelerate's record of where it placed each module
+# (`{"model.layers.0": 0, "lm_head": "cpu"}`), set by `from_pretrained(device_map=...)` or `dispatch_model`. Each
+# value is where that module's weights already are, as `model.device` is; the number of entries is unknown
+HF_DEVICE_MAP = DictV(((UNK, EXISTING_DEVICE),))
 # `x.is_cuda` of a tensor the analysis does not track: undecided, but true only where a CUDA tensor exists
 # (`use_cuda = next(model.parameters()).is_cuda; if use_cuda: ...cuda()`, guards.cuda_guard)
 EXISTING_IS_CUDA = Ext("<existing tensor>.is_cuda")

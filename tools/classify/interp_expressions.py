@@ -16,6 +16,7 @@ from tools.classify.datafiles import path_attribute
 from tools.classify.devices import (
     EXISTING_DEVICE,
     EXISTING_IS_CUDA,
+    HF_DEVICE_MAP,
     _compare,
     _device_of_existing,
     accel_device,
@@ -80,6 +81,8 @@ from tools.classify.values import (
     bounded,
     decided_key,
     dict_items,
+    exact_keys,
+    hashable,
     iterated,
     join,
     join_all,
@@ -445,10 +448,16 @@ class ExpressionsMixin(InterpBase):
                     and bounds[2] != Const(0):
                 # `v[1:]` of a known tuple (parameter values, ids functions)
                 return Seq(obj.items[slice(*(b.value for b in bounds if isinstance(b, Const)))], obj.kind)
-        if isinstance(obj, DictV) and decided_key(idx):  # `d["x"]`, `{ClsA: .., ClsB: ..}[ClsA]`
+        if isinstance(obj, DictV) and decided_key(idx) and exact_keys(obj):  # `d["x"]`, `{A: .., B: ..}[A]`
             for k, v in obj.items:
                 if k == idx:
                     return v
+        if isinstance(obj, OneOf) and all(isinstance(a, DictV) for a in obj.alts):
+            # a dict filled in a loop that may not have run (`{}` or `{idx: device}`): the entries of the paths
+            # where one may be there; on the others the lookup raises KeyError and goes no further
+            found = [v for a in obj.ordered() if isinstance(a, DictV) and (v := _dict_entry(a, idx)) is not None]
+            if found:
+                return bounded(join_all(found))
         if isinstance(obj, DictV) and torch_constant_str(idx) is not None:
             # `{torch.sparse_coo: "coo", torch.sparse_csr: "csr"}[layout]`: torch's constants, aliases included
             for k, v in obj.items:
@@ -502,8 +511,11 @@ class ExpressionsMixin(InterpBase):
                 self.ev(cond, inner)
         vals = [self.ev(e, inner) for e in elts]
         # `[x.to("cuda") for x in xs]` keeps its device; `next(t.device for t in args)` is an existing tensor's
-        keep = len(vals) == 1 and (accel_device(vals[0]) or isinstance(vals[0], DeviceV) or vals[0] == EXISTING_DEVICE)
-        return Seq((vals[0],), "list") if keep else UNK
+        keep = accel_device(vals[-1]) or isinstance(vals[-1], DeviceV) or vals[-1] == EXISTING_DEVICE
+        if keep and isinstance(n, ast.DictComp) and hashable(vals[0]):
+            # `{idx: device for idx in range(n)}`: no entry, or entries holding that device under such keys
+            return join(DictV(()), DictV(dict_items([(vals[0], vals[1])])))
+        return Seq((vals[0],), "list") if keep and len(vals) == 1 else UNK
 
     def _listed_comprehension(self, n: Any, elts: list[ast.expr], frame: Frame) -> list[list[Value]] | None:
         """The elements of a comprehension evaluated one by one, as Python runs it, when every generator runs
@@ -559,7 +571,9 @@ class ExpressionsMixin(InterpBase):
 
     def ev_DictComp(self, n: ast.DictComp, frame: Frame) -> Value:
         got = self._comprehension(n, [n.key, n.value], frame)
-        return DictV(dict_items((row[0], row[1]) for row in got)) if isinstance(got, list) else UNK
+        if isinstance(got, list):
+            return DictV(dict_items((row[0], row[1]) for row in got))
+        return got if isinstance(got, (DictV, OneOf)) else UNK
 
     def ev_Attribute(self, n: ast.Attribute, frame: Frame) -> Value:
         obj = self.ev(n.value, frame)
@@ -574,6 +588,8 @@ class ExpressionsMixin(InterpBase):
             return EXISTING_DEVICE
         if n.attr == "is_cuda" and isinstance(obj, Unresolved) and _device_of_existing(n, "is_cuda"):
             return EXISTING_IS_CUDA
+        if n.attr == "hf_device_map" and isinstance(obj, Unresolved) and _device_of_existing(n, "hf_device_map"):
+            return HF_DEVICE_MAP  # (a loading that put the model on CUDA is a need where it is called)
         if n.attr == "device" and isinstance(obj, Inst) and obj.attr("device") is None and self._is_tensor(obj, frame):
             # `self.device` of a tensor subclass (`_make_wrapper_subclass(cls, ..., device=elem.device)`): the
             # device of a tensor that exists
@@ -816,3 +832,13 @@ def _percent_format(template: str, args: Seq) -> Value:
         return Const(template % tuple(values))
     except (TypeError, ValueError):
         return UNK
+
+
+def _dict_entry(d: DictV, idx: Value) -> Value | None:
+    """`d[idx]` of a known dict: the entry a definite key names, else the join of those an undecided key may
+    select (values.undecided_entry); None where no entry can hold the key (Python raises KeyError)."""
+    if decided_key(idx) and exact_keys(d):
+        for k, v in d.items:
+            if k == idx:
+                return v
+    return undecided_entry(d, idx)

@@ -111,6 +111,7 @@ from tools.classify.values import (
     alternatives,
     bounded,
     decided_key,
+    exact_keys,
     iterated,
     join_all,
     keywords_of,
@@ -873,7 +874,7 @@ class ExternalMixin(InterpBase):
         if name == "copy" and not args and not kwargs and isinstance(recv, (Seq, DictV)):
             return recv  # `kwargs = kwargs.copy()`: the same items
         if name in ("get", "setdefault", "pop") and isinstance(recv, DictV):
-            for k, v in recv.items:
+            for k, v in recv.items if exact_keys(recv) else ():
                 if args and k == args[0]:
                     return v
             default = args[1] if len(args) > 1 else Const(None)

@@ -85,6 +85,7 @@ from tools.classify.values import (
     bounded,
     decided_key,
     dict_items,
+    hashable,
     is_objects,
     join_all,
     module_kind,
@@ -830,7 +831,7 @@ class StatementsMixin(InterpBase):
         for p, d in pairs:
             if isinstance(d, ast.Name):
                 v = self.ev(d, frame)
-                if _hashable(v):
+                if hashable(v):
                     out.append((DEFAULT_PREFIX + p, v))
         return out
 
@@ -848,7 +849,7 @@ class StatementsMixin(InterpBase):
             names = self.free_names[key] = free_names(node)
         captured = dict(frame.captured)
         captured.update(frame.env)
-        return tuple(sorted((k, v) for k, v in captured.items() if k in names and _hashable(v)))
+        return tuple(sorted((k, v) for k, v in captured.items() if k in names and hashable(v)))
 
     def _nvml_fails(self, s: ast.Try, frame: Frame) -> tuple[int, ast.ExceptHandler] | None:
         """(index in the body, handler) when a `try`'s body reaches a call of NVIDIA's management library
@@ -999,7 +1000,7 @@ class StatementsMixin(InterpBase):
                 target.value.attr in ("cls", "instance") and isinstance(target.value.value, ast.Name) and \
                 isinstance(req := frame.env.get(target.value.value.id), RequestV):
             # `request.cls.device = ...` in a fixture: an attribute of the test's object (CallResult.cls_attrs)
-            frame.env[target.value.value.id] = req.with_cls_attr(target.attr, bounded(v) if _hashable(v) else UNK)
+            frame.env[target.value.value.id] = req.with_cls_attr(target.attr, bounded(v) if hashable(v) else UNK)
         elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and frame.module_env is None \
                 and target.attr.startswith("test") and isinstance(cls := frame.env.get(target.value.id), ClassV) \
                 and cls.rel == frame.rel:
@@ -1010,24 +1011,24 @@ class StatementsMixin(InterpBase):
             # the same in a function the module calls at import (`def _append(): ... setattr(TestX, fn.__name__, fn)`)
             # or in a class decorator (`setattr(cls, f"test_{dev}", ...)`): part of the call's summary, given to the
             # class when the call returns to the top level of the module that defines it (add_generated_test)
-            self.add_generated_test(Seq((cls, Const(target.attr)), "tuple"), bounded(v) if _hashable(v) else UNK,
+            self.add_generated_test(Seq((cls, Const(target.attr)), "tuple"), bounded(v) if hashable(v) else UNK,
                                     frame)
         elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
             owner = target.value.id
             cur = frame.env.get(owner)
-            if isinstance(cur, Inst) and _hashable(v):
+            if isinstance(cur, Inst) and hashable(v):
                 after = self.set_property(cur, target.attr, bounded(v), target.lineno, frame)  # a property's setter
                 frame.env[owner] = new = bounded(after if after is not None else cur.with_attr(target.attr, bounded(v)))
                 if namespace_key(cur):
                     self._sync_stores(new, frame)
-            elif isinstance(cur, FuncV) and cur.bound is None and _hashable(v):
+            elif isinstance(cur, FuncV) and cur.bound is None and hashable(v):
                 # `fn.device = torch.device(d)` / `setattr(fn, "device", ...)` in a decorator: read back by
                 # `fn.device` and `hasattr(fn, "device")` (a bound method cannot take attributes)
                 frame.env[owner] = bounded(cur.with_attr(target.attr, bounded(v)))
             elif isinstance(cur, NNModV) and module_kind(v) is not False:
                 # `layer.extra = nn.ReLU()` registers a child torch prints: the module's text is no longer known
                 frame.env[owner] = nn_modules.unprintable(cur)
-            elif cur is not None and is_objects(cur) and _hashable(v):
+            elif cur is not None and is_objects(cur) and hashable(v):
                 # `self` after a branch that set its attributes differently on each path (stable-baselines3's
                 # `if isinstance(space, Dict): self.buffer_class = A else: ... = B`): one object per path, each
                 # keeping its attributes together; the write goes to each
@@ -1036,7 +1037,7 @@ class StatementsMixin(InterpBase):
                 self._sync_stores(new, frame)
         elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Attribute) and \
                 (chain := _attribute_chain(target)) is not None and isinstance(frame.env.get(chain[0]), Inst) \
-                and _hashable(v):
+                and hashable(v):
             # `cfg.trainer.accelerator = "cpu"`, `self.model.device = d`: the objects along the path rebuilt with it
             # (an object on the path the analysis does not know: the write is not seen, as before)
             got = _with_path(frame.env[chain[0]], chain[1:], bounded(v))
@@ -1044,7 +1045,7 @@ class StatementsMixin(InterpBase):
                 frame.env[chain[0]] = bounded(got)
         elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and omegaconf_model.is_config(
                 frame.env.get(target.value.id)) and isinstance(key := self.ev(target.slice, frame), Const) and \
-                isinstance(key.value, str) and _hashable(v):
+                isinstance(key.value, str) and hashable(v):
             cfg = frame.env[target.value.id]
             assert isinstance(cfg, Inst)
             frame.env[target.value.id] = bounded(cfg.with_attr(key.value, bounded(v)))  # `cfg["device"] = "cpu"`
@@ -1068,14 +1069,14 @@ class StatementsMixin(InterpBase):
             self.store_into_registry(target.value, reg, [(self.ev(target.slice, frame), v)], frame)
         elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) \
                 and isinstance(frame.env.get(target.value.id), DictV):
-            # `PROBLEMS[f"{name}-regression"] = (cls, 1)` in a module-level loop: the dict with that entry; with a key
-            # the analysis does not know exactly, the dict is unknown (a stale copy would let `d.values()` or
-            # `d.get(k)` miss what was stored); a registry keeps such an entry, and its identity (registries.py)
+            # `PROBLEMS[f"{name}-regression"] = (cls, 1)` in a module-level loop: the dict with that entry. With a key
+            # the analysis does not know exactly (`layer_map[idx] = device` in a loop), one more entry under that
+            # key, which any lookup may select (values.exact_keys); a registry keeps its identity (registries.py)
             d = frame.env[target.value.id]
             assert isinstance(d, DictV)
             key = self.ev(target.slice, frame)
             frame.env[target.value.id] = bounded(DictV(dict_items([*d.items, (key, bounded(v))]), d.origin)) \
-                if (isinstance(key, Const) or d.origin) and _hashable(v) else UNK
+                if hashable(v) else UNK
         elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and nn_modules.is_module(
                 frame.env.get(target.value.id)):
             frame.env[target.value.id] = nn_modules.unprintable(frame.env[target.value.id])  # `seq[0] = layer`
@@ -1085,9 +1086,9 @@ class StatementsMixin(InterpBase):
         elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Attribute) and self.ev(
                 target.value, frame) == Ext("os.environ"):
             # `os.environ["MYLIB_DEVICE"] = "cuda"`: what library code reads from here on (test_state.py)
-            if set_environ(frame, self.ev(target.slice, frame), bounded(v) if _hashable(v) else UNK):
+            if set_environ(frame, self.ev(target.slice, frame), bounded(v) if hashable(v) else UNK):
                 self.stores_seen = True
-        elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Attribute) and _hashable(v):
+        elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Attribute) and hashable(v):
             # `PartialState._shared_state["distributed_type"] = ...`: a write into a shared namespace
             key = self.ev(target.slice, frame)
             if isinstance(key, Const) and isinstance(key.value, str):
@@ -1133,7 +1134,7 @@ class StatementsMixin(InterpBase):
         (registries.py); and what the code reads back from `e` afterwards (`cache[key] = v; return cache[key]`,
         `self._cache[key] = v` likewise)."""
         assert reg.origin is not None
-        stored = [(bounded(k), bounded(v) if _hashable(v) else UNK) for k, v in pairs]
+        stored = [(bounded(k), bounded(v) if hashable(v) else UNK) for k, v in pairs]
         for key, item in stored:
             if frame.module_env is None:
                 self.register(reg.origin, key, item, frame.rel, frame.world)
@@ -1315,7 +1316,7 @@ class StatementsMixin(InterpBase):
 
 def _with_attrs(a: Inst, items: tuple[tuple[str, Value], ...], key: str | None) -> Inst:
     """An instance of a's class with exactly these attributes (and the shared namespace `key`, if any)."""
-    attrs = sorted(((k, bounded(x)) for k, x in items if k != NAMESPACE and _hashable(x)), key=lambda kv: kv[0])
+    attrs = sorted(((k, bounded(x)) for k, x in items if k != NAMESPACE and hashable(x)), key=lambda kv: kv[0])
     return Inst(a.cls, (((NAMESPACE, Const(key)),) if key is not None else ()) + tuple(attrs))
 
 
@@ -1325,7 +1326,7 @@ def _unpacked(v: Seq, n: int) -> tuple[Value, ...] | None:
     n, Python raises; fewer elements than n without duplicates cannot be unpacked either)."""
     if len(v.items) == n:
         return v.items
-    if v.kind != "set" or not all(_hashable(i) for i in v.items):
+    if v.kind != "set" or not all(hashable(i) for i in v.items):
         return None
     unique = tuple(dict.fromkeys(v.items))
     if len(unique) != n:
@@ -1507,14 +1508,6 @@ _KEEPERS = frozenset({"append", "add", "put", "put_nowait", "extend", "appendlef
 def _safe_name(s: str) -> str:
     """parameterized.to_safe_name."""
     return re.sub("[^a-zA-Z0-9_]+", "_", s)
-
-
-def _hashable(v: object) -> bool:
-    try:
-        hash(v)
-    except TypeError:
-        return False
-    return True
 
 
 def last_bindings(body: list[ast.stmt]) -> dict[str, int]:

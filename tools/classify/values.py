@@ -611,6 +611,21 @@ def extended(d: DictV, pairs: Iterable[tuple[Value, Value]]) -> Value:
     return out
 
 
+def hashable(v: object) -> bool:
+    """Whether v can be a dict key or a set element in the analysis (a value holding an unhashable one cannot)."""
+    try:
+        hash(v)
+    except TypeError:
+        return False
+    return True
+
+
+def exact_keys(d: DictV) -> bool:
+    """Whether every key of `d` is one definite key, so that a lookup by a definite key is exact: an entry stored
+    under a key the analysis does not know (`d[name] = device` in a loop) may be the one any lookup selects."""
+    return all(decided_key(k) for k, _ in d.items)
+
+
 def decided_key(v: Value) -> bool:
     """Whether `v` is one definite key: a constant, an in-repo class or function, an enum member, an external
     name. Anything else (unknown, a choice of values) may select any entry."""

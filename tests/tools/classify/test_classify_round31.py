@@ -10,9 +10,12 @@ from pathlib import Path
 
 from tools.classify.merge import file_entry, merge
 from tools.classify.runner import run
+from tools.classify.values import UNRESOLVED, Const, DictV, exact_keys
 
 NEEDS = "tests/round31/test_import_needs_gpu.py"
 GUARDED = "tests/round31/test_import_guarded.py"
+UNKNOWN_KEYS = "tests/round31/test_unknown_keys.py"
+DEVICE_MAPS = "tests/round31/test_device_maps.py"
 REPO_ROOT = Path(__file__).resolve().parents[3]
 
 
@@ -74,3 +77,31 @@ def test_a_warm_run_does_not_load_the_analysis(tmp_path: Path) -> None:
     runs = [subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True, text=True, check=True)
             for _ in range(2)]
     assert [p.stdout.split() for p in runs] == [["True", "True"], ["False", "False"]]
+
+
+def test_a_dict_filled_under_unknown_keys_keeps_what_was_stored(corpus: Path) -> None:
+    # before: `d[key] = value` with a key the analysis cannot compute made the whole dict unknown, so every device read
+    # from it was `unknown` (peft: 3,897 CPU tests, through the layer map of a KV cache); now the entry is kept under
+    # that key, and any lookup, by a known key too, may select it
+    tests = run(corpus, paths=[UNKNOWN_KEYS], cache_dir=None, workers=1).files[UNKNOWN_KEYS].tests
+    assert {k: v.label for k, v in tests.items()} == {
+        "test_stored_under_an_unknown_key_then_looked_up_by_a_known_one": "gpu",
+        "test_stored_under_an_unknown_key_then_got": "gpu", "test_filled_in_a_loop_with_cuda": "gpu",
+        "test_filled_in_a_loop_with_cpu": "cpu", "test_empty_after_a_loop_that_did_not_run": "gpu",
+        "test_the_values_of_a_dict_filled_in_a_loop": "gpu",
+        "test_a_comprehension_over_a_range_of_unknown_length": "gpu"}
+    assert tests["test_stored_under_an_unknown_key_then_looked_up_by_a_known_one"].reasons == (
+        f"{UNKNOWN_KEYS}:15: torch.ones(device='cuda') needs a CUDA device",)
+    assert exact_keys(DictV(((Const("a"), Const("cpu")),)))
+    assert not exact_keys(DictV(((Const("a"), Const("cpu")), (UNRESOLVED, Const("cuda")))))
+
+
+def test_the_devices_of_a_loaded_models_device_map_are_where_its_layers_are(corpus: Path) -> None:
+    # `model.hf_device_map` of a model the analysis cannot see into: each value is where that module's weights already
+    # are (a loading that put them on CUDA is a need where it is called), as `model.device` is; the layer map built
+    # from it in a loop or a comprehension over a range of unknown length holds those devices (main: all `unknown`)
+    tests = run(corpus, paths=[DEVICE_MAPS], cache_dir=None, workers=1).files[DEVICE_MAPS].tests
+    assert {k: v.label for k, v in tests.items()} == {
+        "test_a_cache_follows_the_device_map": "cpu", "test_a_whole_model_on_one_device": "cpu",
+        "test_a_model_without_a_device_map": "cpu", "test_the_device_of_the_whole_model": "cpu"}
+    assert tests["test_the_device_of_the_whole_model"].reasons == (f"{DEVICE_MAPS}:33: no GPU use found",)
