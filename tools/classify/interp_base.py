@@ -138,6 +138,9 @@ class CallResult:
     cls_attrs: tuple[tuple[str, Value], ...] = ()
     # what the call stored into registries, in order (registries.py, Frame.registrations)
     registrations: tuple[tuple[str, Value, Value], ...] = ()
+    # arguments that were objects and that the call changed in place (`def attach(m): m.extra = x`), as (position of
+    # the parameter after any receiver, its name, the object as the call left it)
+    args_after: tuple[tuple[int, str, Value], ...] = ()
 
 
 # the name under which `module_state(rel, world, names)` reads a module's top-level findings (not a Python name)

@@ -830,6 +830,14 @@ class CallsMixin(InterpBase):
                 site.func.value.id != frame.self_name:
             # `engine.remember(x)` on a local object: the object as the method left it (its attributes set)
             self._replace_object(site.func.value.id, fv.bound, res.self_after, frame)
+        if res.args_after and isinstance(site, ast.Call) and not any(isinstance(e, ast.Starred) for e in site.args):
+            # `attach(model)` where `attach` sets `model.extra`: the caller's variable holds the object as it was left
+            for i, p, after in res.args_after:
+                given = site.args[i] if i < len(site.args) and i < len(args) else next(
+                    (k.value for k in site.keywords if k.arg == p), None)
+                before = args[i] if i < len(site.args) and i < len(args) else kwargs.get(p)
+                if isinstance(given, ast.Name) and before is not None:
+                    self._replace_object(given.id, before, after, frame)
         if res.generated is not None:
             return Seq(res.generated, "tuple")  # what iterating the generator gives (`parametrize(.., gen())`)
         return res.value
@@ -940,6 +948,9 @@ class CallsMixin(InterpBase):
         if result.self_after is not None:
             after = bounded(result.self_after)
             result.self_after = after if is_objects(after) else None
+        if result.args_after:
+            result.args_after = tuple((i, p, after) for i, p, after in (
+                (i, p, bounded(v)) for i, p, v in result.args_after) if is_objects(after))
         if result.self_at_yield is not None:
             at_yield = bounded(result.self_at_yield)
             result.self_at_yield = at_yield if is_objects(at_yield) else None
@@ -947,7 +958,8 @@ class CallsMixin(InterpBase):
         result.world_dependent = self.world_reads != before
         if cut >= pos:  # every cycle it met closed on itself (or on its callees): what this context alone gives
             self.calls[key if result.world_dependent else (*context, None)] = result
-            if projected is not None and result.self_at_yield is None and not result.cls_attrs:
+            if projected is not None and result.self_at_yield is None and not result.cls_attrs and \
+                    not result.args_after:
                 # (a receiver at a yield, or what the call set on `request.cls`, is not a delta of the receiver)
                 held = [result.value, *(v for _, v in result.stores), *(result.generated or ())]
                 delta = receiver_delta(fv.bound, result.self_after, held)
@@ -1086,6 +1098,10 @@ class CallsMixin(InterpBase):
                 frame.env[p.arg] = frame.captured[DEFAULT_PREFIX + p.arg]
             else:
                 frame.env[p.arg] = self.ev(d, Frame(fv.rel, world, {}, mod_env, [])) if d is not None else UNK
+        # the objects handed in as arguments (by position or keyword), to give back those the call changes in place
+        own = params[1:] if fv.bound is not None else params
+        entry = {p: frame.env[p] for i, p in enumerate(own) if (i < len(args) or p in kwargs) and is_objects(
+            frame.env[p])}
         if a.kwarg:
             known = set(params) | {p.arg for p in a.kwonlyargs}
             frame.env[a.kwarg.arg] = UNK if UNKNOWN_KWARGS in kwargs else DictV(
@@ -1116,12 +1132,16 @@ class CallsMixin(InterpBase):
         requests = [r for _, r in frame.at_yield] if frame.at_yield else [frame.env.get("request")] if \
             fixture else []
         gen = frame.generated
+        rebound = rebound_names(node) if entry else frozenset()
+        args_after = tuple((i, p, after) for i, p in enumerate(own) if p in entry and p not in rebound and (
+            after := frame.env.get(p)) != entry[p] and is_objects(after))
         return CallResult(value, tuple(frame.findings), self_after if is_objects(self_after) else None,
                           stores=frame_stores(frame) if self.stores_seen else (),
                           generated=tuple(gen.items) if gen is not None and gen.exact else None,
                           cells=tuple((n, frame.env[n]) for n in sorted(cells) if n in frame.env),
                           self_at_yield=at_yield if is_objects(at_yield) else None,
-                          cls_attrs=_cls_attrs(requests), registrations=tuple(frame.registrations))
+                          cls_attrs=_cls_attrs(requests), registrations=tuple(frame.registrations),
+                          args_after=args_after)
 
     def _raw_generator(self, fv: FuncV, node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
         """A decorated generator whose decorators are in-repo defs of its enclosing function: what they call is
@@ -1349,3 +1369,13 @@ def _cls_attrs(requests: list[Value | None]) -> tuple[tuple[str, Value], ...]:
     set alike on all of them."""
     got = [r.cls_attrs if isinstance(r, RequestV) else () for r in requests]
     return got[0] if got and all(g == got[0] for g in got) else ()
+
+
+def rebound_names(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> frozenset[str]:
+    """The names a function's body binds again (an assignment, a loop or `with` target, `del`, `global`...): a
+    parameter among them may no longer hold the object the caller handed in."""
+    def compute() -> frozenset[str]:
+        out = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))}
+        out.update(name for n in ast.walk(node) if isinstance(n, (ast.Global, ast.Nonlocal)) for name in n.names)
+        return frozenset(out)
+    return kept_on_node(node, "_classify_rebound_names", compute)

@@ -1029,6 +1029,13 @@ class ExternalMixin(InterpBase):
             return None
         return Const(False)
 
+    def _holds_attribute(self, obj: Value, name: str, world: int) -> bool:
+        """Whether an object of an in-repo class has the attribute (set on it, or defined by a class of its MRO), on
+        every path: `getattr(obj, name, default)` then gives its value, known or not, never the default."""
+        objs = alternatives(obj)
+        return all(isinstance(o, Inst) and (o.attr(name) is not None or self.class_lookup(o.cls, name, world)
+                                            is not None) for o in objs)
+
     def _registers_tensors(self, cls: ClassV) -> bool:
         node = self.class_node(cls)
         return node is None or any(isinstance(n, ast.Attribute) and n.attr in ("register_buffer", "register_parameter")
@@ -1072,7 +1079,10 @@ class ExternalMixin(InterpBase):
             obj, attr = args[0], args[1]
             if isinstance(attr, Const) and isinstance(attr.value, str):
                 v = self.getattr_v(obj, attr.value, frame, n)
-                return v if not (isinstance(v, Unresolved) and len(args) > 2) else args[2]
+                if not (isinstance(v, Unresolved) and len(args) > 2) or self._holds_attribute(obj, attr.value,
+                                                                                              frame.world):
+                    return v
+                return args[2]
             names = alternatives(attr)
             if isinstance(attr, OneOf) and all(isinstance(a, Const) and isinstance(a.value, str) for a in names):
                 # `getattr(self, f"run_{kind}")` over a known set of names: one of those attributes

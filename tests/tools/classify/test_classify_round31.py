@@ -16,6 +16,7 @@ NEEDS = "tests/round31/test_import_needs_gpu.py"
 GUARDED = "tests/round31/test_import_guarded.py"
 UNKNOWN_KEYS = "tests/round31/test_unknown_keys.py"
 DEVICE_MAPS = "tests/round31/test_device_maps.py"
+HELPERS = "tests/round31/test_objects_helpers_change.py"
 REPO_ROOT = Path(__file__).resolve().parents[3]
 
 
@@ -105,3 +106,15 @@ def test_the_devices_of_a_loaded_models_device_map_are_where_its_layers_are(corp
         "test_a_cache_follows_the_device_map": "cpu", "test_a_whole_model_on_one_device": "cpu",
         "test_a_model_without_a_device_map": "cpu", "test_the_device_of_the_whole_model": "cpu"}
     assert tests["test_the_device_of_the_whole_model"].reasons == (f"{DEVICE_MAPS}:33: no GPU use found",)
+
+
+def test_an_object_a_helper_changes_in_place_is_seen_changed(corpus: Path) -> None:
+    # before: `attach(m)` setting `m.extra` left the caller's `m` as it was, so `getattr(m, "extra", None)` took the
+    # default and the CUDA use behind it was never reached (2 false CPUs), and `getattr(m, "device", "cuda")` after
+    # `place(m, "cpu")` gave "cuda"; a present attribute whose value is unknown gave the default too (a false CPU)
+    tests = run(corpus, paths=[HELPERS], cache_dir=None, workers=1).files[HELPERS].tests
+    assert {k: v.label for k, v in tests.items()} == {
+        "test_an_attribute_a_helper_set": "gpu", "test_an_attribute_a_helper_set_by_keyword": "gpu",
+        "test_a_device_a_helper_set": "cpu", "test_an_attribute_that_is_there_with_a_value_not_known": "unknown",
+        "test_an_attribute_that_is_not_there": "cpu"}
+    assert tests["test_an_attribute_a_helper_set"].reasons == (f"{HELPERS}:32: .cuda() needs a CUDA device",)
