@@ -838,6 +838,8 @@ class CallsMixin(InterpBase):
                 before = args[i] if i < len(site.args) and i < len(args) else kwargs.get(p)
                 if isinstance(given, ast.Name) and before is not None:
                     self._replace_object(given.id, before, after, frame)
+                elif isinstance(given, ast.Attribute) and before is not None:
+                    self.replace_at_path(given, before, after, frame)
         if res.generated is not None:
             return Seq(res.generated, "tuple")  # what iterating the generator gives (`parametrize(.., gen())`)
         return res.value

@@ -1096,6 +1096,18 @@ class StatementsMixin(InterpBase):
                 self._update_namespace(target.value, lambda items: (*(kv for kv in items if kv[0] != name),
                                                                     (name, item)), frame)
 
+    def replace_at_path(self, given: ast.Attribute, before: Value, after: Value, frame: Frame) -> None:
+        """`attach(self.model)`, `attach(holder.inner)` where the call changed that object in place
+        (CallResult.args_after): the objects along the path rebuilt with it, when the path holds `before` as an
+        attribute of objects the analysis follows (a property or an object it does not know: left as it was)."""
+        chain = _attribute_chain(given)
+        root = frame.env.get(chain[0]) if chain is not None else None
+        if chain is None or not isinstance(root, Inst) or _at_path(root, chain[1:]) != before:
+            return
+        got = _with_path(root, chain[1:], after)
+        if got is not None:
+            frame.env[chain[0]] = bounded(got)
+
     def init_subclass(self, cv: ClassV, s: ast.ClassDef, frame: Frame) -> None:
         """A class statement at a module's top level whose base defines `__init_subclass__` that fills a registry
         (`Base.registry[cls.__name__.lower()] = cls`): Python runs it on the new class, with the statement's
@@ -1575,6 +1587,14 @@ def _attribute_chain(target: ast.Attribute) -> list[str] | None:
         names.append(e.attr)
         e = e.value
     return [e.id, *reversed(names)] if isinstance(e, ast.Name) else None
+
+
+def _at_path(obj: Value, attrs: list[str]) -> Value | None:
+    """`obj.<attrs[0]>.<attrs[1]>...` read through the attributes the objects hold; None where one is not held."""
+    for name in attrs:
+        if not isinstance(obj, Inst) or (obj := obj.attr(name)) is None:
+            return None
+    return obj
 
 
 def _with_path(obj: Value, attrs: list[str], v: Value) -> Value | None:

@@ -116,5 +116,6 @@ def test_an_object_a_helper_changes_in_place_is_seen_changed(corpus: Path) -> No
     assert {k: v.label for k, v in tests.items()} == {
         "test_an_attribute_a_helper_set": "gpu", "test_an_attribute_a_helper_set_by_keyword": "gpu",
         "test_a_device_a_helper_set": "cpu", "test_an_attribute_that_is_there_with_a_value_not_known": "unknown",
-        "test_an_attribute_that_is_not_there": "cpu"}
+        "test_an_attribute_that_is_not_there": "cpu", "test_an_attribute_a_helper_set_on_a_nested_object": "gpu",
+        "TestOnTheTestsObject::test_an_attribute_a_helper_set_on_self_model": "gpu"}
     assert tests["test_an_attribute_a_helper_set"].reasons == (f"{HELPERS}:32: .cuda() needs a CUDA device",)
