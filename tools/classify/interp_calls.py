@@ -322,6 +322,12 @@ class CallsMixin(InterpBase):
             # `REGISTRY[key].quantize(...)` with an undecided key: the method of each candidate class (or module,
             # object) runs on some path, so each is analysed and its findings kept
             return join_all([self.method_call(a, name, args, kwargs, n, frame) for a in alternatives(recv)])
+        if isinstance(recv, OneOf) and is_objects(recv) and len({
+                a.attr(name) is not None or self.class_lookup(a.cls, name, frame.world) is not None
+                for a in alternatives(recv) if isinstance(a, Inst)}) > 1:
+            # objects of which only some have the method in-repo (`REGISTRY[key](params).step()` over an in-repo
+            # optimizer and one inheriting torch's `step`): each alternative's own call, joined
+            return join_all([self.method_call(a, name, args, kwargs, n, frame) for a in alternatives(recv)])
         if isinstance(recv, (Ext, ModV, ClassV, SuperV)) or (is_objects(recv) and all(
                 a.attr(name) is not None or self.class_lookup(a.cls, name, frame.world) is not None
                 for a in alternatives(recv) if isinstance(a, Inst))) or (
