@@ -33,14 +33,18 @@ from tools.classify.dataflow import (
     Frame,
     Interp,
 )
+from tools.classify.devices import accel_device
 from tools.classify.evidence import (
     ERROR,
     GPU,
     GPU_REASON,
+    GUARDED,
     IMPORTS,
     MARK_SKIP_KEY,
+    MOCK,
     SKIP,
     SKIPPED_EVERYWHERE,
+    UNKNOWN,
     Finding,
     Verdict,
     decide,
@@ -51,7 +55,7 @@ from tools.classify.fixtures import Fixture, Fixtures, idfn
 from tools.classify.frozen import frozen
 from tools.classify.hooks import MODIFY_HOOK, Hooks
 from tools.classify.hypothesis_given import given_arguments
-from tools.classify.interp_base import MOCK_OBJECT, MODULE_FINDINGS
+from tools.classify.interp_base import CALLED_UNRESOLVED, MOCK_OBJECT, MODULE_FINDINGS
 from tools.classify.interp_base import WORLDS as ANALYSIS_WORLDS
 from tools.classify.interp_calls import is_generator
 from tools.classify.item_hooks import ItemHooks
@@ -73,11 +77,10 @@ from tools.classify.test_state import (
     test_state_of,
 )
 from tools.classify.values import (
-    UNRESOLVED as UNK,
-)
-from tools.classify.values import (
+    MAX_ALTERNATIVES,
     ClassV,
     Const,
+    DeviceV,
     Ext,
     FuncV,
     Inst,
@@ -89,6 +92,11 @@ from tools.classify.values import (
     UnknownParameter,
     Unresolved,
     Value,
+    alternatives,
+    join_all,
+)
+from tools.classify.values import (
+    UNRESOLVED as UNK,
 )
 
 WORLDS = ANALYSIS_WORLDS[1:]  # the worlds with GPUs
@@ -103,6 +111,12 @@ MODULE_TEARDOWN = (("teardown_function",), ("tearDownModule", "teardown_module")
 # that says so. Each case costs about 1.3 ms of CPU (curvlinops-for-pytorch, one process: 12,702 keys in 17 s at
 # 1,024, 26,523 keys in 34 s at 8,192): the cost follows the ids emitted, and the file budget still caps a file.
 MAX_CASES = 8192
+# why a case analysed with a GPU world's values needs its GPUs (Analyzer.classify_case)
+ONLY_THERE = "exists only on a machine with a GPU (an accelerator query is false on a CPU-only one)"
+NAMED_THERE = "names another case on a machine with a GPU (a parametrization that an accelerator query changes)"
+# A test with at least this many cases is first analysed once for each group of them, its parameters bound to the
+# join of their values (joined_cases); fewer are analysed one by one
+JOIN_MIN_CASES = 3
 # A test over MAX_CASES still has its ids spelled, each with the one verdict of its function-level analysis, when
 # there are at most this many and no case has marks of its own (deepinv's test_hdf5dataset: 15,360 cases of 13 flags)
 MAX_SPELLED_IDS = 65536
@@ -139,9 +153,10 @@ class Analyzer:
 
     def __init__(self, root: Path, files: list[str] | RepoIndex, sources: dict[str, bytes] | None = None,
                  pytest_torch: bool | None = None, prove_inert: bool = True,
-                 max_file_bytes: int = MAX_FILE_BYTES) -> None:
-        """prove_inert=False interprets every test body, even those inert.py proves yield nothing (the
-        equivalence test compares both)."""
+                 max_file_bytes: int = MAX_FILE_BYTES, join_cases: bool = True) -> None:
+        """prove_inert=False interprets every test body, even those inert.py proves yield nothing;
+        join_cases=False analyses every parametrization on its own (joined_cases). The equivalence tests compare
+        both ways."""
         self.source = Sources(root, files, sources, max_file_bytes)
         # pytest-torch declared: its pytest_generate_tests also parametrizes a repo-defined torch_device
         self.pytest_torch = declares_pytest_torch(root) if pytest_torch is None else pytest_torch
@@ -171,6 +186,8 @@ class Analyzer:
         self.by_name_memo: dict[tuple[str, tuple[int, int]], list[str] | None] = {}
         self.given_memo: dict[tuple[FuncV, int], dict[str, Value]] = {}
         self.prove_inert = prove_inert
+        self.join_cases = join_cases
+        self.defined_names: dict[str, frozenset[str]] = {}  # test file -> the functions its imports define (lost_code)
         self.inert = self.interp.inert
 
 
@@ -381,6 +398,7 @@ class Analyzer:
         """The findings of one case (its id suffix: `suffix`) in one world: its context (marks, module and conftest
         findings, fixtures), then, unless `body` is false, its setup hooks, body and decorator wrappers."""
         findings: list[Finding] = []
+        del self.interp.lost[:]  # (what earlier analyses lost: lost_code reads this one's)
         if item.bindings:
             direct = {**dict(item.bindings), **direct}
         if item.requirement:
@@ -682,26 +700,157 @@ class Analyzer:
             got = self.quiet_verdicts[item.line] = Verdict("cpu", 0, 0, (step(rel, item.line, "no GPU use found"),))
         return got
 
+    def joined_cases(self, rel: str, item: TestItem, suffixes: list[tuple[str, int]],
+                     first: dict[str, CaseValues], extra: list[Finding]) -> dict[str, dict[str, Verdict]]:
+        """Verdicts of cases settled by one analysis for many, by suffix and part: "here" the test a machine
+        without GPUs collects (a case's own verdict, unless its id names another case there), "there" the one a
+        machine with GPUs collects in its place or besides (classify_case). Cases that share their part, fixture
+        choices, marks and argument names are analysed once with each argument bound to the join of their values.
+        The analysis follows every value a joined argument may take (an undecided branch runs both ways, a call of
+        a choice calls each), so what it finds bounds what each case would find:
+
+        * "here": a run's first case is analysed on its own; when it finds nothing, the others are analysed
+          joined, and nothing found (or only IMPORTS, which decides no label alone) settles each as "no GPU use
+          found", the verdict its own analysis gives;
+        * "there": the case needs the GPUs of the world that collects it (a requirement, ONLY_THERE or
+          NAMED_THERE); when the joined analysis finds nothing that could add GPUs, memory, skips or another
+          requirement, each case's verdict is that requirement's.
+
+        What a joined value loses on the way is not followed: an operation the analysis cannot compute gives
+        UNRESOLVED, and calling that (`getattr(m, name)()`, `import_module(name).f()`) counts as a loss
+        (lost_code). Anything else, a budget exceeded, or a join that is itself UNRESOLVED leaves the cases, and
+        the group's later runs, to be analysed one by one."""
+        if not self.join_cases or extra or len(suffixes) < JOIN_MIN_CASES or self.item_hooks.of(rel, 0) or \
+                self.getfixturevalue_literals(item.func) is not None:
+            return {}  # (a fixture asked for by a parameter's name: by_name_fixtures needs each case's own)
+        groups: dict[tuple[object, ...], list[tuple[str, CaseValues]]] = {}
+        named: set[str] = set()  # ids that name another case on a machine with GPUs: two parts each
+        for suffix, first_world in suffixes:
+            units: list[tuple[str, int]] = [("there", first_world)] if first_world else \
+                [("there", 1), ("here", 0)] if self.named_twice(rel, item, suffix) else [("here", 0)]
+            if len(units) == 2:
+                named.add(suffix)
+            for part, world in units:
+                values = first[suffix] if part == "here" else self.parametrization(rel, item, world, suffix)
+                if values is None:
+                    continue
+                direct, choice, marks = values
+                # a case whose argument names an accelerator (`device="cuda"`) would make its group find a GPU use:
+                # it joins only cases of the same device (the CPU cases of a device parametrization on their own)
+                accelerators = tuple(v if _names_accelerator(v) else None for _, v in sorted(direct.items()))
+                text = ONLY_THERE if first_world else NAMED_THERE
+                key = (part, world, text, tuple(sorted(choice.items())), tuple(marks), tuple(sorted(direct)),
+                       accelerators)
+                try:
+                    hash(key)
+                except TypeError:
+                    continue
+                groups.setdefault(key, []).append((suffix, values))
+        out: dict[str, dict[str, Verdict]] = {}
+        for (part, world, text, *_), members in groups.items():
+            names = tuple(sorted(members[0][1][0]))
+            for chunk in _joinable_chunks([values[0] for _, values in members], names):
+                run = [members[i] for i in chunk]
+                if len(run) < JOIN_MIN_CASES:
+                    continue
+                settled = self._joined_here(rel, item, run, names, extra, named, out) if part == "here" else \
+                    self._joined_there(rel, item, run, names, world, text)
+                if not settled:
+                    break  # (what made it fail, a skip for some configurations, code it could not follow, is
+                    # most often in the group's later runs too)
+                for suffix, v in settled.items():
+                    out.setdefault(suffix, {})[part if suffix in named else "case"] = v
+        return out
+
+    def _joined_here(self, rel: str, item: TestItem, run: list[tuple[str, CaseValues]], names: tuple[str, ...],
+                     extra: list[Finding], named: set[str], out: dict[str, dict[str, Verdict]]) -> dict[str, Verdict]:
+        """joined_cases' "here" part of one run: the first case on its own (its verdict kept in `out`) unless its
+        id is `named` twice, then, when it found nothing, the others joined (one that finds something says the join
+        would too: the join follows every value of that case). The cases settled, empty if none."""
+        nothing = Verdict("cpu", 0, 0, (step(rel, item.line, "no GPU use found"),))
+        head = run[0][0]
+        if head not in named:
+            got = out.setdefault(head, {})["case"] = self.budgeted_case(rel, item, head, extra)
+            if got != nothing:
+                return {}
+            run = run[1:]
+        findings = self._joined_findings(rel, item, [values for _, values in run], names, 0)
+        if findings is None or any(f.kind != IMPORTS for f in findings):
+            # (IMPORTS: code reached a package whose objects a guarded branch may ask about; no label by itself,
+            # nor with any part of these findings, IF_IMPORTED absent)
+            return {}
+        return {suffix: nothing for suffix, _ in run}
+
+    def _joined_there(self, rel: str, item: TestItem, run: list[tuple[str, CaseValues]], names: tuple[str, ...],
+                      world: int, text: str) -> dict[str, Verdict]:
+        """joined_cases' "there" part of one run: each case needs `world` GPUs (its requirement, `text`), and the
+        joined analysis finds nothing that adds to it (a GPU use of more GPUs, memory, a skip, a requirement of its
+        own, a manual label, an error): each verdict is the requirement's. The cases settled, empty if none."""
+        findings = self._joined_findings(rel, item, [values for _, values in run], names, 0)
+        if findings is None or not all(
+                f.kind in (IMPORTS, UNKNOWN, GUARDED, MOCK) or f.kind == GPU and f.key != "requirement" and
+                f.gpu_count <= world and not f.vram_gb for f in findings):
+            return {}
+        default = step(rel, item.line, "no GPU use found")
+        return {suffix: decide(mark_findings([ReqV(world, 0, step(rel, item.line, f"parametrization {suffix} {text}"))],
+                                             step(rel, item.line, "parameter marks")), {}, default)
+                for suffix, _ in run}
+
+    def _joined_findings(self, rel: str, item: TestItem, cases: list[CaseValues], names: tuple[str, ...],
+                         world: int) -> list[Finding] | None:
+        """The findings of one analysis (in world 0) of these cases, which share their fixture choices and marks,
+        each argument bound to the join of their values; None when it cannot stand for them: a join UNRESOLVED,
+        the budget exceeded, or code lost on the way (lost_code)."""
+        joined = {n: join_all([direct[n] for direct, _, _ in cases]) for n in names}
+        if any(isinstance(v, Unresolved) for v in joined.values()) or self.interp.steps >= self.interp.limit:
+            return None
+        _, choice, marks = cases[0]
+        try:
+            findings, cost = self.interp.budgeted(CASE_BUDGET, self.analyse_case, rel, item, joined, choice,
+                                                  list(marks), 0)
+        except BudgetExceeded:
+            findings, cost = None, OVER_BUDGET_CHARGE
+        self.interp.steps += cost
+        return None if findings is None or self.lost_code(rel) else findings
+
+    def lost_code(self, rel: str) -> bool:
+        """Whether the analysis just run called a value it could not resolve (InterpBase.lost), or a method of one
+        that code rel imports defines: what that value is in a case of its own may be that code."""
+        lost = set(self.interp.lost)
+        if not lost:
+            return False
+        if CALLED_UNRESOLVED in lost:
+            return True
+        got = self.defined_names.get(rel)
+        if got is None:
+            deps = self.source.file_deps(rel)
+            got = self.defined_names[rel] = frozenset(
+                node.name for d in deps for node in self.source.module(d).defs.values()
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)))
+        return not lost.isdisjoint(got)
+
     @staticmethod
     def _over_budget(rel: str, item: TestItem, limit: int, where: str) -> Verdict:
         return Verdict("unknown", 0, 0, (step(rel, item.line, f"analysis budget exceeded ({limit} steps) in "
                                                               f"{where}"),))
 
     def budgeted_case(self, rel: str, item: TestItem, suffix: str | None, extra: list[Finding],
-                      first_world: int = 0, given: CaseValues | None = None) -> Verdict:
+                      first_world: int = 0, given: CaseValues | None = None,
+                      parts: dict[str, Verdict] | None = None) -> Verdict:
         """classify_case within CASE_BUDGET steps, charged to the file's budget; past either, `unknown`."""
         if self.interp.steps >= self.interp.limit:
             return self._over_budget(rel, item, FILE_BUDGET, rel)
         try:
             v, cost = self.interp.budgeted(CASE_BUDGET, self.classify_case, rel, item, suffix, extra, first_world,
-                                           given)
+                                           given, parts)
         except BudgetExceeded:
             v, cost = self._over_budget(rel, item, CASE_BUDGET, item.func.name), OVER_BUDGET_CHARGE
         self.interp.steps += cost
         return v
 
     def classify_case(self, rel: str, item: TestItem, suffix: str | None, extra: list[Finding],
-                      first_world: int = 0, given: CaseValues | None = None) -> Verdict:
+                      first_world: int = 0, given: CaseValues | None = None,
+                      parts: dict[str, Verdict] | None = None) -> Verdict:
         """Label one parametrization (its id suffix in parametrizations(), None: the bare test). A case that
         exists only from world `first_world` on (`DEVICES.append("cuda")` under `torch.cuda.is_available()`)
         is analysed with that world's values and needs its GPUs. An id that names another case on a machine
@@ -709,14 +858,15 @@ class Analyzer:
         a GPU machine collects must run on a GPU runner, so it is labelled like a case that exists only there;
         the one a machine without GPUs collects is analysed on its own, and a CPU test there says so
         (`cpu_without_gpus`: the runner decides by what the test process sees). `given`: the case's values, for a
-        case its suffix does not single out (an id the analysis cannot spell), taken in every world."""
+        case its suffix does not single out (an id the analysis cannot spell), taken in every world. `parts`: the
+        verdicts of the two tests of such an id that joined_cases settled already ("there", "here")."""
         if given is not None:
             return self._classify_case(rel, item, suffix, extra, first_world, given=given)
         if suffix is None or first_world or not self.named_twice(rel, item, suffix):
             return self._classify_case(rel, item, suffix, extra, first_world)
-        there = self._classify_case(rel, item, suffix, extra, 1, "names another case on a machine with a GPU "
-                                    "(a parametrization that an accelerator query changes)")
-        here = self._classify_case(rel, item, suffix, extra, 0, values_from_cpu_world=True)
+        parts = parts or {}
+        there = parts.get("there") or self._classify_case(rel, item, suffix, extra, 1, NAMED_THERE)
+        here = parts.get("here") or self._classify_case(rel, item, suffix, extra, 0, values_from_cpu_world=True)
         if here.label != "cpu":
             return join_verdicts(there, here)
         without = step(rel, item.line, f"on a machine without GPUs, {suffix} is this CPU case: {here.reasons[-1]}")
@@ -740,8 +890,7 @@ class Analyzer:
         return values(here) != values(there)
 
     def _classify_case(self, rel: str, item: TestItem, suffix: str | None, extra: list[Finding],
-                       first_world: int = 0, only_there: str = "exists only on a machine with a GPU (an "
-                       "accelerator query is false on a CPU-only one)", values_from_cpu_world: bool = False,
+                       first_world: int = 0, only_there: str = ONLY_THERE, values_from_cpu_world: bool = False,
                        given: CaseValues | None = None) -> Verdict:
         """classify_case's analysis of one case; `values_from_cpu_world`: the case a machine without GPUs collects,
         with its values in every world (else each world's own values, as its skips are checked); `given`: these
@@ -1087,9 +1236,14 @@ class Analyzer:
                 for sfx, direct, choice, marks in params:
                     first.setdefault(sfx, (direct, choice, marks))
                 may_be_quiet = not extra and self.may_be_quiet(rel, item)
+                joined = {} if may_be_quiet else self.joined_cases(rel, item, suffixes, first, extra)
                 for suffix, first_world in suffixes:
-                    quick = self.quiet_case(rel, item, *first[suffix]) if may_be_quiet and not first_world else None
-                    tests[item.key + suffix] = quick or self.budgeted_case(rel, item, suffix, extra, first_world)
+                    parts = joined.get(suffix, {})
+                    quick = parts.get("case")
+                    if not parts and may_be_quiet and not first_world:
+                        quick = self.quiet_case(rel, item, *first[suffix])
+                    tests[item.key + suffix] = quick or self.budgeted_case(rel, item, suffix, extra, first_world,
+                                                                           parts=parts)
             import_needs_gpu = None if items else self.import_needs_gpu(rel)
         except RecursionError:
             return FileResult(rel, True, {}, "expression nesting too deep to analyse", deps)
@@ -1114,6 +1268,31 @@ class Analyzer:
             return None
         note = step(rel, 1, "no tests, but pytest imports the file to collect it and the import needs a GPU")
         return Verdict(v.label, v.gpu_count, v.vram_gb, (note, *v.reasons))
+
+
+def _names_accelerator(v: Value) -> bool:
+    """A parameter value that is (or may be) an accelerator device's name or a torch.device of one; numbers, which
+    may index a device, do not count."""
+    return any(isinstance(a, DeviceV) or isinstance(a, Const) and isinstance(a.value, str) and accel_device(a)
+               for a in alternatives(v))
+
+
+def _joinable_chunks(directs: list[dict[str, Value]], names: tuple[str, ...]) -> list[list[int]]:
+    """The cases (by index, in order) cut into runs whose values of each argument join without loss: at most
+    MAX_ALTERNATIVES distinct values each (a larger join is UNRESOLVED), none of them UNRESOLVED itself."""
+    chunks: list[list[int]] = []
+    seen: dict[str, set[Value]] | None = None  # the current run's values by argument; None: no run open
+    for i, direct in enumerate(directs):
+        if any(isinstance(direct[n], Unresolved) for n in names):
+            seen = None
+            continue
+        if seen is None or any(len(seen[n] | {direct[n]}) > MAX_ALTERNATIVES for n in names):
+            seen = {n: set() for n in names}
+            chunks.append([])
+        for n in names:
+            seen[n].add(direct[n])
+        chunks[-1].append(i)
+    return chunks
 
 
 def _literal_only(node: ast.AST) -> bool:

@@ -132,6 +132,7 @@ class CallResult:
     generated: tuple[Value, ...] | None = None  # an undecorated generator's exact yields (Generated)
     widened: bool = False  # the summary of a recursive call, in its widened context (summaries.widen)
     world_dependent: bool = True  # its computation let the world decide something (InterpBase.world_reads)
+    lost: frozenset[str] = frozenset()  # what its computation called on unresolved values (InterpBase.lost)
     cells: tuple[tuple[str, Value], ...] = ()  # the enclosing locals it shares, as it left them (closures.py)
     self_at_yield: Value | None = None  # a generator fixture method's receiver at its yield (Frame.at_yield)
     # what a fixture set on `request.cls` / `request.instance` by the time it handed over (RequestV.cls_attrs)
@@ -142,6 +143,9 @@ class CallResult:
     # the parameter after any receiver, its name, the object as the call left it)
     args_after: tuple[tuple[int, str, Value], ...] = ()
 
+
+# InterpBase.lost's entry for a call of a value the analysis cannot resolve (not a method name: has no letters)
+CALLED_UNRESOLVED = "()"
 
 # the name under which `module_state(rel, world, names)` reads a module's top-level findings (not a Python name)
 MODULE_FINDINGS = "<findings>"
@@ -340,6 +344,12 @@ class InterpBase:
         # or a module, class body, MRO or summary that itself depended on one. A computation during which it
         # did not grow is the same in every world, so its result is shared by all of them (summaries.py).
         self.world_reads = 0
+        # What was called on values the analysis cannot resolve, their code (if any) not followed: the method names
+        # (`m.run()` of an unknown `m`), CALLED_UNRESOLVED for a call of one. A joined analysis
+        # (analyzer.joined_cases) that lost a method some in-repo code defines, or a call, may have missed what the
+        # analysis of one case follows, so it settles nothing. Summaries carry what they lost (CallResult.lost), as
+        # they carry world_reads; the analyzer empties it before each file.
+        self.lost: list[str] = []
         # the `if` statement just run whose body ends and whose fall-through a cuda_guard guards (exec_block)
         self.guarded_fallthrough: ast.If | None = None
         self.debug_logging: dict[tuple[str, int], bool] = {}  # (module, world) -> may lower a level to DEBUG

@@ -26,6 +26,7 @@ from tools.classify.dataclass_fields import GeneratedInit
 from tools.classify.devices import _compare, truth
 from tools.classify.evidence import GPU, SKIP, UNKNOWN, Finding, step
 from tools.classify.interp_base import (
+    CALLED_UNRESOLVED,
     DEFAULT_PREFIX,
     DISPATCH,
     EMPTY_DICT,
@@ -339,6 +340,8 @@ class CallsMixin(InterpBase):
             return self.call(callee, args, kwargs, n, frame, name)
         if isinstance(recv, PathV):
             return self.path_method_call(recv, name, args, kwargs, frame)
+        if isinstance(recv, Unresolved):
+            self.lost.append(name)
         if isinstance(recv, Unresolved) and name in RUNS_ITS_CALLABLE and self.run_passed_callable(
                 name, args, kwargs, n, frame):
             return UNK  # `executor.submit(fn, x)`
@@ -598,6 +601,7 @@ class CallsMixin(InterpBase):
         if isinstance(callee, TestFnV):
             return UNK
         if isinstance(callee, Unresolved):
+            self.lost.append(CALLED_UNRESOLVED)
             self.run_passed_callable(None, args, kwargs, n, frame)  # `benchmark(fn)`: a plugin fixture's value
         return UNK
 
@@ -922,9 +926,10 @@ class CallsMixin(InterpBase):
             if shared is not None:
                 res = shared[0]
                 got = CallResult(res.value, res.findings, apply_delta(fv.bound, shared[1]), res.stores, res.generated,
-                                 res.widened, res.world_dependent, registrations=res.registrations)
+                                 res.widened, res.world_dependent, res.lost, registrations=res.registrations)
         if got is not None:
             self.world_reads += got.world_dependent
+            self.lost.extend(got.lost)
             return got
         if frames.cut(key):
             return CallResult(UNK, ())
@@ -933,6 +938,7 @@ class CallsMixin(InterpBase):
             if early is not None:
                 frames.lowest_cut = min(frames.lowest_cut, early[0])
                 self.world_reads += early[1].world_dependent
+                self.lost.extend(early[1].lost)
                 return early[1]
         if depth > MAX_DEPTH:
             frames.lowest_cut = 0  # the bound depends on the whole stack: nothing above is stored
@@ -942,7 +948,7 @@ class CallsMixin(InterpBase):
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             return CallResult(UNK, ())
         pos, saved = frames.push(key, fv, widened_size)
-        before = self.world_reads
+        before, lost_before = self.world_reads, len(self.lost)
         try:
             result = self.budgeted(SUMMARY_BUDGET, self._run_function, fv, node, args, kwargs, world, depth,
                                    stores)[0]
@@ -964,6 +970,10 @@ class CallsMixin(InterpBase):
             result.self_at_yield = at_yield if is_objects(at_yield) else None
         result.widened = widened_size is not None
         result.world_dependent = self.world_reads != before
+        if len(self.lost) != lost_before:
+            result.lost = frozenset(self.lost[lost_before:])
+            del self.lost[lost_before:]
+            self.lost.extend(result.lost)
         if cut >= pos:  # every cycle it met closed on itself (or on its callees): what this context alone gives
             self.calls[key if result.world_dependent else (*context, None)] = result
             if projected is not None and result.self_at_yield is None and not result.cls_attrs and \

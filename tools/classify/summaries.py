@@ -26,6 +26,10 @@ that linear and independent of the order of analysis:
   decides something (InterpBase.world_reads: a machine query, a well-known constant, or a module, class or
   summary that read one); the analysis before the first such read is the same in every world, so a summary
   whose computation saw none is reused in all of them (interp_calls.CallsMixin.call_function).
+* **A summary says what it lost.** The method names it called on values it could not resolve, and whether it
+  called one (InterpBase.lost), travel with it (CallResult.lost) and are added again at every reuse, so an analysis
+  of many cases at once (analyzer.Analyzer.joined_cases) sees every call it could not follow, wherever the summary
+  was first computed.
 * **Each summary has its own step budget** (`SUMMARY_BUDGET`, the callee's own steps; the callees'
   summaries are budgeted on their own). A summary that exceeds it says so in an `unknown` finding naming the
   function. A caller is charged one step per reuse, so the same library code reached from a thousand tests
