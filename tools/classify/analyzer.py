@@ -774,7 +774,7 @@ class Analyzer:
             if got != nothing:
                 return {}
             run = run[1:]
-        findings = self._joined_findings(rel, item, [values for _, values in run], names, 0)
+        findings = self._joined_findings(rel, item, [values for _, values in run], names)
         if findings is None or any(f.kind != IMPORTS for f in findings):
             # (IMPORTS: code reached a package whose objects a guarded branch may ask about; no label by itself,
             # nor with any part of these findings, IF_IMPORTED absent)
@@ -786,7 +786,7 @@ class Analyzer:
         """joined_cases' "there" part of one run: each case needs `world` GPUs (its requirement, `text`), and the
         joined analysis finds nothing that adds to it (a GPU use of more GPUs, memory, a skip, a requirement of its
         own, a manual label, an error): each verdict is the requirement's. The cases settled, empty if none."""
-        findings = self._joined_findings(rel, item, [values for _, values in run], names, 0)
+        findings = self._joined_findings(rel, item, [values for _, values in run], names)
         if findings is None or not all(
                 f.kind in (IMPORTS, UNKNOWN, GUARDED, MOCK) or f.kind == GPU and f.key != "requirement" and
                 f.gpu_count <= world and not f.vram_gb for f in findings):
@@ -796,8 +796,8 @@ class Analyzer:
                                              step(rel, item.line, "parameter marks")), {}, default)
                 for suffix, _ in run}
 
-    def _joined_findings(self, rel: str, item: TestItem, cases: list[CaseValues], names: tuple[str, ...],
-                         world: int) -> list[Finding] | None:
+    def _joined_findings(self, rel: str, item: TestItem, cases: list[CaseValues],
+                         names: tuple[str, ...]) -> list[Finding] | None:
         """The findings of one analysis (in world 0) of these cases, which share their fixture choices and marks,
         each argument bound to the join of their values; None when it cannot stand for them: a join UNRESOLVED,
         the budget exceeded, or code lost on the way (lost_code)."""

@@ -348,7 +348,7 @@ class InterpBase:
         # (`m.run()` of an unknown `m`), CALLED_UNRESOLVED for a call of one. A joined analysis
         # (analyzer.joined_cases) that lost a method some in-repo code defines, or a call, may have missed what the
         # analysis of one case follows, so it settles nothing. Summaries carry what they lost (CallResult.lost), as
-        # they carry world_reads; the analyzer empties it before each file.
+        # they carry world_reads; each case analysis starts it empty (Analyzer.analyse_case).
         self.lost: list[str] = []
         # the `if` statement just run whose body ends and whose fall-through a cuda_guard guards (exec_block)
         self.guarded_fallthrough: ast.If | None = None
