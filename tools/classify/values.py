@@ -100,6 +100,11 @@ class OneOf:
 
     alts: frozenset[Value]
 
+    def __repr__(self) -> str:
+        # the alternatives' reprs in sorted order: a frozenset prints its elements in hash order, which differs
+        # between processes (PYTHONHASHSEED), and reprs order alternatives (`ordered`), nested choices too
+        return f"OneOf(alts={{{', '.join(sorted(map(repr, self.alts)))}}})"
+
     def ordered(self) -> tuple[Value, ...]:
         """The alternatives in a process-independent order (by repr); computed once per object (see below)."""
         return tuple(sorted(self.alts, key=repr))

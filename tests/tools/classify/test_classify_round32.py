@@ -3,6 +3,9 @@ pytest on CPU-only torch first)."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -90,3 +93,19 @@ def test_cases_only_a_gpu_machine_collects_are_analysed_together(monkeypatch: py
     # the CUDA cases reach "cuda:1": joined, that is a need of two GPUs, more than the one the cases exist with, so
     # each is analysed on its own (and needs two)
     assert counts["test_second_gpu"] == 2 + 1 + 3
+
+
+def test_a_choice_prints_the_same_whatever_the_hash_seed() -> None:
+    # alternatives are ordered by their repr (OneOf.ordered), and a frozenset prints in hash order: a choice nested
+    # in another value (an object's attribute) ordered the outer choice differently per PYTHONHASHSEED, and with it
+    # which of liger-kernel's kernel implementations the analysis followed first (reasons differed between runs)
+    code = ("from tools.classify.values import Const, Inst, OneOf, ClassV\n"
+            "c = ClassV('m.py', (1, 0), 'C')\n"
+            "inner = OneOf(frozenset(Const(s) for s in ('triton', 'cutile', 'cutedsl', 'ascend', 'torch')))\n"
+            "outer = OneOf(frozenset({Inst(c, (('impl', inner),)), Inst(c, (('impl', Const('x')),))}))\n"
+            "print(repr(inner)); print(outer.ordered())\n")
+    root = Path(__file__).resolve().parents[3]
+    printed = {subprocess.run([sys.executable, "-c", code], cwd=root, env={**os.environ, "PYTHONHASHSEED": seed},
+                              capture_output=True, text=True, check=True).stdout for seed in ("1", "2", "3", "15")}
+    assert len(printed) == 1
+    assert "Const(value='ascend'), Const(value='cutedsl')" in printed.pop()
