@@ -738,7 +738,7 @@ class Analyzer:
                 # a case whose argument names an accelerator (`device="cuda"`) would make its group find a GPU use:
                 # it joins only cases of the same device (the CPU cases of a device parametrization on their own)
                 accelerators = tuple(v if _names_accelerator(v) else None for _, v in sorted(direct.items()))
-                text = ONLY_THERE if first_world else NAMED_THERE
+                text = "" if part == "here" else ONLY_THERE if first_world else NAMED_THERE  # (the requirement's)
                 key = (part, world, text, tuple(sorted(choice.items())), tuple(marks), tuple(sorted(direct)),
                        accelerators)
                 try:

@@ -318,16 +318,14 @@ class CallsMixin(InterpBase):
             return module_startswith(recv.path[len(MODULE_WITHIN):], args) if name == "startswith" and not \
                 kwargs else UNK
         recv = versions.as_text(recv)  # `torch.__version__.split(".")`: a str
-        if isinstance(recv, OneOf) and not is_objects(recv) and any(
-                isinstance(a, (ClassV, ModV, Inst)) for a in recv.alts):
-            # `REGISTRY[key].quantize(...)` with an undecided key: the method of each candidate class (or module,
-            # object) runs on some path, so each is analysed and its findings kept
-            return join_all([self.method_call(a, name, args, kwargs, n, frame) for a in alternatives(recv)])
-        if isinstance(recv, OneOf) and is_objects(recv) and len({
+        if isinstance(recv, OneOf) and (not is_objects(recv) and any(
+                isinstance(a, (ClassV, ModV, Inst)) for a in recv.alts) or is_objects(recv) and len({
                 a.attr(name) is not None or self.class_lookup(a.cls, name, frame.world) is not None
-                for a in alternatives(recv) if isinstance(a, Inst)}) > 1:
-            # objects of which only some have the method in-repo (`REGISTRY[key](params).step()` over an in-repo
-            # optimizer and one inheriting torch's `step`): each alternative's own call, joined
+                for a in alternatives(recv) if isinstance(a, Inst)}) > 1):
+            # `REGISTRY[key].quantize(...)` with an undecided key: the method of each candidate class (or module,
+            # object) runs on some path, so each is analysed and its findings kept; so with objects of which only
+            # some have the method in-repo (`REGISTRY[key](params).step()` over an in-repo optimizer and one
+            # inheriting torch's `step`)
             return join_all([self.method_call(a, name, args, kwargs, n, frame) for a in alternatives(recv)])
         if isinstance(recv, (Ext, ModV, ClassV, SuperV)) or (is_objects(recv) and all(
                 a.attr(name) is not None or self.class_lookup(a.cls, name, frame.world) is not None
