@@ -52,6 +52,7 @@ from tools.classify.provenance import (
 from tools.classify.test_state import environ_get, patched_value
 from tools.classify.values import (
     NOT_LITERAL,
+    OPAQUE,
     SIZE,
     SLICE,
     UNKNOWN_SCALAR,
@@ -68,6 +69,7 @@ from tools.classify.values import (
     ModV,
     NNModV,
     OneOf,
+    Opaque,
     PartialV,
     PathV,
     RequestV,
@@ -88,6 +90,7 @@ from tools.classify.values import (
     join_all,
     literal_of,
     module_list_children,
+    plain_data,
     slice_of,
     too_long_to_print,
     undecided_entry,
@@ -99,6 +102,7 @@ TENSOR_CLASSES = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.nn.para
 MAX_LISTED_ELEMENTS = 256  # iterations of a comprehension evaluated one by one (parameter tables)
 # characters of a string `+` builds (ids that print a torch.nn Sequential are several hundred); longer is unknown
 MAX_CONCAT = 4096
+MAX_REPEATED = 256  # items of a repeated list or tuple (`[x] * n`) kept; a longer one is unknown
 MAX_STRING_CHOICES = 16  # alternatives an f-string or `+` of one-of-several constants is spelled out for
 _BIN: dict[type, Callable[[Any, Any], Any]] = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
@@ -377,6 +381,9 @@ class ExpressionsMixin(InterpBase):
             return UNKNOWN_SCALAR  # `1 - math.sqrt(x)` of an unknown x: a number pytest spells in an id
         if isinstance(a, Seq) and isinstance(b, Seq) and isinstance(op, ast.Add):
             return bounded(Seq(a.items + b.items, a.kind))
+        if isinstance(op, ast.Mult) and isinstance(a, Seq) and a.kind in ("list", "tuple") and isinstance(
+                b, Const) and type(b.value) is int and len(a.items) * max(b.value, 0) <= MAX_REPEATED:
+            return Seq(a.items * b.value, a.kind)  # `[f] * 8 + [g]`, `(0,) * n` of a known n
         if isinstance(a, Seq) and isinstance(b, Seq) and a.kind == b.kind == "set" and isinstance(op, ast.Sub):
             return Seq(tuple(i for i in a.items if i not in b.items), "set")  # `picked - set(cases)`
         if isinstance(a, Seq) and isinstance(b, Seq) and a.kind == b.kind == "set" and isinstance(
@@ -395,7 +402,12 @@ class ExpressionsMixin(InterpBase):
         return UNK
 
     def ev_BinOp(self, n: ast.BinOp, frame: Frame) -> Value:
-        return self._binop(n.op, self.ev(n.left, frame), self.ev(n.right, frame))
+        a, b = self.ev(n.left, frame), self.ev(n.right, frame)
+        got = self._binop(n.op, a, b)
+        # arithmetic is never followed into in-repo dunders: an unknown result is no code, unless it may be a
+        # concatenation of sequences that hold code (values.Opaque)
+        return OPAQUE if type(got) is Unresolved and (
+            not isinstance(n.op, ast.Add) or plain_data(a) and plain_data(b)) else got
 
     def ev_Subscript(self, n: ast.Subscript, frame: Frame) -> Value:
         obj = self.ev(n.value, frame)
@@ -464,6 +476,8 @@ class ExpressionsMixin(InterpBase):
                 if torch_constant_str(k) == torch_constant_str(idx):
                     return v
         joined = undecided_entry(obj, idx)
+        if joined is None and isinstance(obj, TensorV):
+            return OPAQUE  # an element of a tensor, unknown whatever the case (values.Opaque)
         return joined if joined is not None else UNK
 
     def ev_Slice(self, n: ast.Slice, frame: Frame) -> Value:
@@ -612,6 +626,13 @@ class ExpressionsMixin(InterpBase):
         return bound
 
     def getattr_v(self, obj: Value, name: str, frame: Frame, node: ast.AST) -> Value:
+        got = self._attribute(UNK if type(obj) is Opaque else obj, name, frame, node)
+        # an unknown attribute of a tensor is data (its shape, dtype, ...); of an unknown that is no code in any
+        # case, it is none either (values.Opaque)
+        return OPAQUE if type(got) is Unresolved and (
+            type(obj) is Opaque or isinstance(obj, TensorV)) else got
+
+    def _attribute(self, obj: Value, name: str, frame: Frame, node: ast.AST) -> Value:
         if isinstance(obj, OneOf) and all(isinstance(a, Inst) for a in obj.alts):
             # `if ...: self.buffer_class = A else: self.buffer_class = B` leaves two objects: read from each
             return join_all([self.getattr_v(a, name, frame, node) for a in alternatives(obj)])

@@ -1,0 +1,81 @@
+"""Round 33: a joined analysis (Analyzer.joined_cases) is not stopped by unknowns that are the same in every case it
+stands for (values.Opaque; corpus tests/round33, each file run with pytest on CPU-only torch first). The whole
+corpus gives the same verdicts with and without joined analyses (test_classify_round32)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tools.classify import analyzer
+from tools.classify.analyzer import Analyzer, _joinable_chunks, _joined_argument
+from tools.classify.modules import walk_python_files
+from tools.classify.values import (
+    OPAQUE,
+    UNKNOWN_SCALAR,
+    UNRESOLVED,
+    ClassV,
+    Const,
+    Inst,
+    OneOf,
+    TensorV,
+    case_invariant,
+)
+
+CORPUS = Path(__file__).resolve().parent / "fixtures" / "repo"
+UNKNOWN_PARAMETERS = "tests/round33/test_unknown_parameters.py"
+
+
+def _analyses(monkeypatch: pytest.MonkeyPatch, rel: str) -> dict[str, int]:
+    """How many times each test function of rel was analysed (a case, a joined group, or a world)."""
+    counts: dict[str, int] = {}
+    original = Analyzer.analyse_case
+
+    def counted(self: Analyzer, rel: str, item, *args, **kwargs):  # type: ignore[no-untyped-def]
+        counts[item.func.name] = counts.get(item.func.name, 0) + 1
+        return original(self, rel, item, *args, **kwargs)
+
+    monkeypatch.setattr(analyzer.Analyzer, "analyse_case", counted)
+    got = Analyzer(CORPUS, walk_python_files(CORPUS, [])).classify_file(rel)
+    assert got.error is None
+    return counts
+
+
+def test_an_argument_unknown_in_every_case_joins(monkeypatch: pytest.MonkeyPatch) -> None:
+    counts = _analyses(monkeypatch, UNKNOWN_PARAMETERS)
+    # `part` (operator.attrgetter objects) is unknown in all 6 cases and is called: the first case, then the others
+    # joined (case by case before: an unknown argument ended every run, and calling an unknown was a loss)
+    assert counts["test_unknown_callable"] == 1 + 1
+    # a helper that calls what it cannot compute with the same arguments in every case: 4 cases, 2 analyses
+    assert counts["test_helper_calls_what_it_cannot_compute"] == 1 + 1
+    # the helper is given the case's own module name: the join (json or tomllib) loses `loads`, which in-repo code
+    # defines, so the cases are analysed one by one after the failed join
+    assert counts["test_helper_given_the_case_value"] == 1 + 1 + 2
+    # the join of "host2" and "accelerator" finds the skip: each case on its own, and the two skipped ones again
+    # with a GPU (how many it takes)
+    assert counts["test_unknown_callable_some_on_gpu"] == 1 + 1 + 5 + 2
+
+
+def test_runs_may_hold_an_argument_unknown_in_all_their_cases() -> None:
+    directs = [{"a": UNRESOLVED, "b": Const(i)} for i in range(4)]
+    assert _joinable_chunks(directs, ("a", "b")) == [[0, 1, 2, 3]]
+    # a switch between unknown and known values starts a new run; an unknown of a kind a join forgets (a text
+    # computed from an unknown) ends the run
+    directs[2] = {"a": Const(1), "b": Const(2)}
+    assert _joinable_chunks(directs, ("a", "b")) == [[0, 1], [2], [3]]
+    directs[1] = {"a": UNKNOWN_SCALAR, "b": Const(1)}
+    assert _joinable_chunks(directs, ("a", "b")) == [[0], [2], [3]]
+    assert _joined_argument([UNRESOLVED, UNRESOLVED]) == OPAQUE
+    assert isinstance(_joined_argument([Const(1), Const(2)]), OneOf)
+
+
+def test_a_value_is_case_invariant_when_nothing_in_it_is_a_choice_or_an_unknown() -> None:
+    cls = ClassV("m.py", (1, 0), "C")
+    assert case_invariant(Const("x")) and case_invariant(TensorV("cpu")) and case_invariant(OPAQUE)
+    assert case_invariant(Inst(cls, (("w", TensorV("cpu")), ("k", OPAQUE))))
+    assert not case_invariant(UNRESOLVED) and not case_invariant(UNKNOWN_SCALAR)
+    assert not case_invariant(OneOf(frozenset({Const(1), Const(2)})))
+    assert not case_invariant(Inst(cls, (("w", UNRESOLVED),)))
+    # a text that only spells a choice is still a constant
+    assert case_invariant(Const("OneOf is a word"))
