@@ -817,10 +817,13 @@ class Analyzer:
                 for suffix, _ in run:
                     hooked.extend(self.item_hooks.findings(rel, [*own, *marks], item.func.name, world,
                                                            f"{item.key}{suffix}"))
+            self.interp.joining = True
             findings, cost = self.interp.budgeted(CASE_BUDGET, self.analyse_case, rel, item, joined, choice,
                                                   list(marks), 0)
         except BudgetExceeded:
             findings, cost = None, OVER_BUDGET_CHARGE
+        finally:
+            self.interp.joining = False
         self.interp.steps += cost
         return None if findings is None or self.lost_code(rel) else [*hooked, *findings]
 

@@ -322,7 +322,7 @@ class CallsMixin(InterpBase):
     def method_call(self, recv: Value, name: str, args: list[Value], kwargs: dict[str, Value], n: ast.Call,
                     frame: Frame) -> Value:
         opaque = type(recv) is Opaque
-        if not opaque and not isinstance(recv, TensorV):
+        if not opaque and not (self.joining and isinstance(recv, TensorV)):
             return self._method_call(recv, name, args, kwargs, n, frame)
         # an opaque receiver is what each case's own analysis has as an unknown: the same call, without the loss
         at = len(self.lost)
@@ -538,7 +538,7 @@ class CallsMixin(InterpBase):
             got = self.call_ext(callee.path, args, kwargs, n, frame)
             # an unknown a library gives for arguments that are the same in each case, or that hold only data, is
             # unknown in each case, unless the library looks code up by a name (LOOKUPS)
-            return OPAQUE if type(got) is Unresolved and callee.path not in LOOKUPS and not \
+            return OPAQUE if self.joining and type(got) is Unresolved and callee.path not in LOOKUPS and not \
                 callee.path.startswith(CODE_BY_NAME) and _no_code([*args, *kwargs.values()]) else got
         if isinstance(callee, UnknownParameter):
             frame.add(Finding(UNKNOWN, (step(frame.rel, line, f"calls {callee.where}, a parametrized value the "
@@ -959,7 +959,7 @@ class CallsMixin(InterpBase):
                                  res.widened, res.world_dependent, res.lost, registrations=res.registrations)
         if got is not None:
             self.world_reads += got.world_dependent
-            if got.lost and not _invariant(context):
+            if got.lost and not (self.joining and _invariant(context)):
                 self.lost.extend(got.lost)
             return got
         if frames.cut(key):
@@ -969,7 +969,7 @@ class CallsMixin(InterpBase):
             if early is not None:
                 frames.lowest_cut = min(frames.lowest_cut, early[0])
                 self.world_reads += early[1].world_dependent
-                if early[1].lost and not _invariant(context):
+                if early[1].lost and not (self.joining and _invariant(context)):
                     self.lost.extend(early[1].lost)
                 return early[1]
         if depth > MAX_DEPTH:
@@ -1005,7 +1005,7 @@ class CallsMixin(InterpBase):
         if len(self.lost) != lost_before:
             result.lost = frozenset(self.lost[lost_before:])
             del self.lost[lost_before:]
-            if not _invariant(context):
+            if not (self.joining and _invariant(context)):
                 self.lost.extend(result.lost)
         if cut >= pos:  # every cycle it met closed on itself (or on its callees): what this context alone gives
             self.calls[key if result.world_dependent else (*context, None)] = result

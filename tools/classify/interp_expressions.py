@@ -406,7 +406,7 @@ class ExpressionsMixin(InterpBase):
         got = self._binop(n.op, a, b)
         # arithmetic is never followed into in-repo dunders: an unknown result is no code, unless it may be a
         # concatenation of sequences that hold code (values.Opaque)
-        return OPAQUE if type(got) is Unresolved and (
+        return OPAQUE if self.joining and type(got) is Unresolved and (
             not isinstance(n.op, ast.Add) or plain_data(a) and plain_data(b)) else got
 
     def ev_Subscript(self, n: ast.Subscript, frame: Frame) -> Value:
@@ -476,7 +476,7 @@ class ExpressionsMixin(InterpBase):
                 if torch_constant_str(k) == torch_constant_str(idx):
                     return v
         joined = undecided_entry(obj, idx)
-        if joined is None and isinstance(obj, TensorV):
+        if joined is None and self.joining and isinstance(obj, TensorV):
             return OPAQUE  # an element of a tensor, unknown whatever the case (values.Opaque)
         return joined if joined is not None else UNK
 
@@ -630,7 +630,7 @@ class ExpressionsMixin(InterpBase):
         # an unknown attribute of a tensor is data (its shape, dtype, ...); of an unknown that is no code in any
         # case, it is none either (values.Opaque)
         return OPAQUE if type(got) is Unresolved and (
-            type(obj) is Opaque or isinstance(obj, TensorV)) else got
+            type(obj) is Opaque or self.joining and isinstance(obj, TensorV)) else got
 
     def _attribute(self, obj: Value, name: str, frame: Frame, node: ast.AST) -> Value:
         if isinstance(obj, OneOf) and all(isinstance(a, Inst) for a in obj.alts):

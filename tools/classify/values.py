@@ -74,7 +74,8 @@ class Opaque(Unresolved):
     arguments that are the same in each case or hold only data (`case_invariant`, `plain_data`; not a lookup by
     name), an unknown attribute of a tensor or of an opaque value, what calling it gives, and unknown arithmetic.
     The analysis treats it as UNRESOLVED everywhere, but a call on it is no loss (InterpBase.lost): a case's own
-    analysis follows no code there either, so the join misses nothing by it."""
+    analysis follows no code there either, so the join misses nothing by it. Only a joined analysis makes one
+    (InterpBase.joining): a case's own keeps UNRESOLVED, so its summaries' contexts are what they were."""
 
 
 OPAQUE = Opaque()
