@@ -79,3 +79,16 @@ def test_a_value_is_case_invariant_when_nothing_in_it_is_a_choice_or_an_unknown(
     assert not case_invariant(Inst(cls, (("w", UNRESOLVED),)))
     # a text that only spells a choice is still a constant
     assert case_invariant(Const("OneOf is a word"))
+
+
+def test_only_joined_analyses_make_opaque_unknowns() -> None:
+    # a case's own analysis keeps UNRESOLVED: the contexts of its summaries (memo keys) stay what they were
+    files = walk_python_files(CORPUS, [])
+    alone = Analyzer(CORPUS, files, join_cases=False)
+    assert alone.classify_file(UNKNOWN_PARAMETERS).error is None
+    assert not any("Opaque()" in repr(key) or "Opaque()" in repr(r.value) for key, r in alone.interp.calls.items())
+    joined = Analyzer(CORPUS, files)
+    assert joined.classify_file(UNKNOWN_PARAMETERS).error is None
+    assert not joined.interp.joining
+    # (`plain_ones(n)` with `n = int(part(3 + 0j)) or 3` of an unknown `part`: a summary of an opaque argument)
+    assert any("Opaque()" in repr(key) or "Opaque()" in repr(r.value) for key, r in joined.interp.calls.items())
