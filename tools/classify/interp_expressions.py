@@ -102,7 +102,6 @@ TENSOR_CLASSES = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.nn.para
 MAX_LISTED_ELEMENTS = 256  # iterations of a comprehension evaluated one by one (parameter tables)
 # characters of a string `+` builds (ids that print a torch.nn Sequential are several hundred); longer is unknown
 MAX_CONCAT = 4096
-MAX_REPEATED = 256  # items of a repeated list or tuple (`[x] * n`) kept; a longer one is unknown
 MAX_STRING_CHOICES = 16  # alternatives an f-string or `+` of one-of-several constants is spelled out for
 _BIN: dict[type, Callable[[Any, Any], Any]] = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
@@ -381,9 +380,6 @@ class ExpressionsMixin(InterpBase):
             return UNKNOWN_SCALAR  # `1 - math.sqrt(x)` of an unknown x: a number pytest spells in an id
         if isinstance(a, Seq) and isinstance(b, Seq) and isinstance(op, ast.Add):
             return bounded(Seq(a.items + b.items, a.kind))
-        if isinstance(op, ast.Mult) and isinstance(a, Seq) and a.kind in ("list", "tuple") and isinstance(
-                b, Const) and type(b.value) is int and len(a.items) * max(b.value, 0) <= MAX_REPEATED:
-            return Seq(a.items * b.value, a.kind)  # `[f] * 8 + [g]`, `(0,) * n` of a known n
         if isinstance(a, Seq) and isinstance(b, Seq) and a.kind == b.kind == "set" and isinstance(op, ast.Sub):
             return Seq(tuple(i for i in a.items if i not in b.items), "set")  # `picked - set(cases)`
         if isinstance(a, Seq) and isinstance(b, Seq) and a.kind == b.kind == "set" and isinstance(

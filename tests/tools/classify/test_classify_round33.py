@@ -92,3 +92,12 @@ def test_only_joined_analyses_make_opaque_unknowns() -> None:
     assert not joined.interp.joining
     # (`plain_ones(n)` with `n = int(part(3 + 0j)) or 3` of an unknown `part`: a summary of an opaque argument)
     assert any("Opaque()" in repr(key) or "Opaque()" in repr(r.value) for key, r in joined.interp.calls.items())
+
+
+def test_a_nan_value_names_the_same_case_on_both_machines() -> None:
+    # `float("nan")` evaluated in each world is not equal to itself: the CPU case of `[nan-cpu]` was taken for
+    # another case on a machine with GPUs (found by a repeated list of NaNs in timm's tests/test_multilabel.py)
+    result = Analyzer(CORPUS, walk_python_files(CORPUS, [])).classify_file("tests/round33/test_nan_values.py")
+    tests = result.tests
+    assert tests["test_nan_on_each_device[nan-cpu]"].label == "cpu"
+    assert tests["test_nan_on_each_device[nan-cuda]"].label == "gpu"
