@@ -13,7 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from tools.classify.analyzer import Analyzer
 from tools.classify.evidence import Verdict
+from tools.classify.modules import walk_python_files
 from tools.classify.runner import run
 
 CORPUS = Path(__file__).resolve().parent / "fixtures"
@@ -26,6 +28,28 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     dst = tmp_path_factory.mktemp("corpus") / "repo"
     shutil.copytree(CORPUS / "repo", dst)
     return dst
+
+
+@pytest.fixture
+def analyses_per_test(monkeypatch: pytest.MonkeyPatch) -> Callable[[str], dict[str, int]]:
+    """How many times each test function of a corpus file (fixtures/repo) is analysed: once per case, joined group
+    (Analyzer.joined_cases settles many cases by one analysis) or world."""
+    counts: dict[str, int] = {}
+    original = Analyzer.analyse_case
+
+    def counted(self: Analyzer, rel: str, item, *args, **kwargs):  # type: ignore[no-untyped-def]
+        counts[item.func.name] = counts.get(item.func.name, 0) + 1
+        return original(self, rel, item, *args, **kwargs)
+
+    monkeypatch.setattr(Analyzer, "analyse_case", counted)
+
+    def of(rel: str) -> dict[str, int]:
+        counts.clear()
+        root = CORPUS / "repo"
+        got = Analyzer(root, walk_python_files(root, [])).classify_file(rel)
+        assert got.error is None
+        return dict(counts)
+    return of
 
 
 def _write_tree(root: Path, files: dict[str, str]) -> Path:

@@ -6,15 +6,14 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
-import pytest
-
-from tools.classify import analyzer
 from tools.classify.analyzer import Analyzer, _joinable_chunks
 from tools.classify.modules import is_test_file, walk_python_files
 from tools.classify.values import UNRESOLVED, Const
 
+Analyses = Callable[[str], dict[str, int]]  # conftest.analyses_per_test
 CORPUS = Path(__file__).resolve().parent / "fixtures" / "repo"
 CHOSEN = "tests/round32/test_chosen_by_parameters.py"
 VALUES = "tests/round32/test_joined_values.py"
@@ -35,32 +34,16 @@ def test_corpus_results_are_identical_with_and_without_joined_cases() -> None:
     assert _results(CORPUS, True) == _results(CORPUS, False)
 
 
-def _analyses(monkeypatch: pytest.MonkeyPatch, rel: str) -> dict[str, int]:
-    """How many times each test function of rel was analysed (a case, a joined group, or a world)."""
-    counts: dict[str, int] = {}
-    original = Analyzer.analyse_case
-
-    def counted(self: Analyzer, rel: str, item, *args, **kwargs):  # type: ignore[no-untyped-def]
-        counts[item.func.name] = counts.get(item.func.name, 0) + 1
-        return original(self, rel, item, *args, **kwargs)
-
-    monkeypatch.setattr(analyzer.Analyzer, "analyse_case", counted)
-    files = walk_python_files(CORPUS, [])
-    got = Analyzer(CORPUS, files).classify_file(rel)
-    assert got.error is None
-    return counts
-
-
-def test_cases_that_find_nothing_are_settled_together(monkeypatch: pytest.MonkeyPatch) -> None:
-    counts = _analyses(monkeypatch, MANY)
+def test_cases_that_find_nothing_are_settled_together(analyses_per_test: Analyses) -> None:
+    counts = analyses_per_test(MANY)
     # the first case on its own, then the others joined
     assert counts["test_all_cpu"] == 1 + 1  # 3 cases
     assert counts["test_all_cpu_two"] == 1 + 1  # 6 cases, two arguments
     assert counts["test_many_cpu"] == 2 + 2  # 12 values of one argument: at most 8 join without loss
 
 
-def test_a_group_that_finds_or_loses_something_is_analysed_case_by_case(monkeypatch: pytest.MonkeyPatch) -> None:
-    counts = _analyses(monkeypatch, CHOSEN)
+def test_a_group_that_finds_or_loses_something_is_analysed_case_by_case(analyses_per_test: Analyses) -> None:
+    counts = analyses_per_test(CHOSEN)
     # the first case (CpuModel) finds nothing; the join of the others reaches CudaModel: each on its own
     assert counts["test_class_param"] == 1 + 1 + 2
     # ["small", "large", "cuda"]: "cuda" names an accelerator, so it is not joined, and two cases are too few
@@ -79,15 +62,15 @@ def test_runs_of_cases_join_at_most_eight_values_each_and_stop_at_an_unresolved_
     assert _joinable_chunks([{}, {}, {}], ()) == [[0, 1, 2]]
 
 
-def test_cpu_cases_of_a_device_parametrization_join_apart_from_cuda_ones(monkeypatch: pytest.MonkeyPatch) -> None:
-    counts = _analyses(monkeypatch, VALUES)
+def test_cpu_cases_of_a_device_parametrization_join_apart_from_cuda_ones(analyses_per_test: Analyses) -> None:
+    counts = analyses_per_test(VALUES)
     # n in [1, 2, 3] x dev in ["cpu", "cuda"]: the first CPU case, then the two others joined; the first CUDA case
     # finds the GPU use, so the other two are not joined but analysed each on its own
     assert counts["test_product"] == 1 + 1 + 3
 
 
-def test_cases_only_a_gpu_machine_collects_are_analysed_together(monkeypatch: pytest.MonkeyPatch) -> None:
-    counts = _analyses(monkeypatch, DEVICE_LISTS)
+def test_cases_only_a_gpu_machine_collects_are_analysed_together(analyses_per_test: Analyses) -> None:
+    counts = analyses_per_test(DEVICE_LISTS)
     # DEVICES gains "cuda" with a GPU: [cuda-1] ... [cuda-4] need it, and one analysis of them together finds
     # nothing that needs more; the CPU cases: the first, then the others joined
     assert counts["test_sizes"] == 2 + 1

@@ -4,11 +4,9 @@ corpus gives the same verdicts with and without joined analyses (test_classify_r
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
-import pytest
-
-from tools.classify import analyzer
 from tools.classify.analyzer import Analyzer, _joinable_chunks, _joined_argument
 from tools.classify.modules import walk_python_files
 from tools.classify.values import (
@@ -23,27 +21,13 @@ from tools.classify.values import (
     case_invariant,
 )
 
+Analyses = Callable[[str], dict[str, int]]  # conftest.analyses_per_test
 CORPUS = Path(__file__).resolve().parent / "fixtures" / "repo"
 UNKNOWN_PARAMETERS = "tests/round33/test_unknown_parameters.py"
 
 
-def _analyses(monkeypatch: pytest.MonkeyPatch, rel: str) -> dict[str, int]:
-    """How many times each test function of rel was analysed (a case, a joined group, or a world)."""
-    counts: dict[str, int] = {}
-    original = Analyzer.analyse_case
-
-    def counted(self: Analyzer, rel: str, item, *args, **kwargs):  # type: ignore[no-untyped-def]
-        counts[item.func.name] = counts.get(item.func.name, 0) + 1
-        return original(self, rel, item, *args, **kwargs)
-
-    monkeypatch.setattr(analyzer.Analyzer, "analyse_case", counted)
-    got = Analyzer(CORPUS, walk_python_files(CORPUS, [])).classify_file(rel)
-    assert got.error is None
-    return counts
-
-
-def test_an_argument_unknown_in_every_case_joins(monkeypatch: pytest.MonkeyPatch) -> None:
-    counts = _analyses(monkeypatch, UNKNOWN_PARAMETERS)
+def test_an_argument_unknown_in_every_case_joins(analyses_per_test: Analyses) -> None:
+    counts = analyses_per_test(UNKNOWN_PARAMETERS)
     # `part` (operator.attrgetter objects) is unknown in all 6 cases and is called: the first case, then the others
     # joined (case by case before: an unknown argument ended every run, and calling an unknown was a loss)
     assert counts["test_unknown_callable"] == 1 + 1
