@@ -78,7 +78,6 @@ from tools.classify.test_state import (
 )
 from tools.classify.values import (
     MAX_ALTERNATIVES,
-    OPAQUE,
     ClassV,
     Const,
     DeviceV,
@@ -721,7 +720,7 @@ class Analyzer:
         UNRESOLVED, and calling that (`getattr(m, name)()`, `import_module(name).f()`) counts as a loss
         (lost_code). Anything else, a budget exceeded, or a join that is itself UNRESOLVED leaves the cases, and
         the group's later runs, to be analysed one by one."""
-        if not self.join_cases or extra or len(suffixes) < JOIN_MIN_CASES or \
+        if not self.join_cases or extra or len(suffixes) < JOIN_MIN_CASES or self.item_hooks.of(rel, 0) or \
                 self.getfixturevalue_literals(item.func) is not None:
             return {}  # (a fixture asked for by a parameter's name: by_name_fixtures needs each case's own)
         groups: dict[tuple[object, ...], list[tuple[str, CaseValues]]] = {}
@@ -775,7 +774,7 @@ class Analyzer:
             if got != nothing:
                 return {}
             run = run[1:]
-        findings = self._joined_findings(rel, item, run, names)
+        findings = self._joined_findings(rel, item, [values for _, values in run], names)
         if findings is None or any(f.kind != IMPORTS for f in findings):
             # (IMPORTS: code reached a package whose objects a guarded branch may ask about; no label by itself,
             # nor with any part of these findings, IF_IMPORTED absent)
@@ -787,7 +786,7 @@ class Analyzer:
         """joined_cases' "there" part of one run: each case needs `world` GPUs (its requirement, `text`), and the
         joined analysis finds nothing that adds to it (a GPU use of more GPUs, memory, a skip, a requirement of its
         own, a manual label, an error): each verdict is the requirement's. The cases settled, empty if none."""
-        findings = self._joined_findings(rel, item, run, names, world)
+        findings = self._joined_findings(rel, item, [values for _, values in run], names)
         if findings is None or not all(
                 f.kind in (IMPORTS, UNKNOWN, GUARDED, MOCK) or f.kind == GPU and f.key != "requirement" and
                 f.gpu_count <= world and not f.vram_gb for f in findings):
@@ -797,35 +796,22 @@ class Analyzer:
                                              step(rel, item.line, "parameter marks")), {}, default)
                 for suffix, _ in run}
 
-    def _joined_findings(self, rel: str, item: TestItem, run: list[tuple[str, CaseValues]],
-                         names: tuple[str, ...], world: int = 0) -> list[Finding] | None:
+    def _joined_findings(self, rel: str, item: TestItem, cases: list[CaseValues],
+                         names: tuple[str, ...]) -> list[Finding] | None:
         """The findings of one analysis (in world 0) of these cases, which share their fixture choices and marks,
-        each argument bound to the join of their values, and of what the conftests' item hooks do to each case in
-        `world`, the world that collects it (hooks read a case's own id, so they run per case: item_hooks.py);
-        None when it cannot stand for them: a join UNRESOLVED, the budget exceeded, or code lost on the way
-        (lost_code)."""
-        cases = [values for _, values in run]
-        joined = {n: _joined_argument([direct[n] for direct, _, _ in cases]) for n in names}
-        if any(isinstance(v, Unresolved) and v != OPAQUE for v in joined.values()) or \
-                self.interp.steps >= self.interp.limit:
+        each argument bound to the join of their values; None when it cannot stand for them: a join UNRESOLVED,
+        the budget exceeded, or code lost on the way (lost_code)."""
+        joined = {n: join_all([direct[n] for direct, _, _ in cases]) for n in names}
+        if any(isinstance(v, Unresolved) for v in joined.values()) or self.interp.steps >= self.interp.limit:
             return None
         _, choice, marks = cases[0]
-        hooked: list[Finding] = []
         try:
-            if self.item_hooks.of(rel, world):
-                own = [m for m, _ in self.item_marks(rel, item, world, [])[0]]
-                for suffix, _ in run:
-                    hooked.extend(self.item_hooks.findings(rel, [*own, *marks], item.func.name, world,
-                                                           f"{item.key}{suffix}"))
-            self.interp.joining = True
             findings, cost = self.interp.budgeted(CASE_BUDGET, self.analyse_case, rel, item, joined, choice,
                                                   list(marks), 0)
         except BudgetExceeded:
             findings, cost = None, OVER_BUDGET_CHARGE
-        finally:
-            self.interp.joining = False
         self.interp.steps += cost
-        return None if findings is None or self.lost_code(rel) else [*hooked, *findings]
+        return None if findings is None or self.lost_code(rel) else findings
 
     def lost_code(self, rel: str) -> bool:
         """Whether the analysis just run called a value it could not resolve (InterpBase.lost), or a method of one
@@ -1292,24 +1278,16 @@ def _names_accelerator(v: Value) -> bool:
                for a in alternatives(v))
 
 
-def _joined_argument(values: list[Value]) -> Value:
-    """What a joined analysis binds an argument to: the join of its values, OPAQUE where it is
-    UNRESOLVED in every case (a call on it then loses nothing a case would follow: each case has that unknown)."""
-    return OPAQUE if all(type(v) is Unresolved for v in values) else join_all(values)
-
-
 def _joinable_chunks(directs: list[dict[str, Value]], names: tuple[str, ...]) -> list[list[int]]:
     """The cases (by index, in order) cut into runs whose values of each argument join without loss: at most
-    MAX_ALTERNATIVES distinct values each (a larger join is UNRESOLVED), none of them an unknown, unless the
-    argument is UNRESOLVED in every case of the run (bound to OPAQUE: the same unknown in each)."""
+    MAX_ALTERNATIVES distinct values each (a larger join is UNRESOLVED), none of them UNRESOLVED itself."""
     chunks: list[list[int]] = []
     seen: dict[str, set[Value]] | None = None  # the current run's values by argument; None: no run open
     for i, direct in enumerate(directs):
-        if any(isinstance(direct[n], Unresolved) and type(direct[n]) is not Unresolved for n in names):
-            seen = None  # (an unknown of a kind the join forgets: a parameter a registry fills, a known truth)
+        if any(isinstance(direct[n], Unresolved) for n in names):
+            seen = None
             continue
-        if seen is None or any(len(seen[n] | {direct[n]}) > MAX_ALTERNATIVES or (UNK in seen[n]) != (
-                direct[n] == UNK) and seen[n] for n in names):
+        if seen is None or any(len(seen[n] | {direct[n]}) > MAX_ALTERNATIVES for n in names):
             seen = {n: set() for n in names}
             chunks.append([])
         for n in names:

@@ -350,9 +350,6 @@ class InterpBase:
         # analysis of one case follows, so it settles nothing. Summaries carry what they lost (CallResult.lost), as
         # they carry world_reads; each case analysis starts it empty (Analyzer.analyse_case).
         self.lost: list[str] = []
-        # A joined analysis is running: unknowns that are no code in any case become values.Opaque (a case's own
-        # analysis keeps them UNRESOLVED: its summaries' contexts stay as they were, and it loses nothing it reads)
-        self.joining = False
         # the `if` statement just run whose body ends and whose fall-through a cuda_guard guards (exec_block)
         self.guarded_fallthrough: ast.If | None = None
         self.debug_logging: dict[tuple[str, int], bool] = {}  # (module, world) -> may lower a level to DEBUG

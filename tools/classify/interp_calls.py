@@ -25,7 +25,6 @@ from tools.classify.closures import decorated_by_local_defs
 from tools.classify.dataclass_fields import GeneratedInit
 from tools.classify.devices import _compare, truth
 from tools.classify.evidence import GPU, SKIP, UNKNOWN, Finding, step
-from tools.classify.inert import DYNAMIC_BUILTINS
 from tools.classify.interp_base import (
     CALLED_UNRESOLVED,
     DEFAULT_PREFIX,
@@ -52,7 +51,6 @@ from tools.classify.summaries import SUMMARY_BUDGET, context_size, widen_call
 from tools.classify.values import (
     MAX_ALTERNATIVES,
     NORETURN,
-    OPAQUE,
     ClassV,
     Const,
     DictV,
@@ -66,7 +64,6 @@ from tools.classify.values import (
     NNModV,
     NoReturn,
     OneOf,
-    Opaque,
     PartialV,
     PathV,
     RequestV,
@@ -81,13 +78,11 @@ from tools.classify.values import (
     Value,
     alternatives,
     bounded,
-    case_invariant,
     decided_key,
     is_objects,
     join,
     join_all,
     keywords_of,
-    plain_data,
 )
 from tools.classify.values import UNRESOLVED as UNK
 from tools.classify.wrapper_marks import FUNCTION_NODES, checked_parametrize, visible_names
@@ -95,12 +90,6 @@ from tools.classify.wrapper_marks import FUNCTION_NODES, checked_parametrize, vi
 MAX_DEPTH = 24
 SETATTR = Ext("builtins.setattr")
 GETATTR = Ext("builtins.getattr")
-# library calls that find objects by a name or key (their result, unknown here, may be in-repo code)
-LOOKUPS = frozenset({*(f"builtins.{b}" for b in DYNAMIC_BUILTINS), "importlib.import_module", "operator.attrgetter",
-                     "operator.itemgetter", "operator.methodcaller", "pydoc.locate", "hydra.utils.instantiate",
-                     "hydra.utils.get_class", "hydra.utils.get_method"})
-CODE_BY_NAME = ("hydra.", "omegaconf.", "importlib.", "pkgutil.", "pydoc.", "entrypoints.")
-UNHASHABLE = "unhashable"  # a call context's arguments when they cannot be a memo key (not judged by it)
 UNKNOWN_KWARGS = "**"  # a keyword no call can spell: the call passed `**x` with an unknown x
 MAX_CONTAINER = 256
 # pydantic's model methods the analysis follows on in-repo models (CallsMixin._model_method; v1 names too)
@@ -321,19 +310,6 @@ class CallsMixin(InterpBase):
 
     def method_call(self, recv: Value, name: str, args: list[Value], kwargs: dict[str, Value], n: ast.Call,
                     frame: Frame) -> Value:
-        opaque = type(recv) is Opaque
-        if not opaque and not (self.joining and isinstance(recv, TensorV)):
-            return self._method_call(recv, name, args, kwargs, n, frame)
-        # an opaque receiver is what each case's own analysis has as an unknown: the same call, without the loss
-        at = len(self.lost)
-        got = self._method_call(UNK if opaque else recv, name, args, kwargs, n, frame)
-        if opaque and at < len(self.lost) and self.lost[at] == name:
-            del self.lost[at]
-        # an unknown a tensor's method, or an opaque value's, gives for arguments that are no code is none either
-        return OPAQUE if type(got) is Unresolved and _no_code([*args, *kwargs.values()]) else got
-
-    def _method_call(self, recv: Value, name: str, args: list[Value], kwargs: dict[str, Value], n: ast.Call,
-                     frame: Frame) -> Value:
         if name in MODEL_METHODS and isinstance(recv, (Inst, ClassV)):
             got = self._model_method(recv, name, args, kwargs, n, frame)
             if got is not None:
@@ -535,11 +511,7 @@ class CallsMixin(InterpBase):
         if isinstance(callee, PartialV):
             return self.call(callee.func, [*callee.args, *args], {**dict(callee.kwargs), **kwargs}, n, frame, name)
         if isinstance(callee, Ext):
-            got = self.call_ext(callee.path, args, kwargs, n, frame)
-            # an unknown a library gives for arguments that are the same in each case, or that hold only data, is
-            # unknown in each case, unless the library looks code up by a name (LOOKUPS)
-            return OPAQUE if self.joining and type(got) is Unresolved and callee.path not in LOOKUPS and not \
-                callee.path.startswith(CODE_BY_NAME) and _no_code([*args, *kwargs.values()]) else got
+            return self.call_ext(callee.path, args, kwargs, n, frame)
         if isinstance(callee, UnknownParameter):
             frame.add(Finding(UNKNOWN, (step(frame.rel, line, f"calls {callee.where}, a parametrized value the "
                                                               "analysis cannot compute"),)))
@@ -627,10 +599,6 @@ class CallsMixin(InterpBase):
         if isinstance(callee, TestFnV):
             return UNK
         if isinstance(callee, Unresolved):
-            if type(callee) is Opaque:
-                # unknown in each case: each calls an unknown (what it gives is unknown, whatever the arguments)
-                self.run_passed_callable(None, args, kwargs, n, frame)
-                return OPAQUE
             self.lost.append(CALLED_UNRESOLVED)
             self.run_passed_callable(None, args, kwargs, n, frame)  # `benchmark(fn)`: a plugin fixture's value
         return UNK
@@ -944,7 +912,7 @@ class CallsMixin(InterpBase):
             context: tuple[Any, ...] = (fv, tuple(args), tuple(sorted(kwargs.items(), key=lambda kv: kv[0])), stores)
             hash(context)
         except TypeError:
-            context = (fv, UNHASHABLE, stores)
+            context = (fv, "unhashable", stores)
         key = (*context, world)
         # a summary that did not read the world is stored for every world (under None), one that did for its own
         got = self.calls.get(key) or self.calls.get((*context, None))
@@ -959,8 +927,7 @@ class CallsMixin(InterpBase):
                                  res.widened, res.world_dependent, res.lost, registrations=res.registrations)
         if got is not None:
             self.world_reads += got.world_dependent
-            if got.lost and not (self.joining and _invariant(context)):
-                self.lost.extend(got.lost)
+            self.lost.extend(got.lost)
             return got
         if frames.cut(key):
             return CallResult(UNK, ())
@@ -969,8 +936,7 @@ class CallsMixin(InterpBase):
             if early is not None:
                 frames.lowest_cut = min(frames.lowest_cut, early[0])
                 self.world_reads += early[1].world_dependent
-                if early[1].lost and not (self.joining and _invariant(context)):
-                    self.lost.extend(early[1].lost)
+                self.lost.extend(early[1].lost)
                 return early[1]
         if depth > MAX_DEPTH:
             frames.lowest_cut = 0  # the bound depends on the whole stack: nothing above is stored
@@ -1005,8 +971,7 @@ class CallsMixin(InterpBase):
         if len(self.lost) != lost_before:
             result.lost = frozenset(self.lost[lost_before:])
             del self.lost[lost_before:]
-            if not (self.joining and _invariant(context)):
-                self.lost.extend(result.lost)
+            self.lost.extend(result.lost)
         if cut >= pos:  # every cycle it met closed on itself (or on its callees): what this context alone gives
             self.calls[key if result.world_dependent else (*context, None)] = result
             if projected is not None and result.self_at_yield is None and not result.cls_attrs and \
@@ -1430,17 +1395,3 @@ def rebound_names(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> 
         out.update(name for n in ast.walk(node) if isinstance(n, (ast.Global, ast.Nonlocal)) for name in n.names)
         return frozenset(out)
     return kept_on_node(node, "_classify_rebound_names", compute)
-
-
-def _invariant(context: tuple[Any, ...]) -> bool:
-    """Whether a call's context (the function with what it is bound to and captured, its arguments, the shared
-    namespaces it reads) holds nothing a join makes less precise than a case's own value (values.case_invariant):
-    then every case that makes the call makes this one, and what the call lost (CallResult.lost) is lost by each
-    case's own analysis too, so it does not stop a joined analysis (analyzer.joined_cases) from settling."""
-    return UNHASHABLE not in context and all(case_invariant(v) for v in context)
-
-
-def _no_code(values: list[Value]) -> bool:
-    """Whether these arguments bring no code a joined analysis could have lost: each the same in every case it
-    stands for, or each only data (values.case_invariant, values.plain_data)."""
-    return all(case_invariant(v) for v in values) or all(plain_data(v) for v in values)

@@ -52,7 +52,6 @@ from tools.classify.provenance import (
 from tools.classify.test_state import environ_get, patched_value
 from tools.classify.values import (
     NOT_LITERAL,
-    OPAQUE,
     SIZE,
     SLICE,
     UNKNOWN_SCALAR,
@@ -69,7 +68,6 @@ from tools.classify.values import (
     ModV,
     NNModV,
     OneOf,
-    Opaque,
     PartialV,
     PathV,
     RequestV,
@@ -90,7 +88,6 @@ from tools.classify.values import (
     join_all,
     literal_of,
     module_list_children,
-    plain_data,
     slice_of,
     too_long_to_print,
     undecided_entry,
@@ -398,12 +395,7 @@ class ExpressionsMixin(InterpBase):
         return UNK
 
     def ev_BinOp(self, n: ast.BinOp, frame: Frame) -> Value:
-        a, b = self.ev(n.left, frame), self.ev(n.right, frame)
-        got = self._binop(n.op, a, b)
-        # arithmetic is never followed into in-repo dunders: an unknown result is no code, unless it may be a
-        # concatenation of sequences that hold code (values.Opaque)
-        return OPAQUE if self.joining and type(got) is Unresolved and (
-            not isinstance(n.op, ast.Add) or plain_data(a) and plain_data(b)) else got
+        return self._binop(n.op, self.ev(n.left, frame), self.ev(n.right, frame))
 
     def ev_Subscript(self, n: ast.Subscript, frame: Frame) -> Value:
         obj = self.ev(n.value, frame)
@@ -472,8 +464,6 @@ class ExpressionsMixin(InterpBase):
                 if torch_constant_str(k) == torch_constant_str(idx):
                     return v
         joined = undecided_entry(obj, idx)
-        if joined is None and self.joining and isinstance(obj, TensorV):
-            return OPAQUE  # an element of a tensor, unknown whatever the case (values.Opaque)
         return joined if joined is not None else UNK
 
     def ev_Slice(self, n: ast.Slice, frame: Frame) -> Value:
@@ -622,13 +612,6 @@ class ExpressionsMixin(InterpBase):
         return bound
 
     def getattr_v(self, obj: Value, name: str, frame: Frame, node: ast.AST) -> Value:
-        got = self._attribute(UNK if type(obj) is Opaque else obj, name, frame, node)
-        # an unknown attribute of a tensor is data (its shape, dtype, ...); of an unknown that is no code in any
-        # case, it is none either (values.Opaque)
-        return OPAQUE if type(got) is Unresolved and (
-            type(obj) is Opaque or self.joining and isinstance(obj, TensorV)) else got
-
-    def _attribute(self, obj: Value, name: str, frame: Frame, node: ast.AST) -> Value:
         if isinstance(obj, OneOf) and all(isinstance(a, Inst) for a in obj.alts):
             # `if ...: self.buffer_class = A else: self.buffer_class = B` leaves two objects: read from each
             return join_all([self.getattr_v(a, name, frame, node) for a in alternatives(obj)])

@@ -67,44 +67,6 @@ class UnknownParameter(Unresolved):
 
 
 @frozen
-class Opaque(Unresolved):
-    """An unknown that is no code the analysis could follow, in any case a joined analysis stands for
-    (analyzer.joined_cases): in each case's own analysis it is unknown too, or data (a number, a tensor's element
-    or attribute). So are an argument UNRESOLVED in every case of a run, an unknown that a library gives for
-    arguments that are the same in each case or hold only data (`case_invariant`, `plain_data`; not a lookup by
-    name), an unknown attribute of a tensor or of an opaque value, what calling it gives, and unknown arithmetic.
-    The analysis treats it as UNRESOLVED everywhere, but a call on it is no loss (InterpBase.lost): a case's own
-    analysis follows no code there either, so the join misses nothing by it. Only a joined analysis makes one
-    (InterpBase.joining): a case's own keeps UNRESOLVED, so its summaries' contexts are what they were."""
-
-
-OPAQUE = Opaque()
-
-# the reprs of what a join may make less precise than a case's own value (a choice, an unknown of any kind);
-# a value whose repr names none of them is the same in each case a joined analysis stands for
-_VARIANT_REPRS = re.compile(r"\b(?:OneOf|Unresolved|KnownTruth|NotNone|UnknownScalar|UnknownParameter)\(")
-
-
-def case_invariant(v: Value) -> bool:
-    """Whether v is the same in each case a joined analysis stands for: nothing in it is a choice or an unknown
-    but OPAQUE (read off its repr, which is computed once per container: cached_repr)."""
-    return type(v) is Opaque or _VARIANT_REPRS.search(repr(v)) is None
-
-
-# the reprs of values that are or may be code (an unknown may be code in a case of its own)
-_CODE_REPRS = re.compile(r"\b(?:Inst|FuncV|ClassV|ModV|PartialV|SuperV|TestFnV|MockV|RequestV|Unresolved|KnownTruth|"
-                         r"NotNone|UnknownParameter)\(")
-
-
-def plain_data(v: Value) -> bool:
-    """Whether v holds only data, in any case a joined analysis stands for: constants, tensors, devices, library
-    objects and choices of them, nothing that is or may be the repository's code (its objects, functions, classes,
-    modules, or an unknown). A library function given only data gives no in-repo code back unless it looks code up
-    by a name."""
-    return type(v) is Opaque or _CODE_REPRS.search(repr(v)) is None
-
-
-@frozen
 class NoReturn:
     """Result of pytest.skip()/fail(): control does not continue."""
 
@@ -561,9 +523,7 @@ def join(a: Value, b: Value) -> Value:
         else:
             alts.add(v)
     if any(isinstance(v, Unresolved) for v in alts):
-        # no code in any case on either side (an opaque unknown, or data): none after the join either
-        return OPAQUE if any(type(v) is Opaque for v in alts) and all(
-            type(v) is Opaque or not isinstance(v, Unresolved) and plain_data(v) for v in alts) else UNRESOLVED
+        return UNRESOLVED
     if sum(isinstance(v, TensorV) for v in alts) > 1:
         alts = _merge_shapes(alts)
         if len(alts) == 1:

@@ -57,8 +57,7 @@ def test_runs_of_cases_join_at_most_eight_values_each_and_stop_at_an_unresolved_
     directs = [{"a": Const(i % 10), "b": Const("x")} for i in range(12)]
     assert _joinable_chunks(directs, ("a", "b")) == [list(range(8)), [8, 9, 10, 11]]
     directs[3] = {"a": UNRESOLVED, "b": Const("x")}
-    # (an argument unknown in all the cases of a run joins: test_classify_round33)
-    assert _joinable_chunks(directs, ("a", "b")) == [[0, 1, 2], [3], [4, 5, 6, 7, 8, 9, 10, 11]]
+    assert _joinable_chunks(directs, ("a", "b")) == [[0, 1, 2], [4, 5, 6, 7, 8, 9, 10, 11]]
     assert _joinable_chunks([{}, {}, {}], ()) == [[0, 1, 2]]
 
 
