@@ -887,8 +887,9 @@ class Analyzer:
             # world's view of the same case
             return tuple(sorted(case[0].items())), tuple(sorted((k, p.bindings) for k, p in case[1].items()))
 
+        a, b = values(here), values(there)
         # (by repr too: a NaN computed in each world is not equal to itself, `float("nan")` is the same case)
-        return values(here) != values(there) and repr(values(here)) != repr(values(there))
+        return a != b and repr(a) != repr(b)
 
     def _classify_case(self, rel: str, item: TestItem, suffix: str | None, extra: list[Finding],
                        first_world: int = 0, only_there: str = ONLY_THERE, values_from_cpu_world: bool = False,
