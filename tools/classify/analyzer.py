@@ -117,6 +117,9 @@ NAMED_THERE = "names another case on a machine with a GPU (a parametrization tha
 # A test with at least this many cases is first analysed once for each group of them, its parameters bound to the
 # join of their values (joined_cases); fewer are analysed one by one
 JOIN_MIN_CASES = 3
+# A test's group of cases none of whose joined runs settled anything after this many fixture parameter sets failed
+# their own runs is analysed case by case (Analyzer._settle_group)
+JOIN_GIVE_UP = 2
 # A test over MAX_CASES still has its ids spelled, each with the one verdict of its function-level analysis, when
 # there are at most this many and no case has marks of its own (deepinv's test_hdf5dataset: 15,360 cases of 13 flags)
 MAX_SPELLED_IDS = 65536
@@ -704,8 +707,9 @@ class Analyzer:
                      first: dict[str, CaseValues], extra: list[Finding]) -> dict[str, dict[str, Verdict]]:
         """Verdicts of cases settled by one analysis for many, by suffix and part: "here" the test a machine
         without GPUs collects (a case's own verdict, unless its id names another case there), "there" the one a
-        machine with GPUs collects in its place or besides (classify_case). Cases that share their part, fixture
-        choices, marks and argument names are analysed once with each argument bound to the join of their values.
+        machine with GPUs collects in its place or besides (classify_case). Cases that share their part, marks,
+        argument names and fixture parameters with marks are analysed once with each argument, and each other fixture
+        parameter (`request.param`), bound to the join of their values.
         The analysis follows every value a joined argument may take (an undecided branch runs both ways, a call of
         a choice calls each), so what it finds bounds what each case would find:
 
@@ -718,8 +722,9 @@ class Analyzer:
 
         What a joined value loses on the way is not followed: an operation the analysis cannot compute gives
         UNRESOLVED, and calling that (`getattr(m, name)()`, `import_module(name).f()`) counts as a loss
-        (lost_code). Anything else, a budget exceeded, or a join that is itself UNRESOLVED leaves the cases, and
-        the group's later runs, to be analysed one by one."""
+        (lost_code). Anything else, a budget exceeded, or a join that is itself UNRESOLVED leaves the cases to
+        runs of one fixture parameter set each, and a set whose run fails to be analysed one by one, its later runs
+        too."""
         if not self.join_cases or extra or len(suffixes) < JOIN_MIN_CASES or self.item_hooks.of(rel, 0) or \
                 self.getfixturevalue_literals(item.func) is not None:
             return {}  # (a fixture asked for by a parameter's name: by_name_fixtures needs each case's own)
@@ -737,9 +742,13 @@ class Analyzer:
                 direct, choice, marks = values
                 # a case whose argument names an accelerator (`device="cuda"`) would make its group find a GPU use:
                 # it joins only cases of the same device (the CPU cases of a device parametrization on their own)
-                accelerators = tuple(v if _names_accelerator(v) else None for _, v in sorted(direct.items()))
+                accelerators = tuple(v if _names_accelerator(v) else None
+                                     for _, v in sorted(_joinable(values).items()))
                 text = "" if part == "here" else ONLY_THERE if first_world else NAMED_THERE  # (the requirement's)
-                key = (part, world, text, tuple(sorted(choice.items())), tuple(marks), tuple(sorted(direct)),
+                # fixture parameters with marks are the group's own (their marks are evaluated per case); the others
+                # join like arguments (_joinable)
+                kept = tuple(sorted((k, c) for k, c in choice.items() if not _joinable_param(c)))
+                key = (part, world, text, kept, tuple(sorted(choice)), tuple(marks), tuple(sorted(direct)),
                        accelerators)
                 try:
                     hash(key)
@@ -748,19 +757,54 @@ class Analyzer:
                 groups.setdefault(key, []).append((suffix, values))
         out: dict[str, dict[str, Verdict]] = {}
         for (part, world, text, *_), members in groups.items():
-            names = tuple(sorted(members[0][1][0]))
-            for chunk in _joinable_chunks([values[0] for _, values in members], names):
-                run = [members[i] for i in chunk]
-                if len(run) < JOIN_MIN_CASES:
-                    continue
-                settled = self._joined_here(rel, item, run, names, extra, named, out) if part == "here" else \
-                    self._joined_there(rel, item, run, names, world, text)
-                if not settled:
-                    break  # (what made it fail, a skip for some configurations, code it could not follow, is
-                    # most often in the group's later runs too)
-                for suffix, v in settled.items():
-                    out.setdefault(suffix, {})[part if suffix in named else "case"] = v
+            self._settle_group(rel, item, (part, world, text), members, extra, named, out)
         return out
+
+    def _settle_group(self, rel: str, item: TestItem, unit: tuple[str, int, str],
+                      members: list[tuple[str, CaseValues]], extra: list[Finding], named: set[str],
+                      out: dict[str, dict[str, Verdict]]) -> None:
+        """joined_cases for one group (`unit`: its part, world and requirement text), into `out`: runs across
+        fixture parameter sets first; once one fails, runs of one set each, and once such a run fails, that set's
+        cases one by one (what made it fail, a skip for some configurations, code it could not follow, is most often
+        in its later runs too). A group none of whose runs settled anything after JOIN_GIVE_UP sets failed is left
+        case by case (backpack's `test_param_mjp`: 240 runs of one problem each, each losing `request.node`)."""
+        part, world, text = unit
+        names = tuple(sorted(_joinable(members[0][1])))
+
+        def settle(run: list[tuple[str, CaseValues]]) -> bool:
+            settled = self._joined_here(rel, item, run, names, extra, named, out) if part == "here" else \
+                self._joined_there(rel, item, run, names, world, text)
+            for suffix, v in settled.items():
+                out.setdefault(suffix, {})[part if suffix in named else "case"] = v
+            return bool(settled)
+
+        across = True  # runs across fixture parameter sets are still tried
+        settled_any = False
+        failed: set[tuple[tuple[str, ParamCase], ...]] = set()  # the sets whose own run failed
+        for chunk in _joinable_chunks([_joinable(values) for _, values in members], names):
+            run = [members[i] for i in chunk]
+            if len(run) < JOIN_MIN_CASES:
+                continue
+            by_choice: dict[tuple[tuple[str, ParamCase], ...], list[tuple[str, CaseValues]]] = {}
+            for member in run:
+                by_choice.setdefault(tuple(sorted(member[1][1].items())), []).append(member)
+            if across:
+                if settle(run):
+                    settled_any = True
+                    continue
+                across = False
+                if len(by_choice) == 1:  # (that was the set's own run)
+                    failed.update(by_choice)
+                    continue
+            for choice, sub in by_choice.items():
+                if choice in failed or len(sub) < JOIN_MIN_CASES:
+                    continue
+                if settle(sub):
+                    settled_any = True
+                    continue
+                failed.add(choice)
+                if not settled_any and len(failed) >= JOIN_GIVE_UP:
+                    return
 
     def _joined_here(self, rel: str, item: TestItem, run: list[tuple[str, CaseValues]], names: tuple[str, ...],
                      extra: list[Finding], named: set[str], out: dict[str, dict[str, Verdict]]) -> dict[str, Verdict]:
@@ -770,7 +814,9 @@ class Analyzer:
         nothing = Verdict("cpu", 0, 0, (step(rel, item.line, "no GPU use found"),))
         head = run[0][0]
         if head not in named:
-            got = out.setdefault(head, {})["case"] = self.budgeted_case(rel, item, head, extra)
+            got = out.get(head, {}).get("case")  # (analysed already when a larger run it led failed)
+            if got is None:
+                got = out.setdefault(head, {})["case"] = self.budgeted_case(rel, item, head, extra)
             if got != nothing:
                 return {}
             run = run[1:]
@@ -798,13 +844,15 @@ class Analyzer:
 
     def _joined_findings(self, rel: str, item: TestItem, cases: list[CaseValues],
                          names: tuple[str, ...]) -> list[Finding] | None:
-        """The findings of one analysis (in world 0) of these cases, which share their fixture choices and marks,
-        each argument bound to the join of their values; None when it cannot stand for them: a join UNRESOLVED,
-        the budget exceeded, or code lost on the way (lost_code)."""
-        joined = {n: join_all([direct[n] for direct, _, _ in cases]) for n in names}
-        if any(isinstance(v, Unresolved) for v in joined.values()) or self.interp.steps >= self.interp.limit:
+        """The findings of one analysis (in world 0) of these cases, which share their marks, each argument and
+        fixture parameter bound to the join of their values (_joined_choice); None when it cannot stand for them: a
+        join UNRESOLVED, the budget exceeded, or code lost on the way (lost_code)."""
+        joined = {n: join_all([direct[n] for direct, _, _ in cases]) for n in names if n in cases[0][0]}
+        choice = _joined_choice([choice for _, choice, _ in cases])
+        if any(isinstance(v, Unresolved) for v in joined.values()) or choice is None or \
+                self.interp.steps >= self.interp.limit:
             return None
-        _, choice, marks = cases[0]
+        marks = cases[0][2]
         try:
             findings, cost = self.interp.budgeted(CASE_BUDGET, self.analyse_case, rel, item, joined, choice,
                                                   list(marks), 0)
@@ -1277,6 +1325,34 @@ def _names_accelerator(v: Value) -> bool:
     may index a device, do not count."""
     return any(isinstance(a, DeviceV) or isinstance(a, Const) and isinstance(a.value, str) and accel_device(a)
                for a in alternatives(v))
+
+
+def _joinable_param(case: ParamCase) -> bool:
+    """Whether cases may join on this fixture parameter: one value (`request.param`) and no marks."""
+    return not case.marks and len(case.bindings) == 1
+
+
+def _joinable(values: CaseValues) -> dict[str, Value]:
+    """What joined_cases joins of a case: its arguments, and each fixture parameter without marks under a key no
+    argument can have (`request.param of <fixture>`)."""
+    direct, choice, _ = values
+    return {**direct, **{f"request.param of {k}": c.bindings[0][1] for k, c in choice.items() if _joinable_param(c)}}
+
+
+def _joined_choice(choices: list[dict[str, ParamCase]]) -> dict[str, ParamCase] | None:
+    """The fixture parameters of a joined analysis: a parameter the cases share as it is (its fixture's memoised
+    value is reused), else one whose value is the join of theirs; None when such a join is UNRESOLVED."""
+    out: dict[str, ParamCase] = {}
+    for name, first in choices[0].items():
+        cases = [c[name] for c in choices]
+        if all(c == first for c in cases):
+            out[name] = first
+            continue
+        value = join_all([c.bindings[0][1] for c in cases])
+        if isinstance(value, Unresolved):
+            return None
+        out[name] = ParamCase("|".join(dict.fromkeys(c.id for c in cases)), ((first.bindings[0][0], value),), ())
+    return out
 
 
 def _joinable_chunks(directs: list[dict[str, Value]], names: tuple[str, ...]) -> list[list[int]]:

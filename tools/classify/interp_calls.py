@@ -327,6 +327,10 @@ class CallsMixin(InterpBase):
             # some have the method in-repo (`REGISTRY[key](params).step()` over an in-repo optimizer and one
             # inheriting torch's `step`)
             return join_all([self.method_call(a, name, args, kwargs, n, frame) for a in alternatives(recv)])
+        if isinstance(recv, RequestV) and name == "param":
+            # `request.param()` in a fixture whose params are builders (`params=[make_cpu, make_cuda]`): the
+            # parameter is called (was: a method of the request, so a CUDA builder went unseen, a false CPU)
+            return self.call(recv.param, args, kwargs, n, frame, name)
         if isinstance(recv, (Ext, ModV, ClassV, SuperV)) or (is_objects(recv) and all(
                 a.attr(name) is not None or self.class_lookup(a.cls, name, frame.world) is not None
                 for a in alternatives(recv) if isinstance(a, Inst))) or (
