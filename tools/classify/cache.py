@@ -30,6 +30,7 @@ from tools.contract.classification import sweep_stale_temporaries
 
 CACHE_NAME = "classify-cache-v3.marshal"  # marshal: plain data, loads ~10x faster than JSON
 SNAPSHOT_NAME = "classify-snapshot-v2.marshal"  # the last run's whole result, keyed by file stats
+REPORT_NAME = "classify-report-v1.marshal"  # a report rendered from that result (runner.report_text)
 SECRET_NAME = "secret"
 SEAL = b"torch-classify-sealed-v1\0"
 LABELS = ("cpu", "gpu", "unknown")
@@ -269,12 +270,26 @@ def load_snapshot(directory: Path | None, key: str, secret: bytes) -> dict[str, 
         return None
     if not isinstance(unseen, list) or not all(isinstance(u, str) for u in unseen):
         return None
+    if not isinstance(data.get("token", ""), str):
+        return None
     return data
 
 
 def save_snapshot(directory: Path | None, secret: bytes, data: dict[str, Any]) -> None:
     if directory is not None:
         write_sealed(directory / SNAPSHOT_NAME, secret, data)
+
+
+def load_report(directory: Path, key: str, secret: bytes) -> str | None:
+    """The report text stored for exactly this key (a snapshot's token and the report's kind), else None."""
+    data = read_sealed(directory / REPORT_NAME, secret)
+    if not isinstance(data, dict) or data.get("key") != key or not isinstance(data.get("text"), str):
+        return None
+    return data["text"]
+
+
+def save_report(directory: Path, secret: bytes, key: str, text: str) -> None:
+    write_sealed(directory / REPORT_NAME, secret, {"key": key, "text": text})
 
 
 def _loads(raw: bytes) -> Any:

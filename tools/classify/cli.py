@@ -17,7 +17,7 @@ from tools.bounded_read import MAX_FILE_BYTES
 from tools.classify import report
 from tools.classify.cache import default_cache_dir
 from tools.classify.merge import kept_unanalysed, merge
-from tools.classify.runner import run
+from tools.classify.runner import report_text, run
 from tools.contract import classification as cf
 from tools.feedback import cli as feedback_cli
 
@@ -143,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
                       file=sys.stderr)
                 rc = 1
     if args.format == "json":
-        sys.stdout.write(report.json_report(result.files))
+        sys.stdout.write(report_text(cache_dir, result, "json", report.json_report))
     elif args.format == "markdown":
         sys.stdout.write(report.markdown_summary(result.files))
     elif not args.check:

@@ -10,6 +10,7 @@ import gc
 import hashlib
 import marshal
 import os
+import secrets
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -21,9 +22,11 @@ from tools.bounded_read import MAX_FILE_BYTES, read_source
 from tools.classify import limits
 from tools.classify.cache import (
     Cache,
+    load_report,
     load_secret,
     load_snapshot,
     result_key,
+    save_report,
     save_snapshot,
     tool_version,
     user_cache_base,
@@ -58,6 +61,9 @@ class RunResult:
     problems: list[Problem] = field(default_factory=list)
     cache_hits: int = 0
     unseen: list[str] = field(default_factory=list)  # paths the walk could not look into (merge keeps them)
+    # the token of the cache's whole-run snapshot when `files` is exactly what it holds (loaded or just saved);
+    # "" otherwise. A new token for every snapshot written: what report_text stored for an older one never matches
+    snapshot: str = ""
 
 
 def result_to_json(r: FileResult) -> dict[str, Any]:
@@ -169,7 +175,8 @@ def _run(root: Path, paths: list[str] | None, cache_dir: Path | None,
     installed = InstalledIndex(running_python_dirs(root), max_file_bytes)
     if stored is not None and all(data_unchanged(root, r, data_states, installed) for r in stored["files"].values()):
         out = {rel: result_from_json(rel, r) for rel, r in stored["files"].items()}
-        return RunResult(out, [Problem(r, why) for r, why in stored["problems"]], len(out), list(stored["unseen"]))
+        return RunResult(out, [Problem(r, why) for r, why in stored["problems"]], len(out), list(stored["unseen"]),
+                         stored.get("token", ""))
     tests = [f for f in files if is_test_file(f.rsplit("/", 1)[-1]) and scope.selects(f)]
     cache = Cache(cache_dir, secret)
     sources: dict[str, bytes] = {}
@@ -246,10 +253,29 @@ def _run(root: Path, paths: list[str] | None, cache_dir: Path | None,
             seen.add((rel, r.error))
             unique.append(Problem(rel, r.error))
     final = sorted(unique, key=lambda p: (p.rel, p.reason))
+    token = ""
     if snap and len(new_stats) == len(files):
+        token = secrets.token_hex(16)
         save_snapshot(cache_dir, secret, {"key": snap, "files": {rel: result_to_json(r) for rel, r in out.items()},
-                                          "problems": [[p.rel, p.reason] for p in final], "unseen": unseen})
-    return RunResult(out, final, hits, unseen)
+                                          "problems": [[p.rel, p.reason] for p in final], "unseen": unseen,
+                                          "token": token})
+    return RunResult(out, final, hits, unseen, token)
+
+
+def report_text(cache_dir: Path | None, result: RunResult, kind: str,
+                render: Callable[[dict[str, FileResult]], str]) -> str:
+    """render(result.files), stored beside the cache's snapshot: a run of an unchanged tree prints the text the
+    run that wrote the snapshot rendered. (On curvlinops, 26,500 ids, rendering the JSON report took longer than
+    the rest of a warm run.) `kind` names the report: one text per snapshot and kind."""
+    if cache_dir is None or not result.snapshot:
+        return render(result.files)
+    secret = load_secret(user_cache_base())
+    key = f"{result.snapshot}:{kind}"
+    text = load_report(cache_dir, key, secret)
+    if text is None:
+        text = render(result.files)
+        save_report(cache_dir, secret, key, text)
+    return text
 
 
 @dataclass

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
-from tools.classify.cache import SNAPSHOT_NAME
-from tools.classify.runner import run
+import pytest
+
+from tools.classify import cli, report
+from tools.classify.cache import REPORT_NAME, SNAPSHOT_NAME
+from tools.classify.runner import report_text, run
 
 CPU = "import torch\n\ndef test_a():\n    torch.ones(1)\n"
 GPU = "import torch\n\ndef test_a():\n    torch.ones(1).cuda()\n"
@@ -33,6 +37,51 @@ def test_unchanged_tree_is_served_from_the_snapshot(tmp_path: Path) -> None:
     assert (cache / SNAPSHOT_NAME).exists()
     assert warm.cache_hits == 5 and _labels(warm) == _labels(cold)
     assert [(p.rel, p.reason) for p in warm.problems] == [(p.rel, p.reason) for p in cold.problems]
+
+
+def _json_stdout(root: Path, cache: Path, capsys: pytest.CaptureFixture[str]) -> str:
+    assert cli.main(["--root", str(root), "--format", "json", "--cache-dir", str(cache)]) == 0
+    return capsys.readouterr().out
+
+
+def test_a_warm_run_prints_the_json_report_the_snapshot_run_rendered(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    root, cache = tmp_path / "r", tmp_path / "cache"
+    for i in range(3):
+        _write(root, f"tests/test_{i}.py", CPU)
+    cold = _json_stdout(root, cache, capsys)
+    assert (cache / REPORT_NAME).exists()
+
+    def not_again(files: object) -> str:
+        raise AssertionError("the report of an unchanged tree was rendered again")
+
+    monkeypatch.setattr(report, "json_report", not_again)
+    assert _json_stdout(root, cache, capsys) == cold
+
+
+def test_an_edit_renders_the_json_report_afresh(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root, cache = tmp_path / "r", tmp_path / "cache"
+    _write(root, "tests/test_x.py", CPU)
+    assert json.loads(_json_stdout(root, cache, capsys))["tests/test_x.py::test_a"]["label"] == "cpu"
+    _write(root, "tests/test_x.py", GPU, age_s=5)
+    assert json.loads(_json_stdout(root, cache, capsys))["tests/test_x.py::test_a"]["label"] == "gpu"
+    (cache / REPORT_NAME).write_bytes(b"not a sealed report")  # (tampered with: rendered again, not trusted)
+    assert json.loads(_json_stdout(root, cache, capsys))["tests/test_x.py::test_a"]["label"] == "gpu"
+
+
+def test_a_stored_report_serves_only_the_snapshot_it_was_rendered_from(tmp_path: Path) -> None:
+    # every snapshot written gets a new token: a snapshot rewritten under the same stats key (a data file changed
+    # under it) never finds the report rendered from the one before
+    root, cache = tmp_path / "r", tmp_path / "cache"
+    _write(root, "tests/test_x.py", CPU)
+    res = run(root, None, cache)
+    assert res.snapshot
+    first = report_text(cache, res, "json", lambda files: "first")
+    assert first == "first" and report_text(cache, res, "json", lambda files: "other") == "first"
+    again = run(root, None, cache / "elsewhere")
+    assert again.snapshot and again.snapshot != res.snapshot
+    assert report_text(cache, again, "json", lambda files: "second") == "second"
+    assert report_text(None, res, "json", lambda files: "uncached") == "uncached"
 
 
 def test_an_edit_invalidates_the_snapshot_and_only_its_file(tmp_path: Path) -> None:
