@@ -769,11 +769,10 @@ class Analyzer:
         in its later runs too). A group none of whose runs settled anything after JOIN_GIVE_UP sets failed is left
         case by case (backpack's `test_param_mjp`: 240 runs of one problem each, each losing `request.node`)."""
         part, world, text = unit
-        names = tuple(sorted(_joinable(members[0][1])))
 
         def settle(run: list[tuple[str, CaseValues]]) -> bool:
-            settled = self._joined_here(rel, item, run, names, extra, named, out) if part == "here" else \
-                self._joined_there(rel, item, run, names, world, text)
+            settled = self._joined_here(rel, item, run, extra, named, out) if part == "here" else \
+                self._joined_there(rel, item, run, world, text)
             for suffix, v in settled.items():
                 out.setdefault(suffix, {})[part if suffix in named else "case"] = v
             return bool(settled)
@@ -781,7 +780,8 @@ class Analyzer:
         across = True  # runs across fixture parameter sets are still tried
         settled_any = False
         failed: set[tuple[tuple[str, ParamCase], ...]] = set()  # the sets whose own run failed
-        for chunk in _joinable_chunks([_joinable(values) for _, values in members], names):
+        for chunk in _joinable_chunks([_joinable(values) for _, values in members],
+                                      tuple(sorted(_joinable(members[0][1])))):
             run = [members[i] for i in chunk]
             if len(run) < JOIN_MIN_CASES:
                 continue
@@ -806,8 +806,8 @@ class Analyzer:
                 if not settled_any and len(failed) >= JOIN_GIVE_UP:
                     return
 
-    def _joined_here(self, rel: str, item: TestItem, run: list[tuple[str, CaseValues]], names: tuple[str, ...],
-                     extra: list[Finding], named: set[str], out: dict[str, dict[str, Verdict]]) -> dict[str, Verdict]:
+    def _joined_here(self, rel: str, item: TestItem, run: list[tuple[str, CaseValues]], extra: list[Finding],
+                     named: set[str], out: dict[str, dict[str, Verdict]]) -> dict[str, Verdict]:
         """joined_cases' "here" part of one run: the first case on its own (its verdict kept in `out`) unless its
         id is `named` twice, then, when it found nothing, the others joined (one that finds something says the join
         would too: the join follows every value of that case). The cases settled, empty if none."""
@@ -820,19 +820,19 @@ class Analyzer:
             if got != nothing:
                 return {}
             run = run[1:]
-        findings = self._joined_findings(rel, item, [values for _, values in run], names)
+        findings = self._joined_findings(rel, item, [values for _, values in run])
         if findings is None or any(f.kind != IMPORTS for f in findings):
             # (IMPORTS: code reached a package whose objects a guarded branch may ask about; no label by itself,
             # nor with any part of these findings, IF_IMPORTED absent)
             return {}
         return {suffix: nothing for suffix, _ in run}
 
-    def _joined_there(self, rel: str, item: TestItem, run: list[tuple[str, CaseValues]], names: tuple[str, ...],
-                      world: int, text: str) -> dict[str, Verdict]:
+    def _joined_there(self, rel: str, item: TestItem, run: list[tuple[str, CaseValues]], world: int,
+                      text: str) -> dict[str, Verdict]:
         """joined_cases' "there" part of one run: each case needs `world` GPUs (its requirement, `text`), and the
         joined analysis finds nothing that adds to it (a GPU use of more GPUs, memory, a skip, a requirement of its
         own, a manual label, an error): each verdict is the requirement's. The cases settled, empty if none."""
-        findings = self._joined_findings(rel, item, [values for _, values in run], names)
+        findings = self._joined_findings(rel, item, [values for _, values in run])
         if findings is None or not all(
                 f.kind in (IMPORTS, UNKNOWN, GUARDED, MOCK) or f.kind == GPU and f.key != "requirement" and
                 f.gpu_count <= world and not f.vram_gb for f in findings):
@@ -842,12 +842,12 @@ class Analyzer:
                                              step(rel, item.line, "parameter marks")), {}, default)
                 for suffix, _ in run}
 
-    def _joined_findings(self, rel: str, item: TestItem, cases: list[CaseValues],
-                         names: tuple[str, ...]) -> list[Finding] | None:
+    def _joined_findings(self, rel: str, item: TestItem, cases: list[CaseValues]) -> list[Finding] | None:
         """The findings of one analysis (in world 0) of these cases, which share their marks, each argument and
         fixture parameter bound to the join of their values (_joined_choice); None when it cannot stand for them: a
         join UNRESOLVED, the budget exceeded, or code lost on the way (lost_code)."""
-        joined = {n: join_all([direct[n] for direct, _, _ in cases]) for n in names if n in cases[0][0]}
+        # (the cases share their argument names: joined_cases groups by them)
+        joined = {n: join_all([direct[n] for direct, _, _ in cases]) for n in cases[0][0]}
         choice = _joined_choice([choice for _, choice, _ in cases])
         if any(isinstance(v, Unresolved) for v in joined.values()) or choice is None or \
                 self.interp.steps >= self.interp.limit:
@@ -1356,8 +1356,9 @@ def _joined_choice(choices: list[dict[str, ParamCase]]) -> dict[str, ParamCase] 
 
 
 def _joinable_chunks(directs: list[dict[str, Value]], names: tuple[str, ...]) -> list[list[int]]:
-    """The cases (by index, in order) cut into runs whose values of each argument join without loss: at most
-    MAX_ALTERNATIVES distinct values each (a larger join is UNRESOLVED), none of them UNRESOLVED itself."""
+    """The cases (by index, in order; each its `_joinable` values: arguments and fixture parameters) cut into runs
+    whose values of each name join without loss: at most MAX_ALTERNATIVES distinct values each (a larger join is
+    UNRESOLVED), none of them UNRESOLVED itself."""
     chunks: list[list[int]] = []
     seen: dict[str, set[Value]] | None = None  # the current run's values by argument; None: no run open
     for i, direct in enumerate(directs):
