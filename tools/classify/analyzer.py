@@ -55,7 +55,7 @@ from tools.classify.fixtures import Fixture, Fixtures, idfn
 from tools.classify.frozen import frozen
 from tools.classify.hooks import MODIFY_HOOK, Hooks
 from tools.classify.hypothesis_given import given_arguments
-from tools.classify.interp_base import CALLED_UNRESOLVED, MOCK_OBJECT, MODULE_FINDINGS
+from tools.classify.interp_base import CALLED_UNRESOLVED, MOCK_OBJECT, MODULE_FINDINGS, lost_name
 from tools.classify.interp_base import WORLDS as ANALYSIS_WORLDS
 from tools.classify.interp_calls import is_generator
 from tools.classify.item_hooks import ItemHooks
@@ -120,6 +120,9 @@ JOIN_MIN_CASES = 3
 # A test's group of cases none of whose joined runs settled anything after this many fixture parameter sets failed
 # their own runs is analysed case by case (Analyzer._settle_group)
 JOIN_GIVE_UP = 2
+# A joined run that lost code where its first case alone lost it too is checked by analysing, each alone, cases that
+# show every value of every argument (_lost_by_every_value); at most this share of the run's cases
+JOIN_COVER_SHARE = 0.5
 # A test over MAX_CASES still has its ids spelled, each with the one verdict of its function-level analysis, when
 # there are at most this many and no case has marks of its own (deepinv's test_hdf5dataset: 15,360 cases of 13 flags)
 MAX_SPELLED_IDS = 65536
@@ -190,7 +193,7 @@ class Analyzer:
         self.given_memo: dict[tuple[FuncV, int], dict[str, Value]] = {}
         self.prove_inert = prove_inert
         self.join_cases = join_cases
-        self.defined_names: dict[str, frozenset[str]] = {}  # test file -> the functions its imports define (lost_code)
+        self.defined_names: dict[str, frozenset[str]] = {}  # test file -> the functions its imports define (code_lost)
         self.inert = self.interp.inert
 
 
@@ -401,7 +404,7 @@ class Analyzer:
         """The findings of one case (its id suffix: `suffix`) in one world: its context (marks, module and conftest
         findings, fixtures), then, unless `body` is false, its setup hooks, body and decorator wrappers."""
         findings: list[Finding] = []
-        del self.interp.lost[:]  # (what earlier analyses lost: lost_code reads this one's)
+        del self.interp.lost[:]  # (what earlier analyses lost: code_lost reads this one's)
         if item.bindings:
             direct = {**dict(item.bindings), **direct}
         if item.requirement:
@@ -722,7 +725,7 @@ class Analyzer:
 
         What a joined value loses on the way is not followed: an operation the analysis cannot compute gives
         UNRESOLVED, and calling that (`getattr(m, name)()`, `import_module(name).f()`) counts as a loss
-        (lost_code). Anything else, a budget exceeded, or a join that is itself UNRESOLVED leaves the cases to
+        (code_lost). Anything else, a budget exceeded, or a join that is itself UNRESOLVED leaves the cases to
         runs of one fixture parameter set each, and a set whose run fails to be analysed one by one, its later runs
         too."""
         if not self.join_cases or extra or len(suffixes) < JOIN_MIN_CASES or self.item_hooks.of(rel, 0) or \
@@ -769,9 +772,10 @@ class Analyzer:
         in its later runs too). A group none of whose runs settled anything after JOIN_GIVE_UP sets failed is left
         case by case (backpack's `test_param_mjp`: 240 runs of one problem each, each losing `request.node`)."""
         part, world, text = unit
+        heads_lost: dict[str, frozenset[str]] = {}  # what the analysis of each run's first case alone lost
 
         def settle(run: list[tuple[str, CaseValues]]) -> bool:
-            settled = self._joined_here(rel, item, run, extra, named, out) if part == "here" else \
+            settled = self._joined_here(rel, item, run, extra, named, out, heads_lost) if part == "here" else \
                 self._joined_there(rel, item, run, world, text)
             for suffix, v in settled.items():
                 out.setdefault(suffix, {})[part if suffix in named else "case"] = v
@@ -807,25 +811,77 @@ class Analyzer:
                     return
 
     def _joined_here(self, rel: str, item: TestItem, run: list[tuple[str, CaseValues]], extra: list[Finding],
-                     named: set[str], out: dict[str, dict[str, Verdict]]) -> dict[str, Verdict]:
-        """joined_cases' "here" part of one run: the first case on its own (its verdict kept in `out`) unless its
-        id is `named` twice, then, when it found nothing, the others joined (one that finds something says the join
-        would too: the join follows every value of that case). The cases settled, empty if none."""
+                     named: set[str], out: dict[str, dict[str, Verdict]],
+                     heads_lost: dict[str, frozenset[str]]) -> dict[str, Verdict]:
+        """joined_cases' "here" part of one run: the first case on its own (its verdict kept in `out`, what it lost
+        in `heads_lost`) unless its id is `named` twice, then, when it found nothing, the others joined (one that
+        finds something says the join would too: the join follows every value of that case). The cases settled,
+        empty if none."""
         nothing = Verdict("cpu", 0, 0, (step(rel, item.line, "no GPU use found"),))
-        head = run[0][0]
+        first = run[0]
+        head = first[0]
+        head_lost: frozenset[str] = frozenset()
         if head not in named:
             got = out.get(head, {}).get("case")  # (analysed already when a larger run it led failed)
             if got is None:
                 got = out.setdefault(head, {})["case"] = self.budgeted_case(rel, item, head, extra)
+                # (a verdict of nothing found comes from one analysis, in world 0: no skip sent it to other worlds)
+                heads_lost[head] = frozenset(self.interp.lost)
             if got != nothing:
                 return {}
+            head_lost = heads_lost.get(head, frozenset())
             run = run[1:]
-        findings = self._joined_findings(rel, item, [values for _, values in run])
+        findings = self._joined_findings(rel, item, [values for _, values in run], head_lost)
         if findings is None or any(f.kind != IMPORTS for f in findings):
             # (IMPORTS: code reached a package whose objects a guarded branch may ask about; no label by itself,
             # nor with any part of these findings, IF_IMPORTED absent)
             return {}
+        lost = self.code_lost(rel)  # (the join's, each where the head alone lost too: _joined_findings)
+        if lost and not self._lost_by_every_value(rel, item, first, run, lost, extra, named, out):
+            return {}
         return {suffix: nothing for suffix, _ in run}
+
+    def _lost_by_every_value(self, rel: str, item: TestItem, first: tuple[str, CaseValues],
+                             run: list[tuple[str, CaseValues]], lost: frozenset[str], extra: list[Finding],
+                             named: set[str], out: dict[str, dict[str, Verdict]]) -> bool:
+        """Whether code a join lost where its first case alone lost it too (`lost`) is lost by a case alone for
+        each value of each argument: cases of `run` that show a value the ones analysed so far did not are analysed
+        alone (their verdicts kept in `out`), and each must find nothing and lose all of `lost`. A loss that one
+        value makes (`importlib.import_module(mod).build()`, a module without `build` in the first case) is then
+        seen not to be lost by the case of another value, which follows that code. At most JOIN_COVER_SHARE of the
+        run is analysed so."""
+        nothing = Verdict("cpu", 0, 0, (step(rel, item.line, "no GPU use found"),))
+        seen: dict[str, set[object]] = {}
+
+        def news(values: CaseValues) -> list[tuple[str, object]]:
+            got = []
+            for name, v in _joinable(values).items():
+                key: object = (type(getattr(v, "value", None)), v)  # (`1 == True`: not the same value here)
+                try:
+                    hash(key)
+                except TypeError:
+                    key = id(v)  # (an unhashable value is a value of its own)
+                if key not in seen.setdefault(name, set()):
+                    got.append((name, key))
+            return got
+
+        for name, key in news(first[1]):
+            seen[name].add(key)
+        budget = int(len(run) * JOIN_COVER_SHARE)
+        while True:  # (greedily: the case that shows the most values not seen yet, the first of those)
+            best = max(((len(new), -i, suffix, new) for i, (suffix, values) in enumerate(run)
+                        if (new := news(values))), default=None)
+            if best is None:
+                return True
+            _, _, suffix, new = best
+            budget -= 1
+            if budget < 0 or suffix in named:
+                return False
+            got = out.setdefault(suffix, {})["case"] = self.budgeted_case(rel, item, suffix, extra)
+            if got != nothing or not lost <= frozenset(self.interp.lost):  # (nothing found: world 0's analysis)
+                return False
+            for name, key in new:
+                seen[name].add(key)
 
     def _joined_there(self, rel: str, item: TestItem, run: list[tuple[str, CaseValues]], world: int,
                       text: str) -> dict[str, Verdict]:
@@ -842,10 +898,12 @@ class Analyzer:
                                              step(rel, item.line, "parameter marks")), {}, default)
                 for suffix, _ in run}
 
-    def _joined_findings(self, rel: str, item: TestItem, cases: list[CaseValues]) -> list[Finding] | None:
+    def _joined_findings(self, rel: str, item: TestItem, cases: list[CaseValues],
+                         head_lost: frozenset[str] = frozenset()) -> list[Finding] | None:
         """The findings of one analysis (in world 0) of these cases, which share their marks, each argument and
         fixture parameter bound to the join of their values (_joined_choice); None when it cannot stand for them: a
-        join UNRESOLVED, the budget exceeded, or code lost on the way (lost_code)."""
+        join UNRESOLVED, the budget exceeded, or code lost on the way (code_lost) where the analysis of the run's
+        first case alone did not lose it (`head_lost`)."""
         # (the cases share their argument names: joined_cases groups by them)
         joined = {n: join_all([direct[n] for direct, _, _ in cases]) for n in cases[0][0]}
         choice = _joined_choice([choice for _, choice, _ in cases])
@@ -859,23 +917,23 @@ class Analyzer:
         except BudgetExceeded:
             findings, cost = None, OVER_BUDGET_CHARGE
         self.interp.steps += cost
-        return None if findings is None or self.lost_code(rel) else findings
+        return None if findings is None or not self.code_lost(rel) <= head_lost else findings
 
-    def lost_code(self, rel: str) -> bool:
-        """Whether the analysis just run called a value it could not resolve (InterpBase.lost), or a method of one
-        that code rel imports defines: what that value is in a case of its own may be that code."""
-        lost = set(self.interp.lost)
-        if not lost:
-            return False
-        if CALLED_UNRESOLVED in lost:
-            return True
+    def code_lost(self, rel: str) -> frozenset[str]:
+        """What the analysis just run lost of code (InterpBase.lost, by site: lost_entry): calls of a value it could
+        not resolve, and methods of one that code rel imports defines. What that value is in a case of its own may
+        be that code, so a joined analysis that lost code settles nothing, unless the analysis of its first case
+        alone lost it at the same sites and cases showing each other value do too (_lost_by_every_value:
+        `self._covariances[name].det()` with a dict the analysis cannot fill, in every case)."""
+        if not self.interp.lost:
+            return frozenset()
         got = self.defined_names.get(rel)
         if got is None:
             deps = self.source.file_deps(rel)
             got = self.defined_names[rel] = frozenset(
                 node.name for d in deps for node in self.source.module(d).defs.values()
                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)))
-        return not lost.isdisjoint(got)
+        return frozenset(e for e in self.interp.lost if (name := lost_name(e)) == CALLED_UNRESOLVED or name in got)
 
     @staticmethod
     def _over_budget(rel: str, item: TestItem, limit: int, where: str) -> Verdict:

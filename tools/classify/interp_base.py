@@ -144,8 +144,19 @@ class CallResult:
     args_after: tuple[tuple[int, str, Value], ...] = ()
 
 
-# InterpBase.lost's entry for a call of a value the analysis cannot resolve (not a method name: has no letters)
+# InterpBase.lost's name for a call of a value the analysis cannot resolve (not a method name: has no letters)
 CALLED_UNRESOLVED = "()"
+
+
+def lost_entry(name: str, rel: str, n: ast.AST | None) -> str:
+    """InterpBase.lost's entry for `name` (a method, or CALLED_UNRESOLVED) lost at node `n` of file `rel`: the
+    site tells a loss every case of a test meets from one a joined value made (Analyzer.code_lost)."""
+    return f"{name}@{rel}:{getattr(n, 'lineno', 0)}:{getattr(n, 'col_offset', 0)}"
+
+
+def lost_name(entry: str) -> str:
+    """The method name (or CALLED_UNRESOLVED) of a lost_entry."""
+    return entry.partition("@")[0]
 
 # the name under which `module_state(rel, world, names)` reads a module's top-level findings (not a Python name)
 MODULE_FINDINGS = "<findings>"
@@ -344,11 +355,12 @@ class InterpBase:
         # or a module, class body, MRO or summary that itself depended on one. A computation during which it
         # did not grow is the same in every world, so its result is shared by all of them (summaries.py).
         self.world_reads = 0
-        # What was called on values the analysis cannot resolve, their code (if any) not followed: the method names
-        # (`m.run()` of an unknown `m`), CALLED_UNRESOLVED for a call of one. A joined analysis
-        # (analyzer.joined_cases) that lost a method some in-repo code defines, or a call, may have missed what the
-        # analysis of one case follows, so it settles nothing. Summaries carry what they lost (CallResult.lost), as
-        # they carry world_reads; each case analysis starts it empty (Analyzer.analyse_case).
+        # What was called on values the analysis cannot resolve, their code (if any) not followed, with where
+        # (lost_entry): the method names (`m.run()` of an unknown `m`), CALLED_UNRESOLVED for a call of one. A
+        # joined analysis (analyzer.joined_cases) that lost a method some in-repo code defines, or a call, where the
+        # analysis of a case alone did not, may have missed what that analysis follows, so it settles nothing.
+        # Summaries carry what they lost (CallResult.lost), as they carry world_reads; each case analysis starts it
+        # empty (Analyzer.analyse_case).
         self.lost: list[str] = []
         # the `if` statement just run whose body ends and whose fall-through a cuda_guard guards (exec_block)
         self.guarded_fallthrough: ast.If | None = None

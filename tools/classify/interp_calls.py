@@ -43,6 +43,7 @@ from tools.classify.interp_base import (
     frame_stores,
     is_fixture_def,
     kept_on_node,
+    lost_entry,
 )
 from tools.classify.interp_external import RUNS_ITS_CALLABLE
 from tools.classify.module_device import DEVICE_PROPERTY_SUFFIXES
@@ -343,7 +344,7 @@ class CallsMixin(InterpBase):
         if isinstance(recv, PathV):
             return self.path_method_call(recv, name, args, kwargs, frame)
         if isinstance(recv, Unresolved):
-            self.lost.append(name)
+            self.lost.append(lost_entry(name, frame.rel, n))
         if isinstance(recv, Unresolved) and name in RUNS_ITS_CALLABLE and self.run_passed_callable(
                 name, args, kwargs, n, frame):
             return UNK  # `executor.submit(fn, x)`
@@ -603,7 +604,7 @@ class CallsMixin(InterpBase):
         if isinstance(callee, TestFnV):
             return UNK
         if isinstance(callee, Unresolved):
-            self.lost.append(CALLED_UNRESOLVED)
+            self.lost.append(lost_entry(CALLED_UNRESOLVED, frame.rel, n))
             self.run_passed_callable(None, args, kwargs, n, frame)  # `benchmark(fn)`: a plugin fixture's value
         return UNK
 
