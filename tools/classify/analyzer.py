@@ -907,7 +907,9 @@ class Analyzer:
         # (the cases share their argument names: joined_cases groups by them)
         joined = {n: join_all([direct[n] for direct, _, _ in cases]) for n in cases[0][0]}
         choice = _joined_choice([choice for _, choice, _ in cases])
-        if any(isinstance(v, Unresolved) for v in joined.values()) or choice is None or \
+        # (an argument unknown alike in every case is bound as each case's own analysis binds it)
+        if any(isinstance(v, Unresolved) and any(direct[n] != v for direct, _, _ in cases)
+               for n, v in joined.items()) or choice is None or \
                 self.interp.steps >= self.interp.limit:
             return None
         marks = cases[0][2]
@@ -1416,14 +1418,13 @@ def _joined_choice(choices: list[dict[str, ParamCase]]) -> dict[str, ParamCase] 
 def _joinable_chunks(directs: list[dict[str, Value]], names: tuple[str, ...]) -> list[list[int]]:
     """The cases (by index, in order; each its `_joinable` values: arguments and fixture parameters) cut into runs
     whose values of each name join without loss: at most MAX_ALTERNATIVES distinct values each (a larger join is
-    UNRESOLVED), none of them UNRESOLVED itself."""
+    UNRESOLVED), and an UNRESOLVED value only in a run where it is that name's one value (each case's own analysis
+    sees that same unknown: _joined_findings binds it as it is)."""
     chunks: list[list[int]] = []
     seen: dict[str, set[Value]] | None = None  # the current run's values by argument; None: no run open
     for i, direct in enumerate(directs):
-        if any(isinstance(direct[n], Unresolved) for n in names):
-            seen = None
-            continue
-        if seen is None or any(len(seen[n] | {direct[n]}) > MAX_ALTERNATIVES for n in names):
+        if seen is None or any(len(got := seen[n] | {direct[n]}) > MAX_ALTERNATIVES or len(got) > 1 and any(
+                isinstance(v, Unresolved) for v in got) for n in names):
             seen = {n: set() for n in names}
             chunks.append([])
         for n in names:

@@ -25,9 +25,15 @@ def test_a_nan_value_names_the_same_case_on_both_machines() -> None:
     assert tests["test_nan_on_each_device[nan-cuda]"].label == "gpu"
 
 
-def test_unknown_parameter_values_are_analysed_case_by_case(analyses_per_test: Analyses) -> None:
+def test_unknown_parameter_values_and_losses_in_joined_runs(analyses_per_test: Analyses) -> None:
     counts = analyses_per_test("tests/round33/test_unknown_parameters.py")
-    # an argument unknown in every case ends each run of joinable cases: 6 cases, 6 analyses
-    assert counts["test_unknown_callable"] == 6
-    # a helper that calls what it cannot compute loses code: the first case, the failed join, the 3 others
+    # (round 35) an argument unknown alike in every case is bound as each case's analysis binds it: the first case,
+    # the join of the other five (it calls `part` where the first case does), then cases of factor 2 and 3 alone,
+    # which call it there too (round 33: it ended each run, 6 cases, 6 analyses)
+    assert counts["test_unknown_callable"] == 1 + 1 + 2
+    # `torch.tensor(float(config))` of unknown configs: the first case, the join of the five others (nothing lost)
+    assert counts["test_unknown_object_moved"] == 1 + 1
+    # a helper that calls what it cannot compute loses code: the first case, the join; telling that loss from one
+    # the join made would take a case of each other factor alone, more than half the run (JOIN_COVER_SHARE), so the
+    # 3 others one by one
     assert counts["test_helper_calls_what_it_cannot_compute"] == 1 + 1 + 3
