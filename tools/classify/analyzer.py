@@ -905,7 +905,8 @@ class Analyzer:
         join UNRESOLVED, the budget exceeded, or code lost on the way (code_lost) where the analysis of the run's
         first case alone did not lose it (`head_lost`)."""
         # (the cases share their argument names: joined_cases groups by them)
-        joined = {n: join_all([direct[n] for direct, _, _ in cases]) for n in cases[0][0]}
+        # (each distinct value once: a run of a thousand cases has a handful, and joining one again changes nothing)
+        joined = {n: join_all(list(dict.fromkeys(direct[n] for direct, _, _ in cases))) for n in cases[0][0]}
         choice = _joined_choice([choice for _, choice, _ in cases])
         # (an argument unknown alike in every case is bound as each case's own analysis binds it)
         if any(isinstance(v, Unresolved) and any(direct[n] != v for direct, _, _ in cases)
@@ -1423,8 +1424,9 @@ def _joinable_chunks(directs: list[dict[str, Value]], names: tuple[str, ...]) ->
     chunks: list[list[int]] = []
     seen: dict[str, set[Value]] | None = None  # the current run's values by argument; None: no run open
     for i, direct in enumerate(directs):
-        if seen is None or any(len(got := seen[n] | {direct[n]}) > MAX_ALTERNATIVES or len(got) > 1 and any(
-                isinstance(v, Unresolved) for v in got) for n in names):
+        if seen is None or any(direct[n] not in seen[n] and (len(seen[n]) >= MAX_ALTERNATIVES or seen[n] and (
+                isinstance(direct[n], Unresolved) or any(isinstance(v, Unresolved) for v in seen[n])))
+                for n in names):
             seen = {n: set() for n in names}
             chunks.append([])
         for n in names:
