@@ -725,9 +725,10 @@ class Analyzer:
 
         What a joined value loses on the way is not followed: an operation the analysis cannot compute gives
         UNRESOLVED, and calling that (`getattr(m, name)()`, `import_module(name).f()`) counts as a loss
-        (code_lost). Anything else, a budget exceeded, or a join that is itself UNRESOLVED leaves the cases to
-        runs of one fixture parameter set each, and a set whose run fails to be analysed one by one, its later runs
-        too."""
+        (code_lost), unless the first case alone, and cases showing each other value, lose at the same sites
+        (_lost_by_every_value). Anything else, a budget exceeded, or a join that is itself UNRESOLVED leaves the
+        cases to runs of one fixture parameter set each, and a set whose run fails to be analysed one by one, its
+        later runs too."""
         if not self.join_cases or extra or len(suffixes) < JOIN_MIN_CASES or self.item_hooks.of(rel, 0) or \
                 self.getfixturevalue_literals(item.func) is not None:
             return {}  # (a fixture asked for by a parameter's name: by_name_fixtures needs each case's own)
