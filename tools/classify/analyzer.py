@@ -703,7 +703,7 @@ class Analyzer:
         self.interp.steps += cost
         got = self.quiet_verdicts.get(item.line)  # (one per test function: its cases share it)
         if got is None:
-            got = self.quiet_verdicts[item.line] = Verdict("cpu", 0, 0, (step(rel, item.line, "no GPU use found"),))
+            got = self.quiet_verdicts[item.line] = _nothing_found(rel, item)
         return got
 
     def joined_cases(self, rel: str, item: TestItem, suffixes: list[tuple[str, int]],
@@ -818,7 +818,7 @@ class Analyzer:
         in `heads_lost`) unless its id is `named` twice, then, when it found nothing, the others joined (one that
         finds something says the join would too: the join follows every value of that case). The cases settled,
         empty if none."""
-        nothing = Verdict("cpu", 0, 0, (step(rel, item.line, "no GPU use found"),))
+        nothing = _nothing_found(rel, item)
         first = run[0]
         head = first[0]
         head_lost: frozenset[str] = frozenset()
@@ -851,27 +851,18 @@ class Analyzer:
         value makes (`importlib.import_module(mod).build()`, a module without `build` in the first case) is then
         seen not to be lost by the case of another value, which follows that code. At most JOIN_COVER_SHARE of the
         run is analysed so."""
-        nothing = Verdict("cpu", 0, 0, (step(rel, item.line, "no GPU use found"),))
-        seen: dict[str, set[object]] = {}
 
-        def news(values: CaseValues) -> list[tuple[str, object]]:
-            got = []
-            for name, v in _joinable(values).items():
-                key: object = (type(getattr(v, "value", None)), v)  # (`1 == True`: not the same value here)
-                try:
-                    hash(key)
-                except TypeError:
-                    key = id(v)  # (an unhashable value is a value of its own)
-                if key not in seen.setdefault(name, set()):
-                    got.append((name, key))
-            return got
+        def values_by_name(values: CaseValues) -> dict[str, object]:
+            # (`1 == True` in Python, not here; the values of a run are hashable: _joinable_chunks sets them)
+            return {name: (type(getattr(v, "value", None)), v) for name, v in _joinable(values).items()}
 
-        for name, key in news(first[1]):
-            seen[name].add(key)
+        seen: dict[str, set[object]] = {name: {key} for name, key in values_by_name(first[1]).items()}
+        todo = [(suffix, values_by_name(values)) for suffix, values in run]
         budget = int(len(run) * JOIN_COVER_SHARE)
         while True:  # (greedily: the case that shows the most values not seen yet, the first of those)
-            best = max(((len(new), -i, suffix, new) for i, (suffix, values) in enumerate(run)
-                        if (new := news(values))), default=None)
+            best = max(((len(new), -i, suffix, new) for i, (suffix, keys) in enumerate(todo)
+                        if (new := [(n, k) for n, k in keys.items() if k not in seen.setdefault(n, set())])),
+                       default=None)
             if best is None:
                 return True
             _, _, suffix, new = best
@@ -879,8 +870,8 @@ class Analyzer:
             if budget < 0 or suffix in named:
                 return False
             got = out.setdefault(suffix, {})["case"] = self.budgeted_case(rel, item, suffix, extra)
-            if got != nothing or not lost <= frozenset(self.interp.lost):  # (nothing found: world 0's analysis)
-                return False
+            if got != _nothing_found(rel, item) or not lost <= frozenset(self.interp.lost):
+                return False  # (a verdict of nothing found: world 0's analysis only, so interp.lost is its)
             for name, key in new:
                 seen[name].add(key)
 
@@ -1415,6 +1406,11 @@ def _joined_choice(choices: list[dict[str, ParamCase]]) -> dict[str, ParamCase] 
             return None
         out[name] = ParamCase("|".join(dict.fromkeys(c.id for c in cases)), ((first.bindings[0][0], value),), ())
     return out
+
+
+def _nothing_found(rel: str, item: TestItem) -> Verdict:
+    """The verdict of a case whose analysis found nothing (what a joined analysis settles cases with)."""
+    return Verdict("cpu", 0, 0, (step(rel, item.line, "no GPU use found"),))
 
 
 def _joinable_chunks(directs: list[dict[str, Value]], names: tuple[str, ...]) -> list[list[int]]:
