@@ -324,6 +324,11 @@ class Interp(StatementsMixin, ExpressionsMixin, ClassesMixin, CallsMixin, Extern
             return self.registry_view(frame.env[name], frame.world)
         if name in frame.captured:
             return self.registry_view(frame.captured[name], frame.world)
+        return self.lookup_global(name, frame)
+
+    def lookup_global(self, name: str, frame: Frame) -> Value:
+        """A module-level name of the module `frame` runs code of, past the frame's own locals and closure (what a
+        function reads as a global, and `globals()[name]` gives)."""
         if self.stores_seen and (patched := patched_value(frame, frame.rel, name)) is not None:
             return patched  # a module global the test replaced
         st = self.module_state(frame.rel, frame.world, (name,))

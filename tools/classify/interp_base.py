@@ -24,12 +24,16 @@ from tools.classify.values import (
     Const,
     DictV,
     EnumV,
+    Ext,
     FuncV,
     Inst,
     PathV,
     Seq,
+    Unresolved,
     Value,
     alternatives,
+    choice_of_names,
+    join_all,
 )
 
 if TYPE_CHECKING:
@@ -146,6 +150,18 @@ class CallResult:
 
 # InterpBase.lost's name for a call of a value the analysis cannot resolve (not a method name: has no letters)
 CALLED_UNRESOLVED = "()"
+
+
+def chosen_by_name(found: list[Value], rel: str, line: int, what: str) -> Value:
+    """What a lookup by one of several known names gives (`getattr(self, f"run_{kind}")`, `globals()[NAMES[key]]`):
+    one of the values `found` (classes and functions: up to values.MAX_NAMES of them). Past the bound of a choice
+    their join is unknown, and a call of an unknown value is not followed: it is a dynamic dispatch then, so that
+    the call is not dropped."""
+    names = choice_of_names(found)
+    got = names if names is not None else join_all(found)
+    if isinstance(got, Unresolved) and not any(isinstance(v, Unresolved) for v in found):
+        return Ext(DYNAMIC + step(rel, line, f"{what} over {len(found)} names: dynamic dispatch"))
+    return got
 
 
 def lost_entry(name: str, rel: str, n: ast.AST | None) -> str:
@@ -441,6 +457,7 @@ class InterpBase:
         def writers_of(self, origin: str) -> frozenset[str]: ...
         def ext_value(self, path: str, world: int) -> Value: ...
         def lookup(self, name: str, frame: Frame) -> Value: ...
+        def lookup_global(self, name: str, frame: Frame) -> Value: ...
 
         # interp_statements.StatementsMixin
         def exec_block(self, body: list[ast.stmt], frame: Frame) -> bool: ...
@@ -464,6 +481,9 @@ class InterpBase:
         def device_guard(self, test: ast.expr, frame: Frame) -> bool | None: ...
         def existing_device_elements(self, it: ast.expr, frame: Frame) -> Value | None: ...
         def dataclass_field_names(self, cls: ClassV, world: int) -> list[str] | None: ...
+        def namespace_of(self, e: ast.expr, frame: Frame) -> tuple[str, Callable[[str], Value | None]] | None: ...
+        def namespace_entry(self, namespace: tuple[str, Callable[[str], Value | None]], name: Value,
+                            default: Value | None, n: ast.AST, frame: Frame) -> Value: ...
 
         # interp_classes.ClassesMixin
         def enum_member(self, cls: ClassV, name: str, world: int) -> EnumV | None: ...

@@ -123,6 +123,11 @@ class CallsMixin(InterpBase):
                 # listing): maybe a test pytest collects (registries.UNNAMED_METHODS)
                 self.add_generated_test(Seq((cls, UNK), "tuple"), bounded(fn), frame)
                 return Const(None)
+        namespace = self.namespace_of(f.value, frame) if isinstance(f, ast.Attribute) and f.attr == "get" and \
+            1 <= len(n.args) <= 2 and not n.keywords else None
+        if namespace is not None:  # `globals().get(name, default)`
+            default = self.ev(n.args[1], frame) if len(n.args) == 2 else Const(None)
+            return self.namespace_entry(namespace, self.ev(n.args[0], frame), default, n, frame)
         if nn_modules.add_module_call(n):
             holder = n.func.value  # type: ignore[attr-defined]
             recv, name = self.ev(holder, frame), self.ev(n.args[0], frame)
@@ -321,8 +326,7 @@ class CallsMixin(InterpBase):
         recv = versions.as_text(recv)  # `torch.__version__.split(".")`: a str
         if isinstance(recv, OneOf) and (not is_objects(recv) and any(
                 isinstance(a, (ClassV, ModV, Inst)) for a in recv.alts) or is_objects(recv) and len({
-                a.attr(name) is not None or self.class_lookup(a.cls, name, frame.world) is not None
-                for a in alternatives(recv) if isinstance(a, Inst)}) > 1):
+                self._has_member(a, name, frame.world) for a in alternatives(recv) if isinstance(a, Inst)}) > 1):
             # `REGISTRY[key].quantize(...)` with an undecided key: the method of each candidate class (or module,
             # object) runs on some path, so each is analysed and its findings kept; so with objects of which only
             # some have the method in-repo (`REGISTRY[key](params).step()` over an in-repo optimizer and one
@@ -333,8 +337,7 @@ class CallsMixin(InterpBase):
             # parameter is called (was: a method of the request, so a CUDA builder went unseen, a false CPU)
             return self.call(recv.param, args, kwargs, n, frame, name)
         if isinstance(recv, (Ext, ModV, ClassV, SuperV)) or (is_objects(recv) and all(
-                a.attr(name) is not None or self.class_lookup(a.cls, name, frame.world) is not None
-                for a in alternatives(recv) if isinstance(a, Inst))) or (
+                self._has_member(a, name, frame.world) for a in alternatives(recv) if isinstance(a, Inst))) or (
                 isinstance(recv, EnumV) and isinstance(self.class_lookup(recv.cls, name, frame.world), FuncV)):
             callee = self.getattr_v(recv, name, frame, n)
             if isinstance(recv, ClassV) and isinstance(callee, FuncV) and self._is_classmethod(callee):
@@ -357,6 +360,11 @@ class CallsMixin(InterpBase):
         if got is None:
             got = self.container_method(recv, name, args, kwargs)
         return got if got is not None else self.tensor_method(recv, name, args, kwargs, n, frame)
+
+    def _has_member(self, obj: Inst, name: str, world: int) -> bool:
+        """Whether `obj.<name>` is something the analysis knows: an attribute, what its class gives, or its class
+        (`self.__class__(**config)`)."""
+        return obj.attr(name) is not None or name == "__class__" or self.class_lookup(obj.cls, name, world) is not None
 
     def _group_call(self, group: Inst, method: str, args: list[Value], kwargs: dict[str, Value],
                     frame: Frame) -> Value:

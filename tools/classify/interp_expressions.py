@@ -40,6 +40,7 @@ from tools.classify.interp_base import (
     Frame,
     InterpBase,
     attrs_dict,
+    chosen_by_name,
     namespace_key,
 )
 from tools.classify.interp_datafiles import path_binop, path_fstring
@@ -398,6 +399,9 @@ class ExpressionsMixin(InterpBase):
         return self._binop(n.op, self.ev(n.left, frame), self.ev(n.right, frame))
 
     def ev_Subscript(self, n: ast.Subscript, frame: Frame) -> Value:
+        namespace = self.namespace_of(n.value, frame)
+        if namespace is not None:  # `globals()[NAMES[kind]]`, `module.__dict__[name]`
+            return self.namespace_entry(namespace, self.ev(n.slice, frame), None, n, frame)
         obj = self.ev(n.value, frame)
         idx = self.ev(n.slice, frame)
         if obj == Ext("os.environ"):
@@ -465,6 +469,52 @@ class ExpressionsMixin(InterpBase):
                     return v
         joined = undecided_entry(obj, idx)
         return joined if joined is not None else UNK
+
+    def namespace_of(self, e: ast.expr, frame: Frame) -> tuple[str, Callable[[str], Value | None]] | None:
+        """When `e` is a namespace read as a dict: (how it is spelled, the lookup of a name in it; None for a name
+        it lacks): `globals()` (at a module's top level what it bound so far, in a function the global it reads),
+        `locals()`, and `vars(x)` / `x.__dict__` of an in-repo module or class. None for anything else (an object's
+        `__dict__` is a dict of its attributes: attrs_dict)."""
+        if isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and not e.keywords and \
+                e.func.id in ("globals", "locals", "vars") and len(e.args) == (e.func.id == "vars") and \
+                self.lookup(e.func.id, frame) == Ext(f"builtins.{e.func.id}"):
+            if e.func.id == "globals" and frame.module_env is not None:
+                return "globals()", lambda name: self.lookup_global(name, frame)
+            if e.func.id in ("globals", "locals"):
+                return f"{e.func.id}()", frame.env.get
+            holder: ast.expr = e.args[0]
+        elif isinstance(e, ast.Attribute) and e.attr == "__dict__" and _plain_reference(e.value):
+            holder = e.value  # (evaluated here and, for an object's `__dict__`, again by the caller: no calls in it)
+        else:
+            return None
+        owner = self.ev(holder, frame)
+        spelled = f"vars({ast.unparse(holder)[:40]})"
+        if isinstance(owner, ModV):
+            return spelled, lambda name: self.getattr_v(owner, name, frame, e)
+        if isinstance(owner, ClassV):  # (the class's own namespace: its body, not its bases')
+            return spelled, lambda name: self.class_body(owner, frame.world).get(name)
+        return None
+
+    def namespace_entry(self, namespace: tuple[str, Callable[[str], Value | None]], name: Value,
+                        default: Value | None, n: ast.AST, frame: Frame) -> Value:
+        """`globals()[name]` (`default` None), `globals().get(name, default)`, the same of another namespace_of:
+        the value bound to that name, one of them for a choice of names (a table of class names,
+        `globals()[NAMES[kind]](...)`). A name the analysis cannot list is a dynamic dispatch: it may name any
+        function or class there, and a call of an unknown value would not be followed."""
+        spelled, lookup = namespace
+        line = getattr(n, "lineno", 0)
+        names = alternatives(name)
+        if not all(isinstance(a, Const) and isinstance(a.value, str) for a in names):
+            return Ext(DYNAMIC + step(frame.rel, line, f"{spelled} looked up by a computed name: dynamic dispatch"))
+        found: list[Value] = []
+        for a in names:
+            assert isinstance(a, Const)
+            got = lookup(a.value)
+            if got is None:
+                got = default  # (None: a KeyError, no value on that path)
+            if got is not None:
+                found.append(got)
+        return chosen_by_name(found, frame.rel, line, f"{spelled}[...]") if found else UNK
 
     def ev_Slice(self, n: ast.Slice, frame: Frame) -> Value:
         """`a:b:c` inside a subscript, as the slice object `__getitem__` receives (`x[:, ["a"]]` on an in-repo
@@ -652,6 +702,8 @@ class ExpressionsMixin(InterpBase):
                 return v
             if name == "__dict__":
                 return attrs_dict(obj)
+            if name == "__class__":
+                return obj.cls  # `self.__class__(**config)`, `obj.__class__.method(obj)`: as `type(obj)`
             key = self.store_key(obj.cls, name, frame.world)
             if key is not None:
                 # a shared namespace (the Borg idiom): the object's own attributes when it adopted this one
@@ -842,3 +894,12 @@ def _dict_entry(d: DictV, idx: Value) -> Value | None:
             if k == idx:
                 return v
     return undecided_entry(d, idx)
+
+
+def _plain_reference(e: ast.expr) -> bool:
+    """Whether `e` only names something: `mod`, `pkg.mod`, `sys.modules[__name__]` (no call in it)."""
+    while isinstance(e, (ast.Attribute, ast.Subscript)):
+        if isinstance(e, ast.Subscript) and not isinstance(e.slice, (ast.Name, ast.Constant)):
+            return False
+        e = e.value
+    return isinstance(e, ast.Name)

@@ -65,6 +65,7 @@ from tools.classify.interp_base import (
     _call_requirement,
     _last_name,
     _py,
+    chosen_by_name,
 )
 from tools.classify.optional_imports import (
     ABSENT,
@@ -1066,6 +1067,24 @@ class ExternalMixin(InterpBase):
             return Const(False)
         return None
 
+    def _evaluated_text(self, text: Value, line: int, frame: Frame) -> Value | None:
+        """`eval(f"get_{kind}_pattern(tokens)")`, `eval("torch.float16")` in the caller's namespace: each text the
+        analysis knows is parsed and evaluated there, as if written at the call (its calls and device uses are the
+        caller's). None when a text is not known (computed code: call_builtin's dynamic dispatch)."""
+        texts = alternatives(text)
+        if not all(isinstance(t, Const) and isinstance(t.value, str) for t in texts):
+            return None
+        got: list[Value] = []
+        for t in texts:
+            assert isinstance(t, Const)
+            try:
+                tree = ast.parse(t.value.strip(), mode="eval")
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                continue  # (a SyntaxError at run time: no value on that path)
+            ast.increment_lineno(tree, line - 1)
+            got.append(self.ev(tree.body, frame))
+        return bounded(join_all(got)) if got else UNK
+
     def _torch_free_library(self, obj: ModV | ClassV, rel: str) -> bool:
         """Whether code at rel looks a name up on obj inside one installed library that never names torch."""
         home = obj.rel
@@ -1086,7 +1105,8 @@ class ExternalMixin(InterpBase):
             names = alternatives(attr)
             if isinstance(attr, OneOf) and all(isinstance(a, Const) and isinstance(a.value, str) for a in names):
                 # `getattr(self, f"run_{kind}")` over a known set of names: one of those attributes
-                return join_all([self.call_builtin("getattr", [obj, a, *args[2:]], kwargs, n, frame) for a in names])
+                return chosen_by_name([self.call_builtin("getattr", [obj, a, *args[2:]], kwargs, n, frame)
+                                       for a in names], frame.rel, line, f"getattr({_src_arg(n, 0)}, ...)")
             if isinstance(obj, (ModV, ClassV)) and self._torch_free_library(obj, frame.rel):
                 # a torch-free library's own module or class (installed.InstalledIndex.torch_free): external code (an
                 # object's attribute may hold a callable the caller handed it, so objects stay dynamic dispatch)
@@ -1096,6 +1116,10 @@ class ExternalMixin(InterpBase):
                 return Ext(DYNAMIC + step(frame.rel, line, f"getattr({_src_arg(n, 0)}, {_src_arg(n, 1)}) with a "
                                                           "computed name: dynamic dispatch"))
             return UNK
+        evaluated = self._evaluated_text(args[0], line, frame) if name == "eval" and len(args) == 1 and \
+            not kwargs else None
+        if evaluated is not None:
+            return evaluated
         if name in ("any", "all") and len(args) == 1 and not kwargs and isinstance(args[0], Seq) \
                 and args[0].kind != SLICE and all(isinstance(i, Const) for i in args[0].items):
             # `any("big" in a for a in args)` over known constants (a comprehension the analysis could not list

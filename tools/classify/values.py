@@ -12,6 +12,9 @@ from collections.abc import Iterable
 from tools.classify.frozen import frozen
 
 MAX_ALTERNATIVES = 8
+# alternatives of a choice among names of code (constant strings, in-repo classes and functions): a table of class
+# names looked up by a key the analysis cannot decide (`getattr(module, UPLOADERS[scheme])`) names ten or twenty
+MAX_NAMES = 32
 SIZE = "torch.Size"  # Seq.kind of a torch.Size: a tuple of ints that prints as `torch.Size([4, 3])`
 # Bounds on the size of one abstract value (nodes counted as a tree, shared parts once per use) and on its
 # nesting depth. Values are memo keys: hashing and comparing them must cost a bounded amount, however the
@@ -656,6 +659,22 @@ def may_equal(key: Value, idx: Value) -> bool:
     return True
 
 
+def choice_of_names(values: list[Value]) -> Value | None:
+    """One of `values` when each is a constant string, an in-repo class or an in-repo function (choices of them
+    flattened), up to MAX_NAMES distinct ones; None otherwise (a join, bounded by MAX_ALTERNATIVES, applies). Such
+    values are small and never merged by a join, and a choice among them is what a dispatch by name calls:
+    past MAX_ALTERNATIVES a join would make it unknown, and its calls would not be followed."""
+    alts: set[Value] = set()
+    for v in values:
+        for a in alternatives(v):
+            if not (isinstance(a, (ClassV, FuncV)) or isinstance(a, Const) and isinstance(a.value, str)):
+                return None
+            alts.add(a)
+    if not alts or len(alts) > MAX_NAMES:
+        return None
+    return alts.pop() if len(alts) == 1 else OneOf(frozenset(alts))
+
+
 def undecided_entry(obj: Value, idx: Value, default: Value | None = None) -> Value | None:
     """`obj[idx]` (or `obj.get(idx, default)`) for a known dict, list or tuple indexed by a key the analysis
     cannot decide: any entry may be selected, so the value is the join of them all (a call on it is analysed
@@ -678,7 +697,8 @@ def undecided_entry(obj: Value, idx: Value, default: Value | None = None) -> Val
         entries.append(default)
     if not entries:
         return None
-    return bounded(join_all(entries))
+    names = choice_of_names(entries)  # (a table of class names: `UPLOADERS[scheme]`)
+    return bounded(names if names is not None else join_all(entries))
 
 
 def module_list_children(v: Value) -> tuple[Value, ...]:
