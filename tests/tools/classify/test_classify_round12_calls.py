@@ -12,6 +12,7 @@ from tools.classify.interp_calls import _mutate_dict
 from tools.classify.runner import run
 from tools.classify.values import (
     MAX_ALTERNATIVES,
+    MAX_NAMES,
     UNRESOLVED,
     ClassV,
     Const,
@@ -59,8 +60,13 @@ def test_slices_empty_containers_and_other_values_are_not_entries() -> None:
 
 
 def test_the_join_is_bounded_never_a_subset() -> None:
-    many = DictV(tuple((Const(i), Const(f"v{i}")) for i in range(MAX_ALTERNATIVES + 1)))
+    many = DictV(tuple((Const(i), Const(i * 10)) for i in range(MAX_ALTERNATIVES + 1)))
     assert undecided_entry(many, UNRESOLVED) == UNRESOLVED
+    # names of code (a table of class names) are kept up to their own bound (round 36), and no further
+    names = DictV(tuple((Const(i), Const(f"v{i}")) for i in range(MAX_NAMES + 1)))
+    assert undecided_entry(names, UNRESOLVED) == UNRESOLVED
+    assert undecided_entry(DictV(names.items[:MAX_ALTERNATIVES + 1]), UNRESOLVED) == OneOf(frozenset(
+        v for _, v in names.items[:MAX_ALTERNATIVES + 1]))
     assert undecided_entry(DictV(((Const("a"), A), (Const("b"), UNRESOLVED))), UNRESOLVED) == UNRESOLVED
 
 
