@@ -363,8 +363,9 @@ class CallsMixin(InterpBase):
 
     def _has_member(self, obj: Inst, name: str, world: int) -> bool:
         """Whether `obj.<name>` is something the analysis knows: an attribute, what its class gives, or its class
-        (`self.__class__(**config)`)."""
-        return obj.attr(name) is not None or name == "__class__" or self.class_lookup(obj.cls, name, world) is not None
+        (`self.__class__(**config)`), or what its class's `__getattr__` forwards."""
+        return obj.attr(name) is not None or name == "__class__" or self.class_lookup(
+            obj.cls, name, world) is not None or self.attribute_hook(obj, name, world) is not None
 
     def _group_call(self, group: Inst, method: str, args: list[Value], kwargs: dict[str, Value],
                     frame: Frame) -> Value:

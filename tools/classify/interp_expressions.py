@@ -84,6 +84,7 @@ from tools.classify.values import (
     dict_items,
     exact_keys,
     hashable,
+    is_objects,
     iterated,
     join,
     join_all,
@@ -470,6 +471,36 @@ class ExpressionsMixin(InterpBase):
         joined = undecided_entry(obj, idx)
         return joined if joined is not None else UNK
 
+    def attribute_hook(self, obj: Inst, name: str, world: int) -> FuncV | None:
+        """The in-repo `__getattr__` Python calls for `obj.<name>` when neither the object nor its class has the
+        name, bound to obj; None without one (and for dunder names, which Python's own protocols probe)."""
+        if name.startswith("__"):
+            return None
+        hook = self.class_lookup(obj.cls, "__getattr__", world)
+        if not isinstance(hook, FuncV):
+            return None
+        if (name in nn_modules.MODULE_PUBLIC_ATTRS or name.startswith("_")) and (obj.nn is not None or any(
+                isinstance(b, Ext) and b.path in _TORCH_MODULE for b in self.mro(obj.cls, world))):
+            # a torch module: Python finds `model.eval()` and its private state (`_modules`) on torch.nn.Module and
+            # never calls the hook. (Other external bases, mixins such as transformers' PushToHubMixin, are not
+            # listed: their names are taken as absent, so the hook is followed)
+            return None
+        return self.bound_method(hook, obj, obj.cls)
+
+    def own_iterator(self, v: Value, line: int, frame: Frame) -> Value:
+        """`for runner in pool` over objects whose in-repo class defines `__iter__`: what that method returns (or
+        yields: the generated values); else `v` itself."""
+        if not is_objects(v):
+            return v
+        out: list[Value] = []
+        for obj in alternatives(v):
+            assert isinstance(obj, Inst)
+            meth = self.class_lookup(obj.cls, "__iter__", frame.world)
+            if not isinstance(meth, FuncV):
+                return v
+            out.append(self.call_function_from(self.bound_method(meth, obj, obj.cls), [], {}, line, frame))
+        return join_all(out)
+
     def namespace_of(self, e: ast.expr, frame: Frame) -> tuple[str, Callable[[str], Value | None]] | None:
         """When `e` is a namespace read as a dict: (how it is spelled, the lookup of a name in it; None for a name
         it lacks): `globals()` (at a module's top level what it bound so far, in a function the global it reads),
@@ -552,7 +583,7 @@ class ExpressionsMixin(InterpBase):
             return listed
         inner = self._branch(frame)
         for gen in n.generators:
-            it = iterated(self.ev(gen.iter, inner))
+            it = iterated(self.own_iterator(self.ev(gen.iter, inner), gen.iter.lineno, inner))
             if isinstance(it, Seq) and it.kind == "range" and not it.items:
                 return Seq((), "list")  # nothing is evaluated: `[... for i in range(device_count())]` on a CPU
             elem = join_all(list(it.items)) if isinstance(it, Seq) and it.items else UNK
@@ -584,7 +615,7 @@ class ExpressionsMixin(InterpBase):
                 rows.append([self.ev(e, outer) for e in elts])
                 return True
             gen = n.generators[level]
-            it = iterated(self.ev(gen.iter, outer))
+            it = iterated(self.own_iterator(self.ev(gen.iter, outer), gen.iter.lineno, outer))
             if not isinstance(it, Seq):
                 return False
             for item in it.items:
@@ -711,6 +742,13 @@ class ExpressionsMixin(InterpBase):
             found = self.class_lookup(obj.cls, name, frame.world)
             if isinstance(found, FuncV):
                 return self._method_value(found, obj, obj.cls, node, frame)
+            if found is None and (hook := self.attribute_hook(obj, name, frame.world)) is not None:
+                # `Wrapper(model).forward(x)` where the class forwards what it lacks (`def __getattr__(self, name):
+                # return getattr(self._inner, name)`): what the hook gives for that name. A value from outside the
+                # repository is taken as unknown, as before: the object may well have the attribute, set where the
+                # analysis did not see it, and the hook is then never called
+                got = self.call_function_from(hook, [Const(name)], {}, getattr(node, "lineno", 0), frame)
+                return UNK if isinstance(got, Ext) else got
             return found if found is not None else UNK
         if isinstance(obj, EnumV):
             if name == "value":
@@ -894,6 +932,9 @@ def _dict_entry(d: DictV, idx: Value) -> Value | None:
             if k == idx:
                 return v
     return undecided_entry(d, idx)
+
+
+_TORCH_MODULE = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
 
 
 def _plain_reference(e: ast.expr) -> bool:

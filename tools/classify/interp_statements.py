@@ -282,7 +282,7 @@ class StatementsMixin(InterpBase):
                 self.guarded_fallthrough = s  # (exec_block runs the statements after it as the guarded branch)
             return self._merge(frame, [(a, ea), (b, eb)])
         if isinstance(s, (ast.For, ast.AsyncFor)):
-            it = self.iteration(self.ev(s.iter, frame), frame.world)
+            it = self.iteration(self.own_iterator(self.ev(s.iter, frame), s.iter.lineno, frame), frame.world)
             if isinstance(it, Seq) and (it.kind in ("range", "tuple") or _fresh_iterator(s.iter)) and not it.items:
                 # `for i in range(torch.cuda.device_count()):` runs no iteration on a CPU-only machine; nor does
                 # `for a in args:` with no positional arguments, or `for i, a in enumerate(args):` (a list may have
@@ -353,9 +353,10 @@ class StatementsMixin(InterpBase):
                                      for i in s.items)
         if isinstance(s, (ast.Try, getattr(ast, "TryStar", ast.Try))):
             # the body stops at a statement that certainly raises here, and the handler that catches it runs: an
-            # import of a module that is not installed, or `pynvml.nvmlInit()` on a machine without a driver
-            # (`except pynvml.NVMLError: return 0`)
-            failing = self._missing_import(s, frame) or self._nvml_fails(s, frame)
+            # import of a module that is not installed, `pynvml.nvmlInit()` on a machine without a driver
+            # (`except pynvml.NVMLError: return 0`), torch's Module.__getattr__ in a module's own `__getattr__`
+            failing = self._missing_import(s, frame) or self._nvml_fails(s, frame) or self._module_lookup_fails(
+                s, frame)
             if failing is not None:
                 at, handler = failing
                 for st in s.body[:at]:
@@ -869,6 +870,27 @@ class StatementsMixin(InterpBase):
                 self.world_reads += 1
                 return (i, handler) if frame.world == 0 else None
         return None
+
+    def _module_lookup_fails(self, s: ast.Try, frame: Frame) -> tuple[int, ast.ExceptHandler] | None:
+        """(0, handler) for `try: return super().__getattr__(name)` / `except AttributeError:` at the start of an
+        in-repo `__getattr__` whose class is a torch module (peft's PeftModel forwarding to its base model): the
+        hook runs for a name the analysis knows the object lacks (ExpressionsMixin.attribute_hook), so torch's
+        Module.__getattr__, which finds only registered children and parameters, raises."""
+        if frame.cls is None or not s.body or not isinstance(s.body[0], (ast.Return, ast.Assign, ast.Expr)):
+            return None
+        call = s.body[0].value
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "__getattr__"
+                and isinstance(call.func.value, ast.Call) and isinstance(call.func.value.func, ast.Name)
+                and call.func.value.func.id == "super"):
+            return None
+        handler = next((h for h in s.handlers if h.type is None or any(
+            _last_name(t) in ("AttributeError", "Exception", "BaseException")
+            for t in (h.type.elts if isinstance(h.type, ast.Tuple) else [h.type]))), None)
+        if handler is None or not isinstance(self.super_lookup(frame.cls, "__getattr__", frame.world), Ext) or not any(
+                isinstance(b, Ext) and b.path in ("torch.nn.Module", "torch.nn.modules.module.Module")
+                for b in self.mro(frame.cls, frame.world)):
+            return None
+        return 0, handler
 
     def _missing_import(self, s: ast.Try, frame: Frame) -> tuple[int, ast.ExceptHandler] | None:
         """(index in the body, handler) when a `try` whose body starts with imports imports a module that is not

@@ -62,3 +62,17 @@ def test_a_choice_past_its_bound_is_called_as_a_dynamic_dispatch() -> None:
     assert isinstance(got, Ext) and got.path.startswith(DYNAMIC)
     assert "mypkg/a.py:7: getattr(self, ...) over 9 names: dynamic dispatch" in got.path
     assert chosen_by_name([Const(1), Const(2)], "mypkg/a.py", 7, "x") == OneOf(frozenset({Const(1), Const(2)}))
+
+
+def test_protocols_of_in_repo_objects_are_followed() -> None:
+    # a wrapper's `__getattr__` and a container's `__iter__` (returned iterator or generator): a call of an unknown
+    # value before, so the CUDA runner behind them was dropped (false CPUs)
+    root = Path(__file__).resolve().parent / "fixtures" / "repo"
+    tests = Analyzer(root, walk_python_files(root, [])).classify_file("tests/round36/test_protocols.py").tests
+    assert {k for k, v in tests.items() if v.label == "gpu"} == {
+        "test_forwarded_on_gpu", "test_pool_on_gpu", "test_generated_pool_on_gpu", "test_module_forwards_on_gpu"}
+    assert any("calls go()" in r for r in tests["test_forwarded_on_gpu"].reasons)
+    assert tests["test_own_method"].label == "cpu"  # (the wrapper's own method: no forwarding)
+    # a torch module's `__getattr__`: `super().__getattr__(name)` raises for a name the object lacks, and the
+    # handler forwards; `eval()` is torch's own and never reaches the hook
+    assert tests["test_module_own_methods"].label == "cpu"
