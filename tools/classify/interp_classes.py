@@ -38,7 +38,7 @@ from tools.classify.values import (
 PROPERTY_DECORATORS = frozenset({"property", "cached_property", "abstractproperty", "lazy_property",
                                  "lazyproperty", "cache_readonly"})
 # torch.nn.Module as a base (its public path and its defining module's), and object
-MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module", "builtins.object"})
+MODULE_BASES = nn_modules.TORCH_MODULE_CLASSES | {"builtins.object"}
 # names that change how a module prints, or register children other than by `self.<name> = <module>`
 MODULE_PRINT_OVERRIDES = frozenset({"__repr__", "__str__", "__format__", "extra_repr", "_get_name", "__setattr__",
                                     "__getattr__", "__getattribute__", "__delattr__", "__init_subclass__"})

@@ -480,7 +480,7 @@ class ExpressionsMixin(InterpBase):
         if not isinstance(hook, FuncV):
             return None
         if (name in nn_modules.MODULE_PUBLIC_ATTRS or name.startswith("_")) and (obj.nn is not None or any(
-                isinstance(b, Ext) and b.path in _TORCH_MODULE for b in self.mro(obj.cls, world))):
+                isinstance(b, Ext) and b.path in nn_modules.TORCH_MODULE_CLASSES for b in self.mro(obj.cls, world))):
             # a torch module: Python finds `model.eval()` and its private state (`_modules`) on torch.nn.Module and
             # never calls the hook. (Other external bases, mixins such as transformers' PushToHubMixin, are not
             # listed: their names are taken as absent, so the hook is followed)
@@ -932,9 +932,6 @@ def _dict_entry(d: DictV, idx: Value) -> Value | None:
             if k == idx:
                 return v
     return undecided_entry(d, idx)
-
-
-_TORCH_MODULE = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
 
 
 def _plain_reference(e: ast.expr) -> bool:

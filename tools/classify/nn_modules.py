@@ -383,6 +383,8 @@ MUTATORS = frozenset({"add_module", "register_module", "append", "extend", "inse
 SAME_MODULE_METHODS = frozenset({"train", "eval", "requires_grad_", "share_memory"})
 
 
+# torch.nn.Module as an external base of an in-repo class
+TORCH_MODULE_CLASSES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module"})
 # The public attributes of a torch.nn.Module (torch 2.13; checked by tests/tools/classify/test_nn_modules_table.py)
 MODULE_PUBLIC_ATTRS = frozenset({
     "T_destination", "add_module", "apply", "bfloat16", "buffers", "call_super_init", "children", "compile", "cpu",
