@@ -428,6 +428,10 @@ class ClassesMixin(InterpBase):
         self.shared_attrs[cls] = got
         return got
 
+    def derives_from_torch_module(self, cls: ClassV, world: int) -> bool:
+        """Whether torch.nn.Module is an (external) base in the MRO of `cls`."""
+        return any(isinstance(b, Ext) and b.path in nn_modules.TORCH_MODULE_CLASSES for b in self.mro(cls, world))
+
     def prints_as_module(self, cls: ClassV, world: int) -> bool:
         """Whether instances of `cls` print as torch's `Module.__repr__` prints them, from their attributes alone:
         its MRO is in-repo classes over `torch.nn.Module` only (every base resolved, no metaclass), none of them

@@ -479,8 +479,8 @@ class ExpressionsMixin(InterpBase):
         hook = self.class_lookup(obj.cls, "__getattr__", world)
         if not isinstance(hook, FuncV):
             return None
-        if (name in nn_modules.MODULE_PUBLIC_ATTRS or name.startswith("_")) and (obj.nn is not None or any(
-                isinstance(b, Ext) and b.path in nn_modules.TORCH_MODULE_CLASSES for b in self.mro(obj.cls, world))):
+        if (name in nn_modules.MODULE_PUBLIC_ATTRS or name.startswith("_")) and (
+                obj.nn is not None or self.derives_from_torch_module(obj.cls, world)):
             # a torch module: Python finds `model.eval()` and its private state (`_modules`) on torch.nn.Module and
             # never calls the hook. (Other external bases, mixins such as transformers' PushToHubMixin, are not
             # listed: their names are taken as absent, so the hook is followed)
@@ -502,10 +502,10 @@ class ExpressionsMixin(InterpBase):
         return join_all(out)
 
     def namespace_of(self, e: ast.expr, frame: Frame) -> tuple[str, Callable[[str], Value | None]] | None:
-        """When `e` is a namespace read as a dict: (how it is spelled, the lookup of a name in it; None for a name
-        it lacks): `globals()` (at a module's top level what it bound so far, in a function the global it reads),
-        `locals()`, and `vars(x)` / `x.__dict__` of an in-repo module or class. None for anything else (an object's
-        `__dict__` is a dict of its attributes: attrs_dict)."""
+        """When `e` is a namespace read as a dict: (how it is spelled, the lookup of a name in it: None, or
+        unknown, for a name it lacks): `globals()` (at a module's top level what it bound so far, in a function
+        the global it reads), `locals()`, and `vars(x)` / `x.__dict__` of an in-repo module or class. None for
+        anything else (an object's `__dict__` is a dict of its attributes: attrs_dict)."""
         if isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and not e.keywords and \
                 e.func.id in ("globals", "locals", "vars") and len(e.args) == (e.func.id == "vars") and \
                 self.lookup(e.func.id, frame) == Ext(f"builtins.{e.func.id}"):

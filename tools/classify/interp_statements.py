@@ -886,9 +886,8 @@ class StatementsMixin(InterpBase):
         handler = next((h for h in s.handlers if h.type is None or any(
             _last_name(t) in ("AttributeError", "Exception", "BaseException")
             for t in (h.type.elts if isinstance(h.type, ast.Tuple) else [h.type]))), None)
-        if handler is None or not isinstance(self.super_lookup(frame.cls, "__getattr__", frame.world), Ext) or not any(
-                isinstance(b, Ext) and b.path in nn_modules.TORCH_MODULE_CLASSES
-                for b in self.mro(frame.cls, frame.world)):
+        if handler is None or not isinstance(self.super_lookup(frame.cls, "__getattr__", frame.world), Ext) or \
+                not self.derives_from_torch_module(frame.cls, frame.world):
             return None
         return 0, handler
 
