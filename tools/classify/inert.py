@@ -48,7 +48,7 @@ TRIGGER_SUBSTRINGS = (
     "cuda", "gpu", "device", "accelerat", "gaudi", "habana", "ascend", "nccl", "gloo", "distributed",
     "process_group", "world_size", "skip", "xfail", "nvtx", "pin_memory", "record_stream", "register_buffer",
     "to_empty", "tensor_type", "import", "global", "nonlocal", "__dict__", "nvidia", "subprocess", "runpy", "triton",
-    "cpp_extension",
+    "cpp_extension", "__subclasses__", "attrgetter", "methodcaller",
 )
 TRIGGER_SUBSTRING = re.compile("|".join(re.escape(w) for w in TRIGGER_SUBSTRINGS))
 # Short accelerator names count only as words of their own (`is_tpu_available`, not `output`, `dumps`).
@@ -100,6 +100,12 @@ class InertProver:
         self.memo: dict[tuple[object, ...], bool] = {}
         self.clean: set[str] = set()  # words known not to trigger (words repeat across a suite)
         self.leaves: dict[Value, bool] = {}  # constants and external names: plain or not
+        self.late_bound: set[tuple[ClassV, int]] = set()  # classes given attributes outside their body, per world
+
+    def mark_late_bound(self, cls: ClassV, world: int) -> None:
+        """`Job.run = _run` after the class: its text no longer shows what its objects do, so it is never inert."""
+        self.late_bound.add((cls, world))
+        self.memo.pop((cls, world), None)
 
     def _any_trigger(self, words: set[str]) -> bool:
         for w in words - self.clean:
@@ -120,7 +126,7 @@ class InertProver:
         self.memo[key] = False  # a cycle is not proven inert
         # (a function carrying attributes may be run otherwise: a click command runs its sub-commands' callbacks)
         ok = (not isinstance(v, FuncV) or (v.bound is None and v.cls is None and not v.captured and not v.attrs)) \
-            and self._text_inert(v.rel, v.pos, world)
+            and (v, world) not in self.late_bound and self._text_inert(v.rel, v.pos, world)
         self.memo[key] = ok
         return ok
 

@@ -332,6 +332,8 @@ class CallsMixin(InterpBase):
             # some have the method in-repo (`REGISTRY[key](params).step()` over an in-repo optimizer and one
             # inheriting torch's `step`)
             return join_all([self.method_call(a, name, args, kwargs, n, frame) for a in alternatives(recv)])
+        if isinstance(recv, ClassV) and name == "__subclasses__" and not args and not kwargs:
+            return self.subclasses_of(recv, frame.world)
         if isinstance(recv, RequestV) and name == "param":
             # `request.param()` in a fixture whose params are builders (`params=[make_cpu, make_cuda]`): the
             # parameter is called (was: a method of the request, so a CUDA builder went unseen, a false CPU)
@@ -816,10 +818,10 @@ class CallsMixin(InterpBase):
                 frame.registrations.append((origin, key, value))
 
     def add_generated_test(self, key: Value, value: Value, frame: Frame) -> None:
-        """A test method code gave a class (registries.GENERATED_TESTS, key `(class, name)`): in a function, part of
-        the call's summary; back at the top level of the module that defines the class, in its body, as the same
-        `setattr` written there is (pytest collects it). Under a name not known, kept with the others so named
-        (registries.UNNAMED_METHODS)."""
+        """A test or a method code gave a class (registries.GENERATED_TESTS, key `(class, name)`): in a function,
+        part of the call's summary; back at the top level of the module that defines the class, in its body, as the
+        same `setattr` written there is (pytest collects it; calls find the method). Under a name not known, kept with
+        the others so named (registries.UNNAMED_METHODS)."""
         if frame.module_env is not None:
             frame.registrations.append((registries.GENERATED_TESTS, key, value))
             return
@@ -828,7 +830,7 @@ class CallsMixin(InterpBase):
             return
         body = self.class_body(cls, frame.world)
         if isinstance(name, Const) and isinstance(name.value, str):
-            body[name.value] = value
+            self.set_class_attribute(cls, name.value, value, frame.world)
         else:
             held = body.get(registries.UNNAMED_METHODS)
             body[registries.UNNAMED_METHODS] = join(held, value) if held is not None else value

@@ -17,7 +17,15 @@ from tools.classify.dataclass_fields import (
     pydantic_fields,
 )
 from tools.classify.evidence import Finding
-from tools.classify.interp_base import STORE, UNIT_BUDGET, BudgetExceeded, Frame, InterpBase, _last_name
+from tools.classify.interp_base import (
+    PROPERTY,
+    STORE,
+    UNIT_BUDGET,
+    BudgetExceeded,
+    Frame,
+    InterpBase,
+    _last_name,
+)
 from tools.classify.values import (
     NOT_LITERAL,
     UNRESOLVED,
@@ -318,6 +326,28 @@ class ClassesMixin(InterpBase):
             self.lookups[key] = (found, self.world_reads != before)
         return found
 
+    def set_class_attribute(self, cls: ClassV, name: str, v: Value, world: int) -> None:
+        """`cls.<name> = v` at the top level of the module that defines the class: its body gains the name, and
+        what lookups of the name found before (along any MRO) is forgotten."""
+        self.class_body(cls, world)[name] = v
+        self.inert.mark_late_bound(cls, world)
+        for key in [k for k in self.lookups if k[1] == name and k[2] == world]:
+            del self.lookups[key]
+
+    def subclasses_of(self, base: ClassV, world: int) -> Seq:
+        """`Base.__subclasses__()`: the in-repo classes bound at the top level of base's module, or of a module that
+        imports it and names it, that list `Base` among their direct bases, by module then position. A superset of
+        what one pytest run has imported when the call runs (a subclass in a module it never imports), so that the
+        answer does not depend on which files the analysis was given."""
+        found: set[ClassV] = set()
+        for rel in (base.rel, *self.source.importers_naming(base.rel, (base.name,))):
+            if rel != base.rel:
+                self.source.data_file(rel, base.rel)  # (a dependency of code in base's module, as a registry's writer)
+            for v in self.module_state(rel, world).env.values():
+                if isinstance(v, ClassV) and v.rel == rel and v != base and base in self.bases(v, world):
+                    found.add(v)
+        return Seq(tuple(sorted(found, key=lambda c: (c.rel, c.pos, c.name))), "list")
+
     def super_lookup(self, cls: ClassV, name: str, world: int, of: ClassV | None = None) -> Value:
         """`super().<name>` in a method of `cls` called on an object of class `of`: the first class after `cls` in
         the MRO of `of` (as Python's `super()` reads `type(self).__mro__`: a cooperative mixin's
@@ -337,7 +367,10 @@ class ClassesMixin(InterpBase):
         return first_ext if first_ext is not None else UNRESOLVED
 
     def _is_property(self, fv: FuncV) -> bool:
-        """`@property` (also cached_property, abstractproperty): reading the attribute runs the getter."""
+        """`@property` (also cached_property, abstractproperty) or `property(getter)`: reading the attribute runs
+        the getter."""
+        if fv.attr(PROPERTY) is not None:
+            return True
         node = self.source.module(fv.rel).defs.get(fv.pos)
         return isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
             _last_name(d) in PROPERTY_DECORATORS for d in node.decorator_list)

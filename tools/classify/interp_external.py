@@ -58,6 +58,7 @@ from tools.classify.interp_base import (
     AUTOGRAD_APPLY,
     DYNAMIC,
     MOCK_OBJECT,
+    PROPERTY,
     UNIT_BUDGET,
     BudgetExceeded,
     Frame,
@@ -323,6 +324,8 @@ class ExternalMixin(InterpBase):
                 return self.method_call(args[0], method, args[1:], kwargs, n, frame)
         if path == AUTOGRAD_APPLY and args and isinstance(args[0], ClassV):
             return self.autograd_apply(args[0], args[1:], kwargs, n, frame)
+        if path in OPERATOR_GETTERS or path in (ATTRGETTER_CALL, METHODCALLER_CALL):
+            return self._operator_getter(path, args, kwargs, n, frame)
         if path.startswith(DYNAMIC):
             frame.add(Finding(UNKNOWN, (step(frame.rel, line, "calls") + f" {path[len(DYNAMIC):]}",)))
             return args[0] if len(args) == 1 and not kwargs and isinstance(args[0], TestFnV) else UNK
@@ -1091,6 +1094,27 @@ class ExternalMixin(InterpBase):
         return home is not None and is_installed(rel) and is_installed(home) and \
             top_package(home) == top_package(rel) and self.source.installed.torch_free(rel)
 
+    def _operator_getter(self, path: str, args: list[Value], kwargs: dict[str, Value], n: ast.AST,
+                         frame: Frame) -> Value:
+        """`operator.attrgetter(name)(obj)` is `obj.<name>` (a dotted name: along the path), `operator.methodcaller(
+        name, *a, **kw)(obj)` is `obj.<name>(*a, **kw)`: the getter is a partial of a private callee that gets the
+        object last. A name the analysis does not know: unknown, as `getattr` with one."""
+        if path in OPERATOR_GETTERS:
+            one_name = path == "operator.methodcaller" or len(args) == 1 and not kwargs
+            if args and isinstance(args[0], Const) and isinstance(args[0].value, str) and one_name:
+                callee = ATTRGETTER_CALL if path == "operator.attrgetter" else METHODCALLER_CALL
+                return PartialV(Ext(callee), tuple(args), tuple(sorted(kwargs.items(), key=lambda kv: kv[0])))
+            return UNK
+        name, *given, obj = args
+        if not (isinstance(name, Const) and isinstance(name.value, str)):
+            return UNK
+        if path == METHODCALLER_CALL and isinstance(n, ast.Call):
+            return self.method_call(obj, name.value, given, kwargs, n, frame)
+        got = obj
+        for part in name.value.split("."):
+            got = self.getattr_v(got, part, frame, n)
+        return got
+
     def call_builtin(self, name: str, args: list[Value], kwargs: dict[str, Value], n: ast.AST,
                      frame: Frame) -> Value:
         line = getattr(n, "lineno", 0)
@@ -1276,6 +1300,8 @@ class ExternalMixin(InterpBase):
         if name == "reversed" and len(args) == 1 and not kwargs and isinstance(args[0], Seq) and \
                 args[0].kind in ("list", "tuple", "range"):
             return Seq(tuple(reversed(args[0].items)), "tuple")
+        if name == "property" and isinstance(getter := args[0] if args else kwargs.get("fget"), FuncV):
+            return getter.with_attr(PROPERTY, Const(True))  # `device = property(_get_device)`: read, it runs
         if name in ("staticmethod", "classmethod", "property") and args:
             return args[0]
         if name == "setattr" and args and _mocks_cuda(args[0], args[1] if len(args) > 1 else None):
@@ -1284,6 +1310,10 @@ class ExternalMixin(InterpBase):
 
 
 
+OPERATOR_GETTERS = frozenset({"operator.attrgetter", "operator.methodcaller"})
+# the private callees of the partials those make (never a real module's name)
+ATTRGETTER_CALL = "<operator.attrgetter of>"
+METHODCALLER_CALL = "<operator.methodcaller of>"
 _BUILTIN_VALUE_TYPES = frozenset(f"builtins.{t}" for t in ("list", "tuple", "dict", "set", "frozenset", "str", "bytes",
                                                              "int", "float", "complex", "bool"))
 _PLAIN_BASES = frozenset({"builtins.object", "abc.ABC", "typing.Generic", "typing.Protocol"})

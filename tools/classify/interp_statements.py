@@ -1023,15 +1023,16 @@ class StatementsMixin(InterpBase):
             # `request.cls.device = ...` in a fixture: an attribute of the test's object (CallResult.cls_attrs)
             frame.env[target.value.value.id] = req.with_cls_attr(target.attr, bounded(v) if hashable(v) else UNK)
         elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and frame.module_env is None \
-                and target.attr.startswith("test") and isinstance(cls := frame.env.get(target.value.id), ClassV) \
-                and cls.rel == frame.rel:
-            # `setattr(TestOps, f"test_zeros_{dev}", make(dev))` at a module's top level: a method pytest collects
-            self.class_body(cls, frame.world)[target.attr] = v
-        elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.attr.startswith(
-                "test") and isinstance(cls := self.lookup(target.value.id, frame), ClassV):
+                and isinstance(cls := frame.env.get(target.value.id), ClassV) and cls.rel == frame.rel:
+            # `setattr(TestOps, f"test_zeros_{dev}", make(dev))`, `Job.run = _run` at the top level of the module that
+            # defines the class: its attribute from then on (a method pytest collects, a method calls find)
+            self.set_class_attribute(cls, target.attr, v, frame.world)
+        elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and (target.attr.startswith(
+                "test") or isinstance(v, FuncV)) and isinstance(cls := self.lookup(target.value.id, frame), ClassV):
             # the same in a function the module calls at import (`def _append(): ... setattr(TestX, fn.__name__, fn)`)
-            # or in a class decorator (`setattr(cls, f"test_{dev}", ...)`): part of the call's summary, given to the
-            # class when the call returns to the top level of the module that defines it (add_generated_test)
+            # or in a class decorator (`setattr(cls, f"test_{dev}", ...)`, `cls.run = _run`): a test or a method,
+            # part of the call's summary, given to the class when the call returns to the top level of the module
+            # that defines it (add_generated_test)
             self.add_generated_test(Seq((cls, Const(target.attr)), "tuple"), bounded(v) if hashable(v) else UNK,
                                     frame)
         elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
@@ -1405,10 +1406,10 @@ def _unpacked_choice(v: OneOf, n: int) -> tuple[Value, ...] | None:
 
 
 def _grows_containers(loop: ast.For | ast.AsyncFor) -> bool:
-    """A loop body that mutates a container (`xs.append(...)`, `xs += [...]`) and has no break/continue of its
-    own (but guards `if cond: continue` at its top level, which an unrolled run follows): worth unrolling so that
-    the container's elements come out exact. Kept on the node: asked at every run of the loop (a walk of the body
-    each time was 14 % of a run on deepinv)."""
+    """A loop body that mutates a container (`xs.append(...)`, `xs += [...]`) or sets attributes by name (`setattr`)
+    and has no break/continue of its own (but guards `if cond: continue` at its top level, which an unrolled run
+    follows): worth unrolling so that the container's elements (the object's attributes) come out exact. Kept on the
+    node: asked at every run of the loop (a walk of the body each time was 14 % of a run on deepinv)."""
     return kept_on_node(loop, "_classify_grows_containers", lambda: _walk_grows_containers(loop))
 
 
@@ -1433,6 +1434,8 @@ def _walk_grows_containers(loop: ast.For | ast.AsyncFor) -> bool:
             mutates = True  # `self.add_module(str(i), m)`: a module's children, in order (they print)
         elif isinstance(node, (ast.Yield, ast.YieldFrom)):
             mutates = True  # a generator's output, in order
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr":
+            mutates = True  # `for name in ("start", "restart"): setattr(Worker, name, fn)`: each name set
         elif isinstance(node, ast.AugAssign) or _rebinds_grown(node) or _sets_item(node):
             mutates = True
         todo.extend(ast.iter_child_nodes(node))

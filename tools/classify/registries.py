@@ -271,9 +271,15 @@ def origin_root(origin: str) -> str:
 
 
 def calls_setattr(node: ast.AST | None) -> bool:
-    """Whether a def calls `setattr` (a class decorator that may give the class test methods by name)."""
-    return isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
-        isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "setattr" for n in ast.walk(node))
+    """Whether a def calls `setattr` or sets an attribute of its first parameter (a class decorator that may give
+    the class test methods by name, or methods: `cls.run = _run`)."""
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    params = [*node.args.posonlyargs, *node.args.args]
+    first = params[0].arg if params else None
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "setattr" or isinstance(
+        n, ast.Assign) and any(isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == first
+                               for t in n.targets) for n in ast.walk(node))
 
 
 # Calls listing an object's own attributes by name: `dir(cls)`, `vars(cls)`, `inspect.getmembers(cls)`

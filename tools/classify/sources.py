@@ -57,7 +57,7 @@ class Sources:
         self.source_lines: dict[str, list[bytes] | None] = {}
         self.closures: dict[str, frozenset[str]] = {}
         self.import_time: dict[str, tuple[str, ...]] = {}  # module -> import_time_closure
-        self.importers: dict[tuple[str, tuple[str, ...]], tuple[str, ...]] = {}  # registering_importers
+        self.importers: dict[tuple[str, tuple[str, ...]], tuple[str, ...]] = {}  # importers_naming
         # data files (datafiles.py) read by the analysis: (bytes or None, state) per file, and per module the
         # files its code read (a dependency of every result that depends on the module)
         self.data: dict[str, tuple[bytes | None, str]] = {}
@@ -252,9 +252,23 @@ class Sources:
         of home that stores into one, under any name home binds it to; `names[0]`: the registry's own name,
         registries.origin_root): what fills home's registries when pytest imports them (registries.py). A test module
         or conftest counts when its code may store into the registry (registries.may_store): pytest imports every one
-        it collects before the first test runs. Each is recorded as a dependency of code in home (a file that starts
-        importing home is not: it changes no file the result already depends on). Every file of the repository is read
-        once per run and home, parsed only when it names one of `names`."""
+        it collects before the first test runs."""
+        found: list[str] = []
+        for f in self.importers_naming(home, names):
+            name = f.rsplit("/", 1)[-1]
+            tree = self.module(f).tree
+            if not (is_test_file(name) or name == "conftest.py") or tree is not None and registries.may_store(
+                    tree, names[0], names[1:]):
+                found.append(f)
+                self.data_file(f, home)
+        return tuple(found)
+
+    def importers_naming(self, home: str, names: tuple[str, ...]) -> tuple[str, ...]:
+        """The repository modules besides `home` whose top level imports it (directly or through a package that hands
+        on its names, `_reexports`) and whose text names one of `names` as a word: where code that fills home's
+        registries or subclasses home's classes can be; a caller records those it reads from as dependencies of code in
+        home (a file that starts importing home is not: it changes no file the result already depends on). Every file
+        of the repository is read once per run and home, parsed only when it names one of `names`."""
         key = (home, names)
         got = self.importers.get(key)
         if got is not None:
@@ -267,14 +281,9 @@ class Sources:
             data = self.sources.get(f) or read_source(self.root, f, self.max_file_bytes)[0]
             if data is None or not named.search(data):
                 continue
-            pm = self.module(f)
-            name = f.rsplit("/", 1)[-1]
             if any(spec.toplevel and any(d == home or self._reexports(d, home, named)
-                                         for d in self.index.dep_files(spec, f)) for spec in pm.imports) and (
-                    not (is_test_file(name) or name == "conftest.py")
-                    or pm.tree is not None and registries.may_store(pm.tree, names[0], names[1:])):
+                                         for d in self.index.dep_files(spec, f)) for spec in self.module(f).imports):
                 found.append(f)
-                self.data_file(f, home)
         got = self.importers[key] = tuple(found)
         return got
 
