@@ -51,6 +51,7 @@ from tools.classify.receivers import apply_delta, receiver_delta, receiver_uses
 from tools.classify.summaries import SUMMARY_BUDGET, context_size, widen_call
 from tools.classify.values import (
     MAX_ALTERNATIVES,
+    MODULE_CONTAINERS,
     NORETURN,
     ClassV,
     Const,
@@ -84,6 +85,7 @@ from tools.classify.values import (
     join,
     join_all,
     keywords_of,
+    module_children,
 )
 from tools.classify.values import UNRESOLVED as UNK
 from tools.classify.wrapper_marks import FUNCTION_NODES, checked_parametrize, visible_names
@@ -116,6 +118,14 @@ class CallsMixin(InterpBase):
             cls = self.lookup(obj.id, frame)
             fn = self.ev(n.args[2], frame)
             tree = self.source.module(frame.rel).tree
+            names = alternatives(self.ev(n.args[1], frame))
+            if isinstance(cls, ClassV) and any(isinstance(a, FuncV) for a in alternatives(fn)) and len(names) > 1 and \
+                    all(isinstance(a, Const) and isinstance(a.value, str) for a in names):
+                # `for name in ("start", "restart"): setattr(Worker, name, _step)` (one joined name per loop): a
+                # method under each of the names
+                for a in names:
+                    self.add_generated_test(Seq((cls, a), "tuple"), bounded(fn), frame)
+                return Const(None)
             if isinstance(cls, ClassV) and any(isinstance(a, FuncV) for a in alternatives(fn)) and not (
                     isinstance(n.args[1], ast.Name) and tree is not None and registries.names_own_attributes(
                         tree, n.args[1].id)):
@@ -209,6 +219,13 @@ class CallsMixin(InterpBase):
                 got = typer_model.app_method(recv, f.attr, args, kwargs)
                 if got is not None:
                     return got
+            if isinstance(recv, NNModV) and f.attr in CONTAINER_GROWERS and recv.name in MODULE_CONTAINERS and \
+                    not kwargs and _mutable_target(f.value):
+                # `self.layers.append(Block())`: values are immutable, so the holder is rebound to the container with
+                # the child; a change the analysis cannot follow leaves it unknown, not a stale copy missing code
+                after = nn_modules.grown(recv, f.attr, args)
+                self.bind(f.value, after if after is not None else nn_modules.unprintable(recv), frame)
+                return after if after is not None else UNK
             if f.attr in REGISTRY_STORES and type(recv) is DictV and recv.origin and isinstance(
                     reg := self.registry_target(f.value, frame), DictV):
                 return self._store_by_method(f, reg, recv, args, kwargs, frame)
@@ -594,6 +611,18 @@ class CallsMixin(InterpBase):
             else:
                 self._ext_args_check(f"{callee.name}()", args, kwargs, n, frame)
             return inst
+        if isinstance(callee, NNModV) and callee.name == "Sequential" and len(args) == 1 and not kwargs and (
+                held := module_children(callee)) and all(isinstance(m, Seq) for m in held) and any(
+                not isinstance(c, NNModV) for m in held for c in m.items):  # type: ignore[attr-defined]
+            # `nn.Sequential(Block(), nn.ReLU())(x)` with an in-repo child: each child called on what the one before
+            # gave, in order (one chain per path when they differ); torch's own layers alone give just a shape, below
+            outs: list[Value] = []
+            for m in held:
+                x = args[0]
+                for child in m.items:  # type: ignore[attr-defined]
+                    x = self.call(child, [x], {}, n, frame, "forward")
+                outs.append(x)
+            return join_all(outs)
         if isinstance(callee, NNModV):
             x = args[0] if len(args) == 1 and not kwargs else None
             shape = nn_modules.output_shape(callee, x.shape) if isinstance(x, TensorV) and x.shape else None
@@ -1255,6 +1284,8 @@ def _yields(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     return found
 
 
+# methods that add children to a torch.nn container (nn_modules.grown)
+CONTAINER_GROWERS = frozenset({"append", "extend", "insert", "update"})
 DICT_MUTATORS = frozenset({"update", "setdefault", "pop", "popitem", "clear", "__setitem__", "__delitem__"})
 REGISTRY_STORES = frozenset({"update", "setdefault", "__setitem__"})  # what fills a registry (registries.py)
 

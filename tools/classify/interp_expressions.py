@@ -36,6 +36,7 @@ from tools.classify.interp_base import (
     MAX_GENERATED,
     MOCK_OBJECT,
     MODULE_WITHIN,
+    WRAPPER,
     BudgetExceeded,
     Frame,
     InterpBase,
@@ -89,7 +90,7 @@ from tools.classify.values import (
     join,
     join_all,
     literal_of,
-    module_list_children,
+    module_children,
     slice_of,
     too_long_to_print,
     undecided_entry,
@@ -108,6 +109,14 @@ _BIN: dict[type, Callable[[Any, Any], Any]] = {
     ast.BitXor: operator.xor, ast.BitAnd: operator.and_, ast.BitOr: operator.or_, ast.LShift: operator.lshift,
     ast.RShift: operator.rshift,
 }
+
+
+# Python's operators and the methods an object's class defines them by (`__add__`, `__radd__`, `__iadd__`)
+BINARY_DUNDERS: dict[type[ast.operator], str] = {
+    ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.MatMult: "matmul", ast.Div: "truediv",
+    ast.FloorDiv: "floordiv", ast.Mod: "mod", ast.Pow: "pow", ast.LShift: "lshift", ast.RShift: "rshift",
+    ast.BitOr: "or", ast.BitXor: "xor", ast.BitAnd: "and"}
+UNARY_DUNDERS: dict[type[ast.unaryop], str] = {ast.USub: "__neg__", ast.UAdd: "__pos__", ast.Invert: "__invert__"}
 
 
 class ExpressionsMixin(InterpBase):
@@ -326,6 +335,10 @@ class ExpressionsMixin(InterpBase):
 
     def ev_UnaryOp(self, n: ast.UnaryOp, frame: Frame) -> Value:
         v = self.ev(n.operand, frame)
+        dunder = UNARY_DUNDERS.get(type(n.op))
+        found = self.class_lookup(v.cls, dunder, frame.world) if isinstance(v, Inst) and dunder else None
+        if isinstance(found, FuncV) and isinstance(v, Inst):
+            return self.call(self.bound_method(found, v, v.cls), [], {}, n, frame, dunder or "")  # `-op`: `__neg__`
         if isinstance(n.op, ast.Not):
             t = truth(v)
             return Const(not t) if t is not None else UNK
@@ -397,7 +410,26 @@ class ExpressionsMixin(InterpBase):
         return UNK
 
     def ev_BinOp(self, n: ast.BinOp, frame: Frame) -> Value:
-        return self._binop(n.op, self.ev(n.left, frame), self.ev(n.right, frame))
+        left, right = self.ev(n.left, frame), self.ev(n.right, frame)
+        got = self.operator_method(n.op, left, right, n, frame)
+        return got if got is not None else self._binop(n.op, left, right)
+
+    def operator_method(self, op: ast.operator, left: Value, right: Value, n: ast.AST, frame: Frame,
+                        inplace: bool = False) -> Value | None:
+        """`a @ b`, `a + b`, `a += b` where an operand is an object of an in-repo class defining the operator
+        (`__matmul__`; `__iadd__` first for `+=`; the right operand's `__rmatmul__` when the left one's class does not
+        define it): what the method returns, its findings kept (a linear operator's product on CUDA); None where no
+        in-repo method applies (then the operator is evaluated on values)."""
+        name = BINARY_DUNDERS.get(type(op))
+        if name is None or not (isinstance(left, Inst) or isinstance(right, Inst)):
+            return None
+        tried = ((left, right, f"__i{name}__"),) if inplace else ()
+        for obj, other, dunder in (*tried, (left, right, f"__{name}__"), (right, left, f"__r{name}__")):
+            if isinstance(obj, Inst):
+                found = self.class_lookup(obj.cls, dunder, frame.world)
+                if isinstance(found, FuncV):
+                    return self.call(self.bound_method(found, obj, obj.cls), [other], {}, n, frame, dunder)
+        return None
 
     def ev_Subscript(self, n: ast.Subscript, frame: Frame) -> Value:
         namespace = self.namespace_of(n.value, frame)
@@ -420,11 +452,20 @@ class ExpressionsMixin(InterpBase):
                 return obj.items[idx.value]
             except IndexError:
                 return UNK
-        lists = module_list_children(obj)
-        if lists and isinstance(idx, Const) and type(idx.value) is int:
+        held = module_children(obj)
+        if held and isinstance(idx, Const) and type(idx.value) is int:
             # `self.operations[0].device`: the child the list was built with (on each path, when the list differs)
-            if all(isinstance(m, Seq) and -len(m.items) <= idx.value < len(m.items) for m in lists):
-                return join_all([m.items[idx.value] for m in lists if isinstance(m, Seq)])
+            if all(isinstance(m, Seq) and -len(m.items) <= idx.value < len(m.items) for m in held):
+                return join_all([m.items[idx.value] for m in held if isinstance(m, Seq)])
+        if held and (cut := slice_of(idx)) is not None and isinstance(obj, NNModV) and obj.name != "ModuleDict" and \
+                all(isinstance(m, Seq) for m in held):
+            # `self.layers[1:]`: a container of the same kind holding those children
+            return join_all([NNModV(obj.name, (("modules", Seq(m.items[cut], "list")),)) for m in held
+                             if isinstance(m, Seq)])
+        if held and isinstance(idx, Const) and isinstance(idx.value, str) and all(isinstance(m, DictV) for m in held):
+            # `self.heads["cls"](x)`: a ModuleDict's child by its key (a missing key is a KeyError in torch)
+            found = [v for m in held if isinstance(m, DictV) for k, v in m.items if k == idx]
+            return join_all(found) if found else UNK
         if omegaconf_model.is_config(obj) and isinstance(obj, Inst) and isinstance(idx, Const) and isinstance(
                 idx.value, str):
             got = obj.attr(idx.value)  # `cfg["device"]` of a configuration (omegaconf_model.py)
@@ -498,8 +539,19 @@ class ExpressionsMixin(InterpBase):
             meth = self.class_lookup(obj.cls, "__iter__", frame.world)
             if not isinstance(meth, FuncV):
                 return v
-            out.append(self.call_function_from(self.bound_method(meth, obj, obj.cls), [], {}, line, frame))
+            got = self.call_function_from(self.bound_method(meth, obj, obj.cls), [], {}, line, frame)
+            out.append(self.own_next(got, line, frame))
         return join_all(out)
+
+    def own_next(self, it: Value, line: int, frame: Frame) -> Value:
+        """An iterator object whose in-repo class defines `__next__` (`__iter__` returning self): its `__next__` runs
+        once, for what it does (a batch moved to CUDA there); the elements it gives are unknown (how many, and
+        each one). Anything else is returned as it is."""
+        step = self.class_lookup(it.cls, "__next__", frame.world) if isinstance(it, Inst) else None
+        if not (isinstance(step, FuncV) and isinstance(it, Inst)):
+            return it
+        self.call_function_from(self.bound_method(step, it, it.cls), [], {}, line, frame)
+        return UNK
 
     def namespace_of(self, e: ast.expr, frame: Frame) -> tuple[str, Callable[[str], Value | None]] | None:
         """When `e` is a namespace read as a dict: (how it is spelled, the lookup of a name in it: None, or
@@ -686,11 +738,26 @@ class ExpressionsMixin(InterpBase):
     def _method_value(self, found: FuncV, obj: Value, cls: ClassV | None, node: ast.AST, frame: Frame) -> Value:
         """`obj.<name>` where the class defines the function `found`: the method as bound_method binds it (to obj
         when its class is unknown), or, for a property, what its getter returns."""
+        wrapper = found.attr(WRAPPER) if found.attrs else None
+        if isinstance(wrapper, Inst) and cls is not None:
+            got = self.descriptor_get(wrapper, obj, cls, node, frame)  # `@cached_value def table(self)`
+            if got is not None and not isinstance(got, Unresolved):
+                return got  # (`types.MethodType(self.fn, obj)` and the like: the method, bound as before)
         bound = self.bound_method(found, obj, cls) if cls is not None else FuncV(
             found.rel, found.pos, found.name, bound=obj, captured=found.captured, cls=found.cls)
         if self._is_property(found):
             return self.call_function_from(bound, [], {}, getattr(node, "lineno", 0), frame)
         return bound
+
+    def descriptor_get(self, desc: Inst, obj: Value, cls: ClassV, node: ast.AST, frame: Frame) -> Value | None:
+        """A class attribute that is an object of an in-repo class defining `__get__` (a descriptor: a hand-written
+        cached property, a lazy tensor), read on an object: what `__get__(obj, cls)` returns; None for another
+        object."""
+        get = self.class_lookup(desc.cls, "__get__", frame.world)
+        if not isinstance(get, FuncV):
+            return None
+        return self.call_function_from(self.bound_method(get, desc, desc.cls), [obj, cls], {},
+                                       getattr(node, "lineno", 0), frame)
 
     def getattr_v(self, obj: Value, name: str, frame: Frame, node: ast.AST) -> Value:
         if isinstance(obj, OneOf) and all(isinstance(a, Inst) for a in obj.alts):
@@ -742,6 +809,9 @@ class ExpressionsMixin(InterpBase):
             found = self.class_lookup(obj.cls, name, frame.world)
             if isinstance(found, FuncV):
                 return self._method_value(found, obj, obj.cls, node, frame)
+            if isinstance(found, Inst) and not isinstance(got := self.descriptor_get(found, obj, obj.cls, node, frame),
+                                                          (Unresolved, type(None))):
+                return got  # `value = Lazy(...)` in the class body: what its `__get__` gives for the object
             if found is None and (hook := self.attribute_hook(obj, name, frame.world)) is not None:
                 # `Wrapper(model).forward(x)` where the class forwards what it lacks (`def __getattr__(self, name):
                 # return getattr(self._inner, name)`): what the hook gives for that name. A value from outside the

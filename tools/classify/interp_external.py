@@ -118,6 +118,7 @@ from tools.classify.values import (
     join_all,
     keywords_of,
     literal_of,
+    module_children,
     undecided_entry,
 )
 from tools.classify.values import UNRESOLVED as UNK
@@ -1172,6 +1173,9 @@ class ExternalMixin(InterpBase):
         if name == "iter" and len(args) == 1 and not kwargs and isinstance(iterated(args[0]), Seq) \
                 and iterated(args[0]).kind != SLICE:  # type: ignore[union-attr]
             return iterated(args[0])  # `next(iter(set(op.device for op in ops)))`: the elements, as next() reads
+        if name in ("iter", "next") and len(args) == 1 and not kwargs and isinstance(args[0], Inst):
+            # `next(loader_iter)`, `iter(pool)` of an object whose in-repo class defines `__next__` / `__iter__`
+            return self.own_next(args[0], line, frame) if name == "next" else self.own_iterator(args[0], line, frame)
         if name == "next" and args and isinstance(args[0], Seq) and args[0].items:
             return join_all(list(args[0].items))  # the first element of a known sequence (or generator)
         if name == "next" and len(args) == 2 and isinstance(args[0], Seq) and not args[0].items:
@@ -1297,6 +1301,8 @@ class ExternalMixin(InterpBase):
                 return Const((min if name == "min" else max)(a.value for a in args))  # type: ignore[union-attr]
             except (TypeError, ValueError):
                 return UNK
+        if name == "reversed" and len(args) == 1 and not kwargs and module_children(args[0]):
+            args = [iterated(args[0])]  # `reversed(self.layers)`: the children a torch.nn container holds
         if name == "reversed" and len(args) == 1 and not kwargs and isinstance(args[0], Seq) and \
                 args[0].kind in ("list", "tuple", "range"):
             return Seq(tuple(reversed(args[0].items)), "tuple")

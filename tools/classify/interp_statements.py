@@ -63,6 +63,7 @@ from tools.classify.optional_imports import (
 from tools.classify.test_state import PATCHED, patch_module_attr, set_environ
 from tools.classify.values import (
     MAX_ALTERNATIVES,
+    MODULE_CONTAINERS,
     ClassV,
     Const,
     DeviceV,
@@ -201,7 +202,8 @@ class StatementsMixin(InterpBase):
         if isinstance(s, ast.AugAssign):
             cur = self.ev(s.target, frame) if _mutable_target(s.target) else UNK
             rhs = self.ev(s.value, frame)
-            self.bind(s.target, self._binop(s.op, cur, rhs), frame)
+            got = self.operator_method(s.op, cur, rhs, s, frame, inplace=True)
+            self.bind(s.target, got if got is not None else self._binop(s.op, cur, rhs), frame)
             return False
         if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
             if frame.module_env is None and s.decorator_list:
@@ -574,9 +576,9 @@ class StatementsMixin(InterpBase):
             # (called as code even under a skip decorator's name: a helper is not a test, its wrapper runs)
             r = self.call_function_from(dv, [value], {}, d.lineno, scratch) if isinstance(dv, FuncV) else self.call(
                 dv, [value], {}, d, scratch, "decorator")
-            if isinstance(r, FuncV) or isinstance(r, Inst) and isinstance(
-                    self.class_lookup(r.cls, "__call__", frame.world), FuncV):
-                value = r
+            if isinstance(r, FuncV) or isinstance(r, Inst) and any(isinstance(
+                    self.class_lookup(r.cls, m, frame.world), FuncV) for m in ("__call__", "__get__")):
+                value = r  # (an object with `__get__`: a descriptor, read on the object: _method_value)
         if value == fv or self._transparent_wrapper(value, fv, frame.world):
             return fv
         return fv.with_attr(WRAPPER, value)
@@ -1086,6 +1088,13 @@ class StatementsMixin(InterpBase):
             new = DictV(dict_items([*entry.items, (self.ev(target.slice, frame), v)])) if isinstance(
                 entry, DictV) else UNK
             self.store_into_registry(target.value.value, reg, [(outer, new)], frame)
+        elif isinstance(target, ast.Subscript) and _mutable_target(target.value) and isinstance(
+                holder := self.ev(target.value, frame), Inst) and isinstance(
+                    setitem := self.class_lookup(holder.cls, "__setitem__", frame.world), FuncV):
+            # `buffer[key] = x` where the object's in-repo class defines `__setitem__` (a store that moves what it
+            # is given): the method, called as Python calls it
+            self.call(self.bound_method(setitem, holder, holder.cls), [self.ev(target.slice, frame), v], {}, target,
+                      frame, "__setitem__")
         elif isinstance(target, ast.Subscript) and (reg := self.registry_target(target.value, frame)):
             # `MODELS[name] = cls` in a function, `registry.MODELS["x"] = X` at another module's top level
             self.store_into_registry(target.value, reg, [(self.ev(target.slice, frame), v)], frame)
@@ -1099,6 +1108,13 @@ class StatementsMixin(InterpBase):
             key = self.ev(target.slice, frame)
             frame.env[target.value.id] = bounded(DictV(dict_items([*d.items, (key, bounded(v))]), d.origin)) \
                 if hashable(v) else UNK
+        elif isinstance(target, ast.Subscript) and _mutable_target(target.value) and isinstance(
+                held := self.ev(target.value, frame), NNModV) and held.name in MODULE_CONTAINERS:
+            # `self.heads[name] = Head()`, `self.layers[0] = m`: the container with that child (the holder rebound:
+            # values are immutable); a key the analysis does not know leaves its children unknown, not a stale copy
+            # missing the new child's code
+            after = nn_modules.grown(held, "__setitem__", [self.ev(target.slice, frame), v]) if hashable(v) else None
+            self.bind(target.value, after if after is not None else nn_modules.unprintable(held), frame)
         elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and nn_modules.is_module(
                 frame.env.get(target.value.id)):
             frame.env[target.value.id] = nn_modules.unprintable(frame.env[target.value.id])  # `seq[0] = layer`
@@ -1406,10 +1422,10 @@ def _unpacked_choice(v: OneOf, n: int) -> tuple[Value, ...] | None:
 
 
 def _grows_containers(loop: ast.For | ast.AsyncFor) -> bool:
-    """A loop body that mutates a container (`xs.append(...)`, `xs += [...]`) or sets attributes by name (`setattr`)
-    and has no break/continue of its own (but guards `if cond: continue` at its top level, which an unrolled run
-    follows): worth unrolling so that the container's elements (the object's attributes) come out exact. Kept on the
-    node: asked at every run of the loop (a walk of the body each time was 14 % of a run on deepinv)."""
+    """A loop body that mutates a container (`xs.append(...)`, `xs += [...]`) and has no break/continue of its
+    own (but guards `if cond: continue` at its top level, which an unrolled run follows): worth unrolling so that
+    the container's elements come out exact. Kept on the node: asked at every run of the loop (a walk of the body
+    each time was 14 % of a run on deepinv)."""
     return kept_on_node(loop, "_classify_grows_containers", lambda: _walk_grows_containers(loop))
 
 
@@ -1434,8 +1450,6 @@ def _walk_grows_containers(loop: ast.For | ast.AsyncFor) -> bool:
             mutates = True  # `self.add_module(str(i), m)`: a module's children, in order (they print)
         elif isinstance(node, (ast.Yield, ast.YieldFrom)):
             mutates = True  # a generator's output, in order
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr":
-            mutates = True  # `for name in ("start", "restart"): setattr(Worker, name, fn)`: each name set
         elif isinstance(node, ast.AugAssign) or _rebinds_grown(node) or _sets_item(node):
             mutates = True
         todo.extend(ast.iter_child_nodes(node))
@@ -1458,7 +1472,8 @@ def _made_device(v: Value) -> bool:
 
 
 def _sets_item(node: ast.AST) -> bool:
-    """`table[key] = value` on a name: a dict filled entry by entry; `globals()[name] = ...` and
+    """`table[key] = value` on a name or an attribute (`self.heads[name] = Head()`): a dict (a ModuleDict) filled
+    entry by entry; `globals()[name] = ...` and
     `setattr(cls, name, ...)`: a module or class given tests one by one (`for dev in DEVICES: setattr(TestOps,
     f"test_{dev}", make(dev))`)."""
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr" and \
@@ -1467,7 +1482,7 @@ def _sets_item(node: ast.AST) -> bool:
         # (a name built per item, or the name given to the function set: `fn.__name__ = f"test_{x}"; setattr(TestX,
         # fn.__name__, fn)`; `setattr(self, key, value)` over options is followed unrolled or not)
         return True
-    return isinstance(node, ast.Assign) and any(isinstance(t, ast.Subscript) and (isinstance(t.value, ast.Name) or (
+    return isinstance(node, ast.Assign) and any(isinstance(t, ast.Subscript) and (_mutable_target(t.value) or (
         isinstance(t.value, ast.Call) and isinstance(t.value.func, ast.Name) and t.value.func.id == "globals"))
         for t in node.targets)
 

@@ -69,6 +69,9 @@ class TorchMixin(InterpBase):
         if nn_modules.is_module(recv):
             if name in nn_modules.SAME_MODULE_METHODS:
                 return recv
+            held = nn_modules.container_view(recv, name) if not args and not kwargs else None
+            if held is not None:
+                return held  # `self.heads.values()`, `self.blocks.children()`: the children it holds
             if name in nn_modules.MUTATORS:
                 # `seq.append(layer)`, `m.add_module("x", layer)`: the variable's module no longer prints as known
                 holder = n.func.value if isinstance(n.func, ast.Attribute) else None

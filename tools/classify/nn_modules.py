@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from itertools import repeat
 
 from tools.classify.values import (
+    MODULE_CONTAINERS,
     NOT_LITERAL,
     NOT_NONE,
     UNRESOLVED,
@@ -31,12 +32,13 @@ from tools.classify.values import (
     Value,
     alternatives,
     literal_of,
+    module_children,
     module_kind,
 )
 
 REQUIRED = object()  # a parameter without a default
 VAR = "*"  # the parameter list of a class that accepts any arguments and prints none (`Identity(*args)`)
-CONTAINERS = ("Sequential", "ModuleList", "ModuleDict")
+CONTAINERS = MODULE_CONTAINERS
 
 
 class NotKnown(Exception):
@@ -448,6 +450,60 @@ def parameter(v: NNModV, name: str) -> object:
 def is_module(v: Value) -> bool:
     """A module whose print the analysis knows: a torch.nn one it built, or a printable in-repo subclass."""
     return isinstance(v, NNModV) or isinstance(v, Inst) and v.nn is not None
+
+
+def grown(v: NNModV, name: str, args: list[Value]) -> NNModV | None:
+    """The container after `layers.append(m)`, `layers.extend([...])`, `layers.insert(i, m)`, `layers[i] = m`
+    (ModuleList, Sequential), `heads.update({...})` or `heads[key] = m` (ModuleDict) with children the analysis knows:
+    it holds them in order (and prints them); None for anything else."""
+    held = module_children(v)
+    if len(held) != 1:
+        return None
+    mods = held[0]
+    if isinstance(mods, Seq) and v.name != "ModuleDict":
+        items = list(mods.items)
+        if name == "append" and len(args) == 1:
+            items.append(args[0])
+        elif name == "extend" and len(args) == 1 and isinstance(args[0], Seq) and args[0].kind != "set":
+            items.extend(args[0].items)
+        elif name == "insert" and len(args) == 2 and isinstance(args[0], Const) and type(args[0].value) is int:
+            items.insert(args[0].value, args[1])
+        elif name == "__setitem__" and len(args) == 2 and isinstance(args[0], Const) and type(
+                args[0].value) is int and -len(items) <= args[0].value < len(items):
+            items[args[0].value] = args[1]  # `layers[0] = Block()`: the child replaced in place
+        else:
+            return None
+        return NNModV(v.name, (("modules", Seq(tuple(items), mods.kind)),))
+    if isinstance(mods, DictV) and v.name == "ModuleDict":
+        if name == "__setitem__" and len(args) == 2:
+            added: tuple[tuple[Value, Value], ...] = ((args[0], args[1]),)
+        elif name == "update" and len(args) == 1 and isinstance(args[0], DictV):
+            added = args[0].items
+        else:
+            return None
+        if not all(isinstance(k, Const) and isinstance(k.value, str) for k, _ in added):
+            return None
+        entries = dict(mods.items)
+        entries.update(added)  # (a key set again keeps its place, as in a dict)
+        return NNModV(v.name, (("modules", DictV(tuple(entries.items()))),))
+    return None
+
+
+def container_view(v: Value, method: str) -> Seq | None:
+    """What `values()`, `keys()`, `items()` of a ModuleDict, or `children()` of any container, gives when the
+    analysis knows its children (a list: iterating it, or indexing it, reads them); None for anything else."""
+    held = module_children(v)
+    if len(held) != 1 or not isinstance(v, NNModV):
+        return None
+    mods = held[0]
+    if isinstance(mods, DictV) and method in ("values", "keys", "items"):
+        return Seq(tuple(c if method == "values" else k if method == "keys" else Seq((k, c), "tuple")
+                         for k, c in mods.items), "list")
+    if method == "children":
+        children = mods.items if isinstance(mods, Seq) else tuple(c for _, c in mods.items) if isinstance(
+            mods, DictV) else None
+        return Seq(tuple(children), "list") if children is not None else None
+    return None
 
 
 def unprintable(v: Value) -> Value:

@@ -701,20 +701,26 @@ def undecided_entry(obj: Value, idx: Value, default: Value | None = None) -> Val
     return bounded(names if names is not None else join_all(entries))
 
 
-def module_list_children(v: Value) -> tuple[Value, ...]:
-    """The children a torch.nn.ModuleList was built with (one sequence per path when they differ), while it has
-    not been moved (then they are elsewhere); () for anything else."""
-    if isinstance(v, NNModV) and v.name == "ModuleList" and v.device is None:
+# torch.nn's containers: their children, in order, are their one argument "modules" (nn_modules.CONTAINERS)
+MODULE_CONTAINERS = ("Sequential", "ModuleList", "ModuleDict")
+
+
+def module_children(v: Value) -> tuple[Value, ...]:
+    """The children a torch.nn container holds (a sequence for Sequential and ModuleList, a dict for ModuleDict; one
+    per path when they differ), while it has not been moved (then they are elsewhere); () for anything else."""
+    if isinstance(v, NNModV) and v.name in MODULE_CONTAINERS and v.device is None:
         return alternatives(dict(v.args).get("modules", UNRESOLVED))
     return ()
 
 
 def iterated(v: Value) -> Value:
-    """What a loop or comprehension runs over: a dict gives its keys, in insertion order; a torch.nn.ModuleList
-    the children it was built with (`op.device for op in self.operations`)."""
-    lists = module_list_children(v)
-    if len(lists) == 1 and isinstance(lists[0], Seq):
-        return Seq(lists[0].items, "list")
+    """What a loop or comprehension runs over: a dict gives its keys, in insertion order; a torch.nn container the
+    children it holds (`op.device for op in self.operations`), a ModuleDict its keys."""
+    held = module_children(v)
+    if len(held) == 1 and isinstance(held[0], (Seq, DictV)):
+        v = held[0]
+        if isinstance(v, Seq):
+            return Seq(v.items, "list")
     return Seq(tuple(k for k, _ in v.items), "list") if isinstance(v, DictV) else v
 
 

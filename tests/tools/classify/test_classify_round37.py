@@ -82,8 +82,83 @@ def test_class_decorators_that_set_attributes_are_run(src: str, installs: bool) 
     assert calls_setattr(ast.parse(src).body[0]) is installs
 
 
-def test_loops_setting_attributes_by_name_are_unrolled() -> None:
-    # one joined name per loop would set no attribute the analysis knows (`Worker.restart` was not found)
-    loop = ast.parse("for name in ('start', 'restart'):\n    setattr(Worker, name, _step)\n").body[0]
+def test_loops_filling_a_container_held_by_an_attribute_are_unrolled() -> None:
+    # `self.heads[name] = Head()` over names: one joined key per loop would leave the ModuleDict's children unknown
+    loop = ast.parse("for name in ('cls', 'box'):\n    self.heads[name] = Head()\n").body[0]
     assert isinstance(loop, ast.For)
     assert _grows_containers(loop)
+
+
+CONTAINERS = "tests/round37/test_containers.py"
+
+
+@pytest.fixture(scope="module")
+def containers() -> dict[str, object]:
+    return Analyzer(ROOT, walk_python_files(ROOT, [])).classify_file(CONTAINERS).tests
+
+
+@pytest.mark.parametrize("name", [
+    "test_sequential",  # `nn.Sequential(Block(), nn.ReLU())(x)`: each child called in turn
+    "test_sequential_of_a_filled_list",  # `nn.Sequential(*layers)`
+    "test_module_list_appended",  # `self.layers.append(Block())` in a loop: the holder rebound
+    "test_module_list_extended",
+    "test_module_dict_by_key",  # `self.heads[name] = Block()` in a loop, run by key
+    "test_module_dict_values",
+    "test_module_dict_items",
+])
+def test_children_of_torch_containers_are_run(containers, name: str) -> None:
+    # each CUDA case was `cpu` (a call of the container ran no in-repo child, or its children were a stale copy)
+    assert containers[f"{name}[cuda]"].label == "gpu"
+    assert any("Block.forward()" in r or "calls forward()" in r for r in containers[f"{name}[cuda]"].reasons)
+    assert containers[f"{name}[cpu]"].label == "cpu"
+
+
+@pytest.mark.parametrize("order", ["backwards", "tail", "numbered", "paired"])
+def test_children_run_in_another_order_or_in_part(containers, order: str) -> None:
+    # `reversed(self.layers)`, `self.layers[1:]`, `enumerate(...)`, `zip(...)`
+    assert containers[f"test_children_in_another_order[{order}-cuda]"].label == "gpu"
+    assert containers[f"test_children_in_another_order[{order}-cpu]"].label == "cpu"
+
+
+def test_a_child_replaced_by_index_is_the_one_run(containers) -> None:
+    assert containers["test_replaced_by_index"].label == "gpu"
+    assert containers["test_torch_layers_only"].label == "cpu"  # torch's own layers: a shape, no child code
+
+
+OPERATORS = "tests/round37/test_operators.py"
+
+
+@pytest.fixture(scope="module")
+def operators() -> dict[str, object]:
+    return Analyzer(ROOT, walk_python_files(ROOT, [])).classify_file(OPERATORS).tests
+
+
+@pytest.mark.parametrize(("name", "method"), [
+    ("test_add_moves_to_gpu", "__add__()"),
+    ("test_reflected_mul_moves_to_gpu", "__rmul__()"),  # `2 * x`: int has no `__mul__` for it
+    ("test_negation_moves_to_gpu", "__neg__()"),
+    ("test_iterator_object[cuda]", "__next__()"),  # `for batch in Batches(...)`, `__iter__` returning self
+    ("test_next_of_iterator[cuda]", "__next__()"),  # `next(Batches(...))`
+    ("test_decorated_descriptor[cuda]", "__get__()"),  # `@cached_value def weights(self)`
+    ("test_descriptor_in_class_body[cuda]", "__get__()"),  # `buffer = OnDevice()`
+    ("test_item_assignment[cuda]", "__setitem__()"),  # `store["x"] = t`
+])
+def test_methods_python_runs_for_the_code_are_followed(operators, name: str, method: str) -> None:
+    # each was evaluated on values (an unknown result) or read as the bare function: a false CPU
+    verdict = operators[name]
+    assert verdict.label == "gpu"
+    assert any(f"calls {method}" in r for r in verdict.reasons), verdict.reasons
+
+
+@pytest.mark.parametrize("name", [
+    "test_matmul_of_operators_on_cpu", "test_inplace_add_on_cpu", "test_iterator_object[cpu]",
+    "test_next_of_iterator[cpu]", "test_decorated_descriptor[cpu]", "test_descriptor_in_class_body[cpu]",
+    "test_item_assignment[cpu]",
+])
+def test_methods_python_runs_on_cpu_stay_cpu(operators, name: str) -> None:
+    assert operators[name].label == "cpu"
+
+
+def test_an_inplace_operator_keeps_the_object(operators) -> None:
+    # `a += 1` runs `__iadd__`, which returns the object itself: its method is then found
+    assert operators["test_inplace_add_then_gpu"].label == "gpu"
