@@ -45,7 +45,7 @@ from tools.classify.interp_base import (
     kept_on_node,
     lost_entry,
 )
-from tools.classify.interp_external import RUNS_ITS_CALLABLE
+from tools.classify.interp_external import FIELD_FACTORY, RUNS_ITS_CALLABLE
 from tools.classify.module_device import DEVICE_PROPERTY_SUFFIXES
 from tools.classify.receivers import apply_delta, receiver_delta, receiver_uses
 from tools.classify.summaries import SUMMARY_BUDGET, context_size, widen_call
@@ -755,8 +755,11 @@ class CallsMixin(InterpBase):
         given.update((k, v) for k, v in kwargs.items() if k != UNKNOWN_KWARGS)
         for f in fields:
             if f.keyword not in given:
-                given[f.keyword] = self.class_body(owners[f.owner], frame.world).get(f.name, UNK) if (
+                default = self.class_body(owners[f.owner], frame.world).get(f.name, UNK) if (
                     f.has_default and not spread) else UNK
+                if isinstance(default, PartialV) and default.func == Ext(FIELD_FACTORY):
+                    default = self.call(default, [], {}, n, frame, "default_factory")  # run for this object
+                given[f.keyword] = default
         built = inst
         for f in fields:
             if not f.init_var:

@@ -164,10 +164,14 @@ def _pydantic_number(path: str) -> str | None:
 # External functions that call their first argument before they return: path -> how many arguments they pass it
 CALLS_ITS_FUNCTION = {
     "functools.reduce": 2, "torch.utils._pytree.tree_map": 1, "torch.utils._pytree.tree_map_only": 1,
-    "torch.utils.checkpoint.checkpoint": 1, "torch.autograd.gradcheck": 1, "torch.autograd.gradgradcheck": 1,
+    "torch.autograd.gradcheck": 1, "torch.autograd.gradgradcheck": 1,
     "torch.autograd.functional.jacobian": 1, "torch.autograd.functional.hessian": 1, "optree.tree_map": 1,
     "jax.tree_util.tree_map": 1, "timeit.timeit": 0, "timeit.repeat": 0, "timeit.Timer": 0,
 }
+# torch's activation checkpointing: `checkpoint(fn, *args, use_reentrant=False)` runs fn(*args) now (the options are
+# checkpoint's own)
+CHECKPOINTS = frozenset({"torch.utils.checkpoint.checkpoint"})
+CHECKPOINT_OPTIONS = frozenset({"use_reentrant", "preserve_rng_state", "context_fn", "determinism_check", "debug"})
 # Methods that run the callable they are given, on objects the analysis does not model: an executor's or a process
 # pool's `submit(fn, *args)` / `map(fn, xs)`, pytest-benchmark's `benchmark.pedantic(fn, args=...)`, asyncio's
 # `loop.run_in_executor(executor, fn, *args)` (the position of the callable)
@@ -325,6 +329,8 @@ class ExternalMixin(InterpBase):
                 return self.method_call(args[0], method, args[1:], kwargs, n, frame)
         if path == AUTOGRAD_APPLY and args and isinstance(args[0], ClassV):
             return self.autograd_apply(args[0], args[1:], kwargs, n, frame)
+        if path == FIELD_FACTORY and len(args) == 1 and not kwargs:
+            return self.call(args[0], [], {}, n, frame, "default_factory")  # a field's factory, as an object is made
         if path in OPERATOR_GETTERS or path in (ATTRGETTER_CALL, METHODCALLER_CALL):
             return self._operator_getter(path, args, kwargs, n, frame)
         if path.startswith(DYNAMIC):
@@ -402,13 +408,17 @@ class ExternalMixin(InterpBase):
             return _product(args * repeat.value)
         if path in _CHOOSING and 1 <= len(args) <= 2 and not kwargs:
             return _choose(path, args)
-        if path in CALLS_ITS_FUNCTION and args and _callable(args[0]):
+        if path in CHECKPOINTS and args and self._runs_as_callable(args[0], frame.world):
+            # `checkpoint(self.block, x, use_reentrant=False)`: the block runs now, on these arguments
+            given = {k: v for k, v in kwargs.items() if k not in CHECKPOINT_OPTIONS}
+            return self.call(args[0], list(args[1:]), given, n, frame, "checkpoint")
+        if path in CALLS_ITS_FUNCTION and args and self._runs_as_callable(args[0], frame.world):
             # `functools.reduce(f, xs)`, `tree_map(f, tree)`: f runs now, on what the items may be
             self.call(args[0], [UNK] * CALLS_ITS_FUNCTION[path], {}, n, frame, path.rsplit(".", 1)[-1])
             return UNK
         if path in STARTS_WORKERS:
             self._run_worker(path, args, kwargs, n, frame)
-        if path in RETURNS_ITS_FUNCTION and len(args) == 1 and _callable(args[0]):
+        if path in RETURNS_ITS_FUNCTION and len(args) == 1 and self._runs_as_callable(args[0], frame.world):
             return args[0]  # `torch.func.vmap(f)(x)`: calling the transform calls f (on slices of x)
         if path in RANDOM_DRAWS:
             got = _drawn(path, args, kwargs)
@@ -649,12 +659,13 @@ class ExternalMixin(InterpBase):
         none (a required field) or a form not read."""
         node = next((k.value for k in n.keywords if k.arg == "default"), n.args[0] if n.args else None)
         if isinstance(node, ast.Call) and _last_name(node.func) == "Factory" and node.args:
-            return self.call(self.ev(node.args[0], frame), [], {}, n, frame, "")  # `attr.Factory(list)`
+            return PartialV(Ext(FIELD_FACTORY), (self.ev(node.args[0], frame),))  # `attr.Factory(list)`
         default = kwargs.get("default", args[0] if args and path != "dataclasses.field" else None)
         if default is not None:
             return UNK if isinstance(default, Const) and default.value is Ellipsis else default
         factory = kwargs.get("default_factory", kwargs.get("factory"))
-        return self.call(factory, [], {}, n, frame, "") if factory is not None else UNK
+        # (the factory runs for each object made, not when the class body runs: CallsMixin._dataclass_instance)
+        return PartialV(Ext(FIELD_FACTORY), (factory,)) if factory is not None else UNK
 
     def _program_findings(self, program: Program, world: int) -> tuple[Finding, ...]:
         """Run a program's top level as `__main__`, in a namespace of its own, its arguments where argparse reads
@@ -1095,6 +1106,14 @@ class ExternalMixin(InterpBase):
         return home is not None and is_installed(rel) and is_installed(home) and \
             top_package(home) == top_package(rel) and self.source.installed.torch_free(rel)
 
+    def _runs_as_callable(self, v: Value, world: int) -> bool:
+        """What a higher-order call runs: an in-repo function, lambda or bound method, a partial of one, or an
+        object whose in-repo class defines `__call__` or `forward` (a torch module: `checkpoint(self.block, x)`)."""
+        if isinstance(v, PartialV):
+            v = v.func
+        return _callable(v) or isinstance(v, Inst) and any(
+            isinstance(self.class_lookup(v.cls, m, world), FuncV) for m in ("__call__", "forward"))
+
     def _operator_getter(self, path: str, args: list[Value], kwargs: dict[str, Value], n: ast.AST,
                          frame: Frame) -> Value:
         """`operator.attrgetter(name)(obj)` is `obj.<name>` (a dotted name: along the path), `operator.methodcaller(
@@ -1316,6 +1335,9 @@ class ExternalMixin(InterpBase):
 
 
 
+# A field's default made by a factory (`field(default_factory=f)`, `attrs.field(factory=f)`, `attr.Factory(f)`): a
+# partial of this private callee, called for each object made (CallsMixin._dataclass_instance)
+FIELD_FACTORY = "<field default factory>"
 OPERATOR_GETTERS = frozenset({"operator.attrgetter", "operator.methodcaller"})
 # the private callees of the partials those make (never a real module's name)
 ATTRGETTER_CALL = "<operator.attrgetter of>"

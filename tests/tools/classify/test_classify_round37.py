@@ -162,3 +162,15 @@ def test_methods_python_runs_on_cpu_stay_cpu(operators, name: str) -> None:
 def test_an_inplace_operator_keeps_the_object(operators) -> None:
     # `a += 1` runs `__iadd__`, which returns the object itself: its method is then found
     assert operators["test_inplace_add_then_gpu"].label == "gpu"
+
+
+def test_code_a_library_runs_for_the_caller_is_followed() -> None:
+    tests = Analyzer(ROOT, walk_python_files(ROOT, [])).classify_file("tests/round37/test_run_later.py").tests
+    # `checkpoint(self.block, x, use_reentrant=False)` runs the block on x (an object, not only a function)
+    assert tests["test_checkpointed_block[cuda]"].label == "gpu"
+    assert tests["test_checkpointed_block[cpu]"].label == "cpu"
+    # a field's `default_factory` runs for each object made, not when the class body runs (its findings were lost)
+    assert tests["test_field_factory_on_gpu"].label == "gpu"
+    assert any("_cuda_buffer()" in r for r in tests["test_field_factory_on_gpu"].reasons)
+    assert tests["test_field_given_skips_the_factory"].label == "cpu"
+    assert tests["test_field_factory_on_cpu"].label == "cpu"
