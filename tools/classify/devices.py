@@ -70,6 +70,9 @@ HF_DEVICE_MAP = DictV(((UNK, EXISTING_DEVICE),))
 # `x.is_cuda` of a tensor the analysis does not track: undecided, but true only where a CUDA tensor exists
 # (`use_cuda = next(model.parameters()).is_cuda; if use_cuda: ...cuda()`, guards.cuda_guard)
 EXISTING_IS_CUDA = Ext("<existing tensor>.is_cuda")
+# `[t for t in tensors if t.device.type == "cuda"]` (a filter that keeps only values on CUDA): empty unless a CUDA value
+# exists, so `if cuda_tensors:` is a guard as `if x.is_cuda:` is (tensorizer's device-to-host transfer, guards.py)
+EXISTING_CUDA_VALUES = Ext("<existing tensors on CUDA>")
 
 
 def device_of(v: Value) -> str | None:

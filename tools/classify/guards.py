@@ -46,6 +46,12 @@ def cuda_guard(test: ast.expr, existing: Callable[[ast.expr], bool] | None = Non
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         inner = cuda_guard(test.operand, existing, is_cuda)
         return None if inner is None else not inner
+    if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "any" and not test.keywords \
+            and len(test.args) == 1 and isinstance(gen := test.args[0], (ast.GeneratorExp, ast.ListComp)):
+        # `any(t.is_cuda for t in tensors)`, `any(... for t in ts if t.device.type == "cuda")`: true only when some
+        # value is already on CUDA (the element's own test is read from its text)
+        return True if cuda_guard(gen.elt) is True or any(
+            cuda_guard(c) is True for g in gen.generators for c in g.ifs) else None
     if isinstance(test, ast.BoolOp):
         # `a.is_cuda and n > 1`: the body runs only when every operand holds; `not a.is_cuda or x`: the else
         # branch runs only when every operand fails

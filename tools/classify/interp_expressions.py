@@ -14,6 +14,7 @@ from typing import Any
 from tools.classify import limits, nn_modules, omegaconf_model, torch_api, torch_testing, versions
 from tools.classify.datafiles import path_attribute
 from tools.classify.devices import (
+    EXISTING_CUDA_VALUES,
     EXISTING_DEVICE,
     EXISTING_IS_CUDA,
     HF_DEVICE_MAP,
@@ -252,7 +253,8 @@ class ExpressionsMixin(InterpBase):
     def device_guard(self, test: ast.expr, frame: Frame) -> bool | None:
         """guards.cuda_guard of an undecided condition, knowing which names hold an existing value's device."""
         return cuda_guard(test, lambda e: self._holds_existing(e, frame, EXISTING_DEVICE, DeviceV("cpu")),
-                          lambda e: self._holds_existing(e, frame, EXISTING_IS_CUDA, Const(False)))
+                          lambda e: self._holds_existing(e, frame, EXISTING_IS_CUDA, Const(False)) or
+                          self._holds_existing(e, frame, EXISTING_CUDA_VALUES, Seq((), "list")))
 
     def _holds_existing(self, e: ast.expr, frame: Frame, marker: Value, plain: Value) -> bool:
         """`e` (a name or attribute path) holds what `marker` stands for of a value that exists (its device,
@@ -634,6 +636,7 @@ class ExpressionsMixin(InterpBase):
         if listed is not None:
             return listed
         inner = self._branch(frame)
+        cuda_only = False
         for gen in n.generators:
             it = iterated(self.own_iterator(self.ev(gen.iter, inner), gen.iter.lineno, inner))
             if isinstance(it, Seq) and it.kind == "range" and not it.items:
@@ -642,7 +645,11 @@ class ExpressionsMixin(InterpBase):
             self.bind(gen.target, elem, inner)
             for cond in gen.ifs:
                 self.ev(cond, inner)
+                cuda_only = cuda_only or truth(self.ev(cond, inner)) is None and self.device_guard(cond, inner) is True
         vals = [self.ev(e, inner) for e in elts]
+        if cuda_only and not isinstance(n, ast.DictComp):
+            # `[t for t in tensors if t.device.type == "cuda"]`: only values already on CUDA, or none
+            return EXISTING_CUDA_VALUES
         # `[x.to("cuda") for x in xs]` keeps its device; `next(t.device for t in args)` is an existing tensor's
         keep = accel_device(vals[-1]) or isinstance(vals[-1], DeviceV) or vals[-1] == EXISTING_DEVICE
         if keep and isinstance(n, ast.DictComp) and hashable(vals[0]):

@@ -28,6 +28,7 @@ from tools.classify import (
 )
 from tools.classify.argparse_model import ARGV, declared_options, new_parser
 from tools.classify.devices import (
+    EXISTING_CUDA_VALUES,
     EXISTING_DEVICE,
     TYPE_PREFIX,
     _accel_name,
@@ -1138,6 +1139,8 @@ class ExternalMixin(InterpBase):
     def call_builtin(self, name: str, args: list[Value], kwargs: dict[str, Value], n: ast.AST,
                      frame: Frame) -> Value:
         line = getattr(n, "lineno", 0)
+        if name in ("list", "tuple", "sorted") and len(args) == 1 and args[0] == EXISTING_CUDA_VALUES:
+            return args[0]  # `list(t for t in ts if t.is_cuda)`: still only values already on CUDA
         if name == "getattr" and len(args) >= 2:
             obj, attr = args[0], args[1]
             if isinstance(attr, Const) and isinstance(attr.value, str):

@@ -107,6 +107,22 @@ def _branches_on_target(s: ast.For | ast.AsyncFor) -> bool:
         isinstance(m, ast.Name) and m.id in names for m in ast.walk(n.test)) for b in s.body for n in ast.walk(b))
 
 
+def _distinct_constants(it: Value) -> list[Value] | None:
+    """The elements of a loop over a few known constants (`for device in ["cpu", "cuda"]:`), each once, in order; None
+    for anything else. A body that decides on the name (`if device == "cuda" and not torch.cuda.is_available():
+    continue`) then runs once per value, each on its own path: one joined value left the `continue` undecided and the
+    CUDA iteration's work a need (a false GPU, tensorizer's tests). In a test's body and what it calls directly."""
+    if not isinstance(it, Seq) or not 1 < len(it.items) <= MAX_ALTERNATIVES:
+        return None
+    out: list[Value] = []
+    for item in it.items:
+        if not isinstance(item, Const):
+            return None
+        if item not in out:
+            out.append(item)
+    return out if len(out) > 1 else None
+
+
 def _distinct_tuples(it: Value) -> list[Value] | None:
     """The elements of a loop over a few known tuples (`D.items()`, `[("cpu", 1), ("cuda", 2)]`), each once, in
     order; None for anything else (one joined element is then unpacked)."""
@@ -300,7 +316,8 @@ class StatementsMixin(InterpBase):
                         return True
                 return self.exec_block(s.orelse, frame)
             pairs = _distinct_tuples(it) if frame.depth <= 1 and isinstance(s.target, ast.Tuple) and \
-                _branches_on_target(s) else None
+                _branches_on_target(s) else _distinct_constants(it) if frame.depth <= 2 and isinstance(
+                    s.target, ast.Name) and _branches_on_target(s) else None
             if pairs is not None:
                 # `for name, fn in OPS.items(): if name == "neg": fn(x)` in a test: each element unpacked on a path of
                 # its own, so the names keep belonging together (one joined element pairs every name with every
@@ -309,7 +326,7 @@ class StatementsMixin(InterpBase):
                 for item in pairs:
                     loop = self._branch(frame)
                     self.bind(s.target, item, loop)
-                    branches.append((loop, self.exec_block(s.body, loop)))
+                    branches.append((loop, self._iteration(s.body, loop)))
                 self._merge(frame, branches)
                 self.exec_block(s.orelse, frame)
                 return False

@@ -174,3 +174,23 @@ def test_code_a_library_runs_for_the_caller_is_followed() -> None:
     assert any("_cuda_buffer()" in r for r in tests["test_field_factory_on_gpu"].reasons)
     assert tests["test_field_given_skips_the_factory"].label == "cpu"
     assert tests["test_field_factory_on_cpu"].label == "cpu"
+
+
+def test_cuda_work_for_values_already_on_cuda_is_no_need() -> None:
+    tests = Analyzer(ROOT, walk_python_files(ROOT, [])).classify_file("tests/round37/test_transfers.py").tests
+    # `on_cuda = [t for t in ts if t.device.type == "cuda"]; if on_cuda: ...`: empty unless CUDA values exist
+    # and `if any(t.is_cuda for t in ts):`
+    for name in ("test_copies_only_tensors_on_cuda", "test_copies_only_flagged_tensors",
+                 "test_syncs_only_if_any_is_on_cuda"):
+        assert tests[name].label == "cpu", tests[name].reasons
+        assert any("not a first CUDA use" in r for r in tests[name].reasons)
+    assert tests["test_filter_that_is_no_device_test"].label == "gpu"  # `numel() > 1` guards nothing
+
+
+def test_a_loop_over_devices_that_skips_cuda_is_cpu() -> None:
+    # `for device in ["cpu", "cuda"]: if device == "cuda" and not torch.cuda.is_available(): continue`: each device
+    # on its own path, so the CUDA one ends at the `continue` (one joined device was a false GPU)
+    tests = Analyzer(ROOT, walk_python_files(ROOT, [])).classify_file("tests/round37/test_transfers.py").tests
+    assert tests["test_loop_skips_the_cuda_case"].label == "cpu"
+    assert tests["test_loop_skips_the_cuda_case_by_module_flag"].label == "cpu"
+    assert tests["test_loop_over_devices_without_a_skip"].label == "gpu"
