@@ -644,8 +644,8 @@ class ExpressionsMixin(InterpBase):
             elem = join_all(list(it.items)) if isinstance(it, Seq) and it.items else UNK
             self.bind(gen.target, elem, inner)
             for cond in gen.ifs:
-                self.ev(cond, inner)
-                cuda_only = cuda_only or truth(self.ev(cond, inner)) is None and self.device_guard(cond, inner) is True
+                kept = truth(self.ev(cond, inner))
+                cuda_only = cuda_only or kept is None and self.device_guard(cond, inner) is True
         vals = [self.ev(e, inner) for e in elts]
         if cuda_only and not isinstance(n, ast.DictComp):
             # `[t for t in tensors if t.device.type == "cuda"]`: only values already on CUDA, or none

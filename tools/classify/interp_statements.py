@@ -107,6 +107,18 @@ def _branches_on_target(s: ast.For | ast.AsyncFor) -> bool:
         isinstance(m, ast.Name) and m.id in names for m in ast.walk(n.test)) for b in s.body for n in ast.walk(b))
 
 
+def _held(e: ast.expr, frame: Frame) -> Value | None:
+    """What a name, or an attribute of an object a name holds, holds now, read without evaluating anything (no
+    property getter, no `__getattr__`: evaluating the holder of every `x[k] = v` again made summaries read the world
+    and cost timm 3x its CPU time); None for anything else."""
+    if isinstance(e, ast.Name):
+        return frame.env.get(e.id)
+    if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and isinstance(obj := frame.env.get(e.value.id),
+                                                                                    Inst):
+        return obj.attr(e.attr)
+    return None
+
+
 def _distinct_constants(it: Value) -> list[Value] | None:
     """The elements of a loop over a few known constants (`for device in ["cpu", "cuda"]:`), each once, in order; None
     for anything else. A body that decides on the name (`if device == "cuda" and not torch.cuda.is_available():
@@ -1105,9 +1117,8 @@ class StatementsMixin(InterpBase):
             new = DictV(dict_items([*entry.items, (self.ev(target.slice, frame), v)])) if isinstance(
                 entry, DictV) else UNK
             self.store_into_registry(target.value.value, reg, [(outer, new)], frame)
-        elif isinstance(target, ast.Subscript) and _mutable_target(target.value) and isinstance(
-                holder := self.ev(target.value, frame), Inst) and isinstance(
-                    setitem := self.class_lookup(holder.cls, "__setitem__", frame.world), FuncV):
+        elif isinstance(target, ast.Subscript) and isinstance(holder := _held(target.value, frame), Inst) and \
+                isinstance(setitem := self.class_lookup(holder.cls, "__setitem__", frame.world), FuncV):
             # `buffer[key] = x` where the object's in-repo class defines `__setitem__` (a store that moves what it
             # is given): the method, called as Python calls it
             self.call(self.bound_method(setitem, holder, holder.cls), [self.ev(target.slice, frame), v], {}, target,
@@ -1125,8 +1136,8 @@ class StatementsMixin(InterpBase):
             key = self.ev(target.slice, frame)
             frame.env[target.value.id] = bounded(DictV(dict_items([*d.items, (key, bounded(v))]), d.origin)) \
                 if hashable(v) else UNK
-        elif isinstance(target, ast.Subscript) and _mutable_target(target.value) and isinstance(
-                held := self.ev(target.value, frame), NNModV) and held.name in MODULE_CONTAINERS:
+        elif isinstance(target, ast.Subscript) and isinstance(held := _held(target.value, frame), NNModV) and \
+                held.name in MODULE_CONTAINERS:
             # `self.heads[name] = Head()`, `self.layers[0] = m`: the container with that child (the holder rebound:
             # values are immutable); a key the analysis does not know leaves its children unknown, not a stale copy
             # missing the new child's code
@@ -1490,9 +1501,8 @@ def _made_device(v: Value) -> bool:
 
 def _sets_item(node: ast.AST) -> bool:
     """`table[key] = value` on a name or an attribute (`self.heads[name] = Head()`): a dict (a ModuleDict) filled
-    entry by entry; `globals()[name] = ...` and
-    `setattr(cls, name, ...)`: a module or class given tests one by one (`for dev in DEVICES: setattr(TestOps,
-    f"test_{dev}", make(dev))`)."""
+    entry by entry; `globals()[name] = ...` and `setattr(cls, name, ...)`: a module or class given tests one by one
+    (`for dev in DEVICES: setattr(TestOps, f"test_{dev}", make(dev))`)."""
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr" and \
             len(node.args) == 3 and (isinstance(node.args[1], (ast.JoinedStr, ast.BinOp)) or isinstance(
                 node.args[1], ast.Attribute) and node.args[1].attr == "__name__"):
