@@ -222,9 +222,11 @@ class CallsMixin(InterpBase):
             if isinstance(recv, NNModV) and f.attr in CONTAINER_GROWERS and recv.name in MODULE_CONTAINERS and \
                     not kwargs and _mutable_target(f.value):
                 # `self.layers.append(Block())`: values are immutable, so the holder is rebound to the container with
-                # the child; a change the analysis cannot follow leaves it unknown, not a stale copy missing code
+                # the child. A change the analysis cannot follow leaves a name's container unprintable and an
+                # attribute's as it was (the children it knows, whose code still runs), as before this rule
                 after = nn_modules.grown(recv, f.attr, args)
-                self.bind(f.value, after if after is not None else nn_modules.unprintable(recv), frame)
+                if after is not None or isinstance(f.value, ast.Name):
+                    self.bind(f.value, after if after is not None else nn_modules.unprintable(recv), frame)
                 return after if after is not None else UNK
             if f.attr in REGISTRY_STORES and type(recv) is DictV and recv.origin and isinstance(
                     reg := self.registry_target(f.value, frame), DictV):

@@ -1139,10 +1139,11 @@ class StatementsMixin(InterpBase):
         elif isinstance(target, ast.Subscript) and isinstance(held := _held(target.value, frame), NNModV) and \
                 held.name in MODULE_CONTAINERS:
             # `self.heads[name] = Head()`, `self.layers[0] = m`: the container with that child (the holder rebound:
-            # values are immutable); a key the analysis does not know leaves its children unknown, not a stale copy
-            # missing the new child's code
+            # values are immutable). A key the analysis does not know leaves a name's container unprintable and an
+            # attribute's as it was (the children it knows, whose code still runs), as before this rule
             after = nn_modules.grown(held, "__setitem__", [self.ev(target.slice, frame), v]) if hashable(v) else None
-            self.bind(target.value, after if after is not None else nn_modules.unprintable(held), frame)
+            if after is not None or isinstance(target.value, ast.Name):
+                self.bind(target.value, after if after is not None else nn_modules.unprintable(held), frame)
         elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and nn_modules.is_module(
                 frame.env.get(target.value.id)):
             frame.env[target.value.id] = nn_modules.unprintable(frame.env[target.value.id])  # `seq[0] = layer`

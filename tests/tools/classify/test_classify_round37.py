@@ -102,6 +102,7 @@ def containers() -> dict[str, object]:
     "test_sequential_of_a_filled_list",  # `nn.Sequential(*layers)`
     "test_module_list_appended",  # `self.layers.append(Block())` in a loop: the holder rebound
     "test_module_list_extended",
+    "test_module_list_extended_by_unknown",  # an iterable not listed: the child the list already held still runs
     "test_module_dict_by_key",  # `self.heads[name] = Block()` in a loop, run by key
     "test_module_dict_values",
     "test_module_dict_items",
