@@ -119,14 +119,15 @@ class CallsMixin(InterpBase):
             fn = self.ev(n.args[2], frame)
             tree = self.source.module(frame.rel).tree
             names = alternatives(self.ev(n.args[1], frame))
-            if isinstance(cls, ClassV) and any(isinstance(a, FuncV) for a in alternatives(fn)) and len(names) > 1 and \
-                    all(isinstance(a, Const) and isinstance(a.value, str) for a in names):
+            sets_function = isinstance(cls, ClassV) and any(isinstance(a, FuncV) for a in alternatives(fn))
+            if sets_function and len(names) > 1 and all(isinstance(a, Const) and isinstance(a.value, str)
+                                                        for a in names):
                 # `for name in ("start", "restart"): setattr(Worker, name, _step)` (one joined name per loop): a
                 # method under each of the names
                 for a in names:
                     self.add_generated_test(Seq((cls, a), "tuple"), bounded(fn), frame)
                 return Const(None)
-            if isinstance(cls, ClassV) and any(isinstance(a, FuncV) for a in alternatives(fn)) and not (
+            if sets_function and not (
                     isinstance(n.args[1], ast.Name) and tree is not None and registries.names_own_attributes(
                         tree, n.args[1].id)):
                 # a function set on a class under a name not known (`f"test_{path.stem}"` over a directory

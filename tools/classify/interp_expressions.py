@@ -338,9 +338,9 @@ class ExpressionsMixin(InterpBase):
     def ev_UnaryOp(self, n: ast.UnaryOp, frame: Frame) -> Value:
         v = self.ev(n.operand, frame)
         dunder = UNARY_DUNDERS.get(type(n.op))
-        found = self.class_lookup(v.cls, dunder, frame.world) if isinstance(v, Inst) and dunder else None
-        if isinstance(found, FuncV) and isinstance(v, Inst):
-            return self.call(self.bound_method(found, v, v.cls), [], {}, n, frame, dunder or "")  # `-op`: `__neg__`
+        got = self.call_own_method(v, dunder, [], n, frame) if dunder else None
+        if got is not None:
+            return got  # `-op`: `__neg__`
         if isinstance(n.op, ast.Not):
             t = truth(v)
             return Const(not t) if t is not None else UNK
@@ -427,11 +427,18 @@ class ExpressionsMixin(InterpBase):
             return None
         tried = ((left, right, f"__i{name}__"),) if inplace else ()
         for obj, other, dunder in (*tried, (left, right, f"__{name}__"), (right, left, f"__r{name}__")):
-            if isinstance(obj, Inst):
-                found = self.class_lookup(obj.cls, dunder, frame.world)
-                if isinstance(found, FuncV):
-                    return self.call(self.bound_method(found, obj, obj.cls), [other], {}, n, frame, dunder)
+            got = self.call_own_method(obj, dunder, [other], n, frame)
+            if got is not None:
+                return got
         return None
+
+    def call_own_method(self, obj: Value, name: str, args: list[Value], n: ast.AST, frame: Frame) -> Value | None:
+        """`obj.<name>(*args)` where obj's in-repo class defines that method (what Python calls for an operator or
+        an item store): what the call returns; None where obj is no in-repo object or its class lacks the method."""
+        found = self.class_lookup(obj.cls, name, frame.world) if isinstance(obj, Inst) else None
+        if not (isinstance(found, FuncV) and isinstance(obj, Inst)):
+            return None
+        return self.call(self.bound_method(found, obj, obj.cls), args, {}, n, frame, name)
 
     def ev_Subscript(self, n: ast.Subscript, frame: Frame) -> Value:
         namespace = self.namespace_of(n.value, frame)

@@ -1118,11 +1118,10 @@ class StatementsMixin(InterpBase):
                 entry, DictV) else UNK
             self.store_into_registry(target.value.value, reg, [(outer, new)], frame)
         elif isinstance(target, ast.Subscript) and isinstance(holder := _held(target.value, frame), Inst) and \
-                isinstance(setitem := self.class_lookup(holder.cls, "__setitem__", frame.world), FuncV):
+                isinstance(self.class_lookup(holder.cls, "__setitem__", frame.world), FuncV):
             # `buffer[key] = x` where the object's in-repo class defines `__setitem__` (a store that moves what it
             # is given): the method, called as Python calls it
-            self.call(self.bound_method(setitem, holder, holder.cls), [self.ev(target.slice, frame), v], {}, target,
-                      frame, "__setitem__")
+            self.call_own_method(holder, "__setitem__", [self.ev(target.slice, frame), v], target, frame)
         elif isinstance(target, ast.Subscript) and (reg := self.registry_target(target.value, frame)):
             # `MODELS[name] = cls` in a function, `registry.MODELS["x"] = X` at another module's top level
             self.store_into_registry(target.value, reg, [(self.ev(target.slice, frame), v)], frame)
