@@ -80,6 +80,7 @@ from tools.classify.plugins import NAMESPACE_CONSTRUCTORS, NAMESPACE_POS, NAMESP
 from tools.classify.programs import PROCESS_CALLS, RUNPY_CALLS, Program, parses, program_of
 from tools.classify.test_state import environ_get, environ_value, patch_module_attr, set_environ
 from tools.classify.values import (
+    MAX_ALTERNATIVES,
     NORETURN,
     NOT_LITERAL,
     SLICE,
@@ -879,15 +880,14 @@ class ExternalMixin(InterpBase):
         if isinstance(recv, Const) and isinstance(recv.value, str) and name in STR_METHODS and not kwargs and all(
                 isinstance(a, Const) and isinstance(a.value, (str, int, tuple)) for a in args):
             # `device.startswith("cuda")`, `dev.split(":")[0]`: plain string methods on a known string
-            values = [a.value for a in args if isinstance(a, Const)]
-            limits.check_str_method(recv.value, name, values)
-            try:
-                r = getattr(recv.value, name)(*values)
-            except (TypeError, ValueError):
-                return UNK
-            if isinstance(r, list):
-                return Seq(tuple(Const(x) for x in r), "list")
-            return Const(r) if isinstance(r, (str, bytes, bool, int)) else UNK
+            return _str_method(recv.value, name, [a.value for a in args if isinstance(a, Const)])
+        if isinstance(recv, Const) and isinstance(recv.value, str) and name in STR_METHODS and not kwargs and all(
+                isinstance(c, Const) and isinstance(c.value, (str, int, tuple)) for a in args
+                for c in alternatives(a)) and math.prod(len(alternatives(a)) for a in args) <= MAX_ALTERNATIVES:
+            # `device.startswith(backend)` in a loop over `("npu", "xpu")` run once with the backends joined: the
+            # method of each choice, joined (False for both: decided)
+            return join_all([_str_method(recv.value, name, [c.value for c in combo if isinstance(c, Const)])
+                             for combo in itertools.product(*(alternatives(a) for a in args))])
         if name == "copy" and not args and not kwargs and isinstance(recv, (Seq, DictV)):
             return recv  # `kwargs = kwargs.copy()`: the same items
         if name in ("get", "setdefault", "pop") and isinstance(recv, DictV):
@@ -1735,3 +1735,15 @@ def _lightning_device_count(devices: Value | None) -> int:
         if "," in text:
             return len([t for t in text.split(",") if t.strip()])
     return 1
+
+
+def _str_method(text: str, name: str, args: list[object]) -> Value:
+    """`text.<name>(*args)` for a plain string method (STR_METHODS) of known arguments."""
+    limits.check_str_method(text, name, args)
+    try:
+        r = getattr(text, name)(*args)
+    except (TypeError, ValueError):
+        return UNK
+    if isinstance(r, list):
+        return Seq(tuple(Const(x) for x in r), "list")
+    return Const(r) if isinstance(r, (str, bytes, bool, int)) else UNK

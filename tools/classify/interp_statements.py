@@ -94,6 +94,8 @@ from tools.classify.values import (
 from tools.classify.values import UNRESOLVED as UNK
 
 MAX_UNROLL = 256  # iterations of a container-filling loop run one by one (linear: each runs the body once)
+MAX_FOLDED = 16  # constants of a loop folding them into a name, run one by one
+MAX_FOLD_STATEMENTS = 3  # statements of such a loop's body
 
 
 def _branches_on_target(s: ast.For | ast.AsyncFor) -> bool:
@@ -324,6 +326,16 @@ class StatementsMixin(InterpBase):
                 for item in it.items:
                     self.bind(s.target, item.values[0] if isinstance(item, ParamV) and len(item.values) == 1
                               else item, frame)
+                    if self._iteration(s.body, frame):
+                        return True
+                return self.exec_block(s.orelse, frame)
+            if isinstance(it, Seq) and 1 < len(it.items) <= MAX_FOLDED and all(
+                    isinstance(i, Const) for i in it.items) and _folds_names(s):
+                # `for remove in "cuda:", "none", " ": device = device.replace(remove, "")`: each constant in turn,
+                # so that the name carried from one iteration to the next comes out exact (one joined constant made
+                # it unknown: ultralytics' parse_device, and every device it selects)
+                for item in it.items:
+                    self.bind(s.target, item, frame)
                     if self._iteration(s.body, frame):
                         return True
                 return self.exec_block(s.orelse, frame)
@@ -1482,6 +1494,31 @@ def _walk_grows_containers(loop: ast.For | ast.AsyncFor) -> bool:
             mutates = True
         todo.extend(ast.iter_child_nodes(node))
     return mutates
+
+
+def _folds_names(loop: ast.For | ast.AsyncFor) -> bool:
+    """A short body of plain statements that rebinds a name from its own value (`device = device.replace(r, "")`,
+    `total += w`): a fold over the elements, whose result only exists element by element. Plain: assignments and
+    expressions (and `if cond: continue` guards, which an unrolled run follows), no block, break or definition, so
+    an unrolled run costs at most a few statements per element. Kept on the node (asked at every run)."""
+    return kept_on_node(loop, "_classify_folds_names", lambda: _walk_folds_names(loop))
+
+
+def _walk_folds_names(loop: ast.For | ast.AsyncFor) -> bool:
+    body = [st for st in loop.body if not _continues_if(st)]
+    if not body or len(body) > MAX_FOLD_STATEMENTS or not all(isinstance(st, (ast.Assign, ast.AugAssign, ast.Expr))
+                                                               for st in body):
+        return False
+    if any(isinstance(n, (ast.Lambda, ast.NamedExpr, ast.Yield, ast.YieldFrom, ast.Await)) for st in body
+           for n in ast.walk(st)):
+        return False
+    for st in body:
+        if isinstance(st, ast.AugAssign) and isinstance(st.target, ast.Name):
+            return True
+        if isinstance(st, ast.Assign) and any(isinstance(t, ast.Name) and any(
+                isinstance(n, ast.Name) and n.id == t.id for n in ast.walk(st.value)) for t in st.targets):
+            return True
+    return False
 
 
 def _continues_if(st: ast.stmt) -> bool:

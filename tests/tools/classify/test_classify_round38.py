@@ -1,0 +1,66 @@
+"""Round 38: a device request canonicalised by loops that fold constants into it and string methods of a choice of
+constants (corpus tests/round38/test_folds.py, run with pytest on
+CPU-only torch first; labels in fixtures/expected.json)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from tools.classify.analyzer import Analyzer
+from tools.classify.interp_statements import _folds_names
+from tools.classify.modules import walk_python_files
+
+ROOT = Path(__file__).resolve().parent / "fixtures" / "repo"
+
+
+@pytest.fixture(scope="module")
+def folds() -> dict[str, object]:
+    return Analyzer(ROOT, walk_python_files(ROOT, [])).classify_file("tests/round38/test_folds.py").tests
+
+
+@pytest.mark.parametrize("name", ["test_default_device_is_cpu", "test_none_string_is_cpu", "test_cpu_request"])
+def test_a_device_request_canonicalised_by_a_loop_is_decided(folds, name: str) -> None:
+    # `for remove in "cuda:", "none", " ": device = device.replace(remove, "")` then `if device and device != "cpu":
+    # raise unless CUDA`: each constant in turn decides the request (one joined constant left it unknown, and the
+    # raise a GPU need: a false GPU, ultralytics' select_device)
+    assert folds[name].label == "cpu", folds[name].reasons
+
+
+@pytest.mark.parametrize("name", ["test_cuda_request_raises_without_gpu", "test_index_request_raises_without_gpu"])
+def test_a_cuda_request_still_raises_without_cuda(folds, name: str) -> None:
+    verdict = folds[name]
+    assert (verdict.label, verdict.gpu_count) == ("gpu", 1)
+    assert any("raises unless on CUDA" in r for r in verdict.reasons), verdict.reasons
+
+
+@pytest.mark.parametrize(("src", "folds_names"), [
+    ("for r in 'a', 'b':\n    s = s.replace(r, '')\n", True),
+    ("for w in (1, 2):\n    total += w\n", True),
+    ("for r in 'a', 'b':\n    if r == s:\n        continue\n    s = s + r\n", True),
+    ("for r in 'a', 'b':\n    t = r.upper()\n", False),  # nothing carried from one element to the next
+    ("for r in 'a', 'b':\n    if r:\n        s = s + r\n", False),  # a block: not a short fold
+    ("for r in 'a', 'b':\n    s = s + r\n    s = s + r\n    s = s + r\n    s = s + r\n", False),  # too long
+    ("for r in 'a', 'b':\n    s = (lambda: s + r)()\n", False),
+])
+def test_which_loops_are_folds(src: str, folds_names: bool) -> None:
+    loop = ast.parse(src).body[0]
+    assert isinstance(loop, ast.For)
+    assert _folds_names(loop) is folds_names
+
+
+def test_a_string_method_of_a_choice_of_constants_is_decided(tmp_path: Path) -> None:
+    # deeper than a test's own loops, `for backend in ("npu", "xpu"): if device.startswith(backend): return ...` runs
+    # once with the backends joined: `"".startswith(<npu or xpu>)` is False for each, so decided
+    (tmp_path / "test_pick.py").write_text(
+        "import torch\n\n\ndef pick(device):\n    for backend in ('npu', 'xpu'):\n"
+        "        if device.startswith(backend):\n            return torch.device('cuda')\n"
+        "    return torch.device('cpu')\n\n\ndef outer(device):\n    return middle(device)\n\n\n"
+        "def middle(device):\n    return pick(device)\n\n\n"
+        "def test_pick_cpu():\n    torch.zeros(1, device=outer(''))\n\n\n"
+        "def test_pick_npu():\n    torch.zeros(1, device=outer('npu:0'))\n")
+    tests = Analyzer(tmp_path, walk_python_files(tmp_path, [])).classify_file("test_pick.py").tests
+    assert tests["test_pick_cpu"].label == "cpu", tests["test_pick_cpu"].reasons
+    assert tests["test_pick_npu"].label == "gpu"
