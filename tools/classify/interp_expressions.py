@@ -100,6 +100,11 @@ from tools.classify.values import UNRESOLVED as UNK
 
 TENSOR_CLASSES = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter",
                             "torch._tensor.Tensor"})
+# library module classes whose `device` property is the device of the module's parameters (Lightning's
+# DeviceDtypeModuleMixin, transformers' ModuleUtilsMixin, diffusers' ModelMixin), by class and top-level package
+DEVICE_REPORTING_MODULES = frozenset({"LightningModule", "DeviceDtypeModuleMixin", "PreTrainedModel", "ModelMixin"})
+DEVICE_REPORTING_PACKAGES = frozenset({"lightning", "pytorch_lightning", "lightning_fabric", "transformers",
+                                       "diffusers"})
 MAX_LISTED_ELEMENTS = 256  # iterations of a comprehension evaluated one by one (parameter tables)
 # characters of a string `+` builds (ids that print a torch.nn Sequential are several hundred); longer is unknown
 MAX_CONCAT = 4096
@@ -737,11 +742,21 @@ class ExpressionsMixin(InterpBase):
             return EXISTING_IS_CUDA
         if n.attr == "hf_device_map" and isinstance(obj, Unresolved) and _device_of_existing(n, "hf_device_map"):
             return HF_DEVICE_MAP  # (a loading that put the model on CUDA is a need where it is called)
-        if n.attr == "device" and isinstance(obj, Inst) and obj.attr("device") is None and self._is_tensor(obj, frame):
+        if n.attr == "device" and isinstance(obj, Inst) and obj.attr("device") is None and (
+                self._is_tensor(obj, frame) or self._module_knows_device(obj, frame)):
             # `self.device` of a tensor subclass (`_make_wrapper_subclass(cls, ..., device=elem.device)`): the
-            # device of a tensor that exists
+            # device of a tensor that exists; `model.device` of a LightningModule or a transformers model: the
+            # device its parameters are on now (`x.to(model.device)` keeps x with them)
             return EXISTING_DEVICE
         return self.registry_view(self.getattr_v(obj, n.attr, frame, n), frame.world)  # (`Base.registry`)
+
+    def _module_knows_device(self, obj: Inst, frame: Frame) -> bool:
+        """Whether obj's class derives from a library module class whose `device` property reports where the
+        module's parameters are (DEVICE_REPORTING_MODULES) and does not define `device` itself."""
+        if self.class_lookup(obj.cls, "device", frame.world) is not None:
+            return False
+        return any(isinstance(c, Ext) and c.path.rpartition(".")[2] in DEVICE_REPORTING_MODULES and
+                   c.path.partition(".")[0] in DEVICE_REPORTING_PACKAGES for c in self.mro(obj.cls, frame.world))
 
     def _is_tensor(self, obj: Inst, frame: Frame) -> bool:
         """Whether obj's class derives from torch.Tensor (or nn.Parameter) and does not define `device`."""

@@ -1,5 +1,5 @@
-"""Round 38: a device request canonicalised by loops that fold constants into it and string methods of a choice of
-constants (corpus tests/round38/test_folds.py, run with pytest on
+"""Round 38: a device request canonicalised by loops that fold constants into it, string methods of a choice of
+constants, and `model.device` of library model classes (corpus tests/round38/test_folds.py, run with pytest on
 CPU-only torch first; labels in fixtures/expected.json)."""
 
 from __future__ import annotations
@@ -64,3 +64,23 @@ def test_a_string_method_of_a_choice_of_constants_is_decided(tmp_path: Path) -> 
     tests = Analyzer(tmp_path, walk_python_files(tmp_path, [])).classify_file("test_pick.py").tests
     assert tests["test_pick_cpu"].label == "cpu", tests["test_pick_cpu"].reasons
     assert tests["test_pick_npu"].label == "gpu"
+
+
+@pytest.mark.parametrize(("base", "label"), [
+    ("lightning.LightningModule", "cpu"),
+    ("pytorch_lightning.LightningModule", "cpu"),
+    ("transformers.PreTrainedModel", "cpu"),
+    ("torch.nn.Module", "unknown"),  # torch.nn.Module has no `device`: nothing says where it is
+])
+def test_the_device_a_library_model_reports_is_where_it_is(tmp_path: Path, base: str, label: str) -> None:
+    # `model.to(model.device)` (pyannote's Inference: `device = device or self.model.device`): the device the
+    # model's parameters are on already, never a first CUDA use
+    package, _, name = base.rpartition(".")
+    (tmp_path / "test_infer.py").write_text(
+        f"import torch\nimport {package}\n\n\nclass Net({base}):\n    def __init__(self):\n"
+        "        super().__init__()\n        self.lin = torch.nn.Linear(2, 2)\n\n\n"
+        "class Inference:\n    def __init__(self, model, device=None):\n        if device is None:\n"
+        "            device = model.device\n        self.model = model.to(device)\n\n\n"
+        "def test_infer():\n    Inference(Net())\n")
+    verdict = Analyzer(tmp_path, walk_python_files(tmp_path, [])).classify_file("test_infer.py").tests["test_infer"]
+    assert verdict.label == label, verdict.reasons
