@@ -878,15 +878,12 @@ class ExternalMixin(InterpBase):
             limits.check_text(sum(map(len, parts)) + len(recv.value) * len(parts), f"{recv.value!r}.join(...)")
             return Const(recv.value.join(parts))
         if isinstance(recv, Const) and isinstance(recv.value, str) and name in STR_METHODS and not kwargs and all(
-                isinstance(a, Const) and isinstance(a.value, (str, int, tuple)) for a in args):
-            # `device.startswith("cuda")`, `dev.split(":")[0]`: plain string methods on a known string
-            return _str_method(recv.value, name, [a.value for a in args if isinstance(a, Const)])
-        if isinstance(recv, Const) and isinstance(recv.value, str) and name in STR_METHODS and not kwargs and all(
-                isinstance(c, Const) and isinstance(c.value, (str, int, tuple)) for a in args
-                for c in alternatives(a)) and math.prod(len(alternatives(a)) for a in args) <= MAX_ALTERNATIVES:
-            # `device.startswith(backend)` in a loop over `("npu", "xpu")` run once with the backends joined: the
-            # method of each choice, joined (False for both: decided)
-            return join_all([_str_method(recv.value, name, [c.value for c in combo if isinstance(c, Const)])
+                _str_argument(c) is not NOT_LITERAL for a in args for c in alternatives(a)) and \
+                math.prod(len(alternatives(a)) for a in args) <= MAX_ALTERNATIVES:
+            # `device.startswith("cuda")`, `dev.split(":")[0]`, `s.startswith(("tpu", "intel"))`: plain string
+            # methods on a known string; `device.startswith(backend)` in a loop over `("npu", "xpu")` run once with
+            # the backends joined: the method of each choice, joined (False for both: decided)
+            return join_all([_str_method(recv.value, name, [_str_argument(c) for c in combo])
                              for combo in itertools.product(*(alternatives(a) for a in args))])
         if name == "copy" and not args and not kwargs and isinstance(recv, (Seq, DictV)):
             return recv  # `kwargs = kwargs.copy()`: the same items
@@ -1735,6 +1732,17 @@ def _lightning_device_count(devices: Value | None) -> int:
         if "," in text:
             return len([t for t in text.split(",") if t.strip()])
     return 1
+
+
+def _str_argument(v: Value) -> object:
+    """The Python value of a string method's argument: a string, an int, a tuple of strings (`startswith`'s
+    prefixes); NOT_LITERAL for anything else."""
+    if isinstance(v, Const) and isinstance(v.value, (str, int, tuple)):
+        return v.value
+    if isinstance(v, Seq) and v.kind == "tuple" and all(isinstance(i, Const) and isinstance(i.value, str)
+                                                         for i in v.items):
+        return tuple(i.value for i in v.items if isinstance(i, Const))
+    return NOT_LITERAL
 
 
 def _str_method(text: str, name: str, args: list[object]) -> Value:

@@ -25,7 +25,8 @@ def folds() -> dict[str, object]:
 def test_a_device_request_canonicalised_by_a_loop_is_decided(folds, name: str) -> None:
     # `for remove in "cuda:", "none", " ": device = device.replace(remove, "")` then `if device and device != "cpu":
     # raise unless CUDA`: each constant in turn decides the request (one joined constant left it unknown, and the
-    # raise a GPU need: a false GPU, ultralytics' select_device)
+    # raise a GPU need: a false GPU, ultralytics' select_device); so does `str(device).startswith(("gpu", ...))`, a
+    # tuple of prefixes (was: unknown, and `device = 0` a CUDA request on every path)
     assert folds[name].label == "cpu", folds[name].reasons
 
 
