@@ -45,7 +45,7 @@ from tools.classify.interp_base import (
     kept_on_node,
     lost_entry,
 )
-from tools.classify.interp_external import FIELD_FACTORY, RUNS_ITS_CALLABLE
+from tools.classify.interp_external import FIELD_FACTORY, REGEX_PREFIX, RUNS_ITS_CALLABLE, regex_match
 from tools.classify.module_device import DEVICE_PROPERTY_SUFFIXES
 from tools.classify.receivers import apply_delta, receiver_delta, receiver_uses
 from tools.classify.summaries import SUMMARY_BUDGET, context_size, widen_call
@@ -340,6 +340,9 @@ class CallsMixin(InterpBase):
             got = self._model_method(recv, name, args, kwargs, n, frame)
             if got is not None:
                 return got
+        if isinstance(recv, Ext) and recv.path.startswith(REGEX_PREFIX) and name in ("match", "fullmatch", "search") \
+                and len(args) == 1 and not kwargs:
+            return regex_match(name, recv, args[0])  # `PATTERN.match(device)` of `PATTERN = re.compile(...)`
         if isinstance(recv, Ext) and recv.path.startswith(MODULE_WITHIN):
             return module_startswith(recv.path[len(MODULE_WITHIN):], args) if name == "startswith" and not \
                 kwargs else UNK

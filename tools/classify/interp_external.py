@@ -134,6 +134,10 @@ PARAMETERIZED_EXPAND = "<parameterized.expand>"  # MarkV name of @parameterized.
 # remembers its arguments, so that a class decorated with it however it was reached (`@expand()` returning it,
 # `PC = parameterized_class(...)` then `@PC`) is expanded like the literal form (interp_statements)
 PARAMETERIZED_CLASS = "<parameterized_class>"
+REGEX_MATCHERS = frozenset({"re.match", "re.fullmatch", "re.search"})
+MAX_REGEX = 256  # characters of a pattern or a text matched (regex_match)
+# a group with a quantifier inside that is itself quantified (`(a+)+`), or a backreference: may backtrack without bound
+_BACKTRACKS = re.compile(r"\([^()]*[*+}][^()]*\)\s*[*+{]|\\[1-9]")
 STR_METHODS = frozenset({"startswith", "endswith", "lower", "upper", "strip", "lstrip", "rstrip", "split",
                          "rsplit", "partition", "rpartition", "replace", "casefold", "find", "rfind", "count",
                          "isdigit", "removeprefix", "removesuffix", "title", "capitalize", "swapcase", "isalpha",
@@ -449,6 +453,8 @@ class ExternalMixin(InterpBase):
             return _namespace(kwargs)
         if path == "re.compile" and args and isinstance(args[0], Const) and isinstance(args[0].value, str):
             return Ext(REGEX_PREFIX + args[0].value)  # a parametrize value: pytest ids it by its pattern
+        if path in REGEX_MATCHERS and len(args) == 2 and not kwargs:
+            return regex_match(path[len("re."):], args[0], args[1])
         got = self.data_call(path, args, kwargs, frame)
         if got is not None:
             return got
@@ -1732,6 +1738,23 @@ def _lightning_device_count(devices: Value | None) -> int:
         if "," in text:
             return len([t for t in text.split(",") if t.strip()])
     return 1
+
+
+def regex_match(how: str, pattern: Value, text: Value) -> Value:
+    """`re.match(r"cuda(:\\d+)?$", device)` (`how`: match, fullmatch or search) of a known pattern and string: None
+    where it does not match, a truthy match object where it does; unknown otherwise. Patterns that may backtrack
+    without bound (a quantified group holding a quantifier, a backreference) and long texts are not run."""
+    if isinstance(pattern, Ext) and pattern.path.startswith(REGEX_PREFIX):
+        pattern = Const(pattern.path[len(REGEX_PREFIX):])
+    if not (isinstance(pattern, Const) and isinstance(pattern.value, str) and isinstance(text, Const) and
+            isinstance(text.value, str)) or len(pattern.value) > MAX_REGEX or len(text.value) > MAX_REGEX or \
+            _BACKTRACKS.search(pattern.value):
+        return UNK
+    try:
+        found = getattr(re, how)(pattern.value, text.value)
+    except re.error:
+        return UNK
+    return Const(None) if found is None else KnownTruth(True)
 
 
 def _str_argument(v: Value) -> object:

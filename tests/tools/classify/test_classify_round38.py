@@ -10,8 +10,10 @@ from pathlib import Path
 import pytest
 
 from tools.classify.analyzer import Analyzer
+from tools.classify.interp_external import regex_match
 from tools.classify.interp_statements import _folds_names
 from tools.classify.modules import walk_python_files
+from tools.classify.values import UNRESOLVED, Const, KnownTruth
 
 ROOT = Path(__file__).resolve().parent / "fixtures" / "repo"
 
@@ -65,6 +67,26 @@ def test_a_string_method_of_a_choice_of_constants_is_decided(tmp_path: Path) -> 
     tests = Analyzer(tmp_path, walk_python_files(tmp_path, [])).classify_file("test_pick.py").tests
     assert tests["test_pick_cpu"].label == "cpu", tests["test_pick_cpu"].reasons
     assert tests["test_pick_npu"].label == "gpu"
+
+
+def test_a_regex_of_a_known_device_string_is_decided(folds) -> None:
+    # `ACCELERATOR.match(str(device))`, `re.fullmatch(r"\d+", str(device))` (was: unknown, a false GPU for "cpu")
+    assert folds["test_regex_cpu_request"].label == "cpu"
+    assert folds["test_regex_cuda_request"].label == "gpu"
+    assert folds["test_regex_index_request"].label == "gpu"
+
+
+@pytest.mark.parametrize(("pattern", "text", "got"), [
+    (r"cuda(:\d+)?$", "cuda:0", KnownTruth(True)),
+    (r"cuda(:\d+)?$", "cpu", Const(None)),
+    (r"(a+)+$", "a" * 40 + "b", UNRESOLVED),  # may backtrack without bound: not run
+    (r"(\w+)*x", "cpu", UNRESOLVED),
+    (r"(a)\1", "aa", UNRESOLVED),
+    (r"[", "cpu", UNRESOLVED),  # not a pattern
+    (r"cpu", "c" * 300, UNRESOLVED),  # too long to run
+])
+def test_regex_matching_runs_only_safe_patterns(pattern: str, text: str, got: object) -> None:
+    assert regex_match("match", Const(pattern), Const(text)) == got
 
 
 @pytest.mark.parametrize(("base", "label"), [
