@@ -45,7 +45,13 @@ from tools.classify.interp_base import (
     kept_on_node,
     lost_entry,
 )
-from tools.classify.interp_external import FIELD_FACTORY, REGEX_PREFIX, RUNS_ITS_CALLABLE, regex_match
+from tools.classify.interp_external import (
+    FIELD_FACTORY,
+    HOOK_ARGUMENTS,
+    REGEX_PREFIX,
+    RUNS_ITS_CALLABLE,
+    regex_match,
+)
 from tools.classify.module_device import DEVICE_PROPERTY_SUFFIXES
 from tools.classify.receivers import apply_delta, receiver_delta, receiver_uses
 from tools.classify.summaries import SUMMARY_BUDGET, context_size, widen_call
@@ -340,6 +346,13 @@ class CallsMixin(InterpBase):
             got = self._model_method(recv, name, args, kwargs, n, frame)
             if got is not None:
                 return got
+        if name in HOOK_ARGUMENTS and args and isinstance(args[0], FuncV) and frame.module_env is not None and not (
+                isinstance(recv, Inst) and isinstance(self.class_lookup(recv.cls, name, frame.world), FuncV)):
+            # `model.register_forward_hook(hook)`, `x.register_hook(fn)`: torch runs the hook when the module runs
+            # (or the gradient is computed), so what it does belongs to the caller: run here, with unknown
+            # arguments (it was never run: a hook moving outputs to CUDA was a false CPU)
+            self.call(args[0], [UNK] * HOOK_ARGUMENTS[name], {}, n, frame, name)
+            return UNK  # (a handle)
         if isinstance(recv, Ext) and recv.path.startswith(REGEX_PREFIX) and name in ("match", "fullmatch", "search") \
                 and len(args) == 1 and not kwargs:
             return regex_match(name, recv, args[0])  # `PATTERN.match(device)` of `PATTERN = re.compile(...)`
@@ -603,6 +616,12 @@ class CallsMixin(InterpBase):
             generated = self.generated_init(callee, frame.world)
             if generated is not None and isinstance(inst, Inst):
                 return self._dataclass_instance(inst, *generated, args, kwargs, n, frame)
+            new = self.class_lookup(callee, "__new__", frame.world)
+            if isinstance(new, FuncV):
+                # Python calls `cls.__new__(cls, *args)` first (a static method): what it does runs; what it returns
+                # is left to the model below (an object of the class, a tensor subclass's wrapper)
+                self.call_function_from(FuncV(new.rel, new.pos, new.name, captured=new.captured, cls=new.cls),
+                                        [callee, *args], kwargs, line, frame)
             init = self.class_lookup(callee, "__init__", frame.world)
             if isinstance(init, FuncV):
                 res = self.invoke(FuncV(init.rel, init.pos, init.name, bound=inst, captured=init.captured,

@@ -123,6 +123,10 @@ BINARY_DUNDERS: dict[type[ast.operator], str] = {
     ast.FloorDiv: "floordiv", ast.Mod: "mod", ast.Pow: "pow", ast.LShift: "lshift", ast.RShift: "rshift",
     ast.BitOr: "or", ast.BitXor: "xor", ast.BitAnd: "and"}
 UNARY_DUNDERS: dict[type[ast.unaryop], str] = {ast.USub: "__neg__", ast.UAdd: "__pos__", ast.Invert: "__invert__"}
+# a comparison's method and the one the right operand reflects it with
+COMPARISON_DUNDERS: dict[type[ast.cmpop], tuple[str, str]] = {
+    ast.Eq: ("__eq__", "__eq__"), ast.NotEq: ("__ne__", "__ne__"), ast.Lt: ("__lt__", "__gt__"),
+    ast.LtE: ("__le__", "__ge__"), ast.Gt: ("__gt__", "__lt__"), ast.GtE: ("__ge__", "__le__")}
 
 
 class ExpressionsMixin(InterpBase):
@@ -363,7 +367,9 @@ class ExpressionsMixin(InterpBase):
         result: Value = Const(True)
         for op, comp in zip(n.ops, n.comparators, strict=False):
             right = self.ev(comp, frame)
-            r = _compare(op, left, right)
+            r = self.comparison_method(op, left, right, n, frame)
+            if r is None:
+                r = _compare(op, left, right)
             t = truth(r)
             if t is False:
                 return Const(False)
@@ -435,6 +441,29 @@ class ExpressionsMixin(InterpBase):
             got = self.call_own_method(obj, dunder, [other], n, frame)
             if got is not None:
                 return got
+        return None
+
+    def comparison_method(self, op: ast.cmpop, left: Value, right: Value, n: ast.AST, frame: Frame) -> Value | None:
+        """`a == b`, `a < b`, `x in box` where an operand is an object of an in-repo class defining the comparison
+        (`__eq__`, then the right operand's reflection, `__gt__` for `<`; `__contains__` of the container): what the
+        method returns, its findings kept; None where no in-repo method applies. `!=` without `__ne__` is the
+        negation of `__eq__`, `not in` of `__contains__`."""
+        if not (isinstance(left, Inst) or isinstance(right, Inst)):
+            return None
+        if isinstance(op, (ast.In, ast.NotIn)):
+            got = self.call_own_method(right, "__contains__", [left], n, frame)
+            return _negated(got) if isinstance(op, ast.NotIn) and got is not None else got
+        names = COMPARISON_DUNDERS.get(type(op))
+        if names is None:
+            return None
+        own, reflected = names
+        for obj, other, dunder in ((left, right, own), (right, left, reflected)):
+            got = self.call_own_method(obj, dunder, [other], n, frame)
+            if got is not None:
+                return got
+        if isinstance(op, ast.NotEq):
+            got = self.comparison_method(ast.Eq(), left, right, n, frame)
+            return _negated(got) if got is not None else None
         return None
 
     def call_own_method(self, obj: Value, name: str, args: list[Value], n: ast.AST, frame: Frame) -> Value | None:
@@ -1040,3 +1069,9 @@ def _plain_reference(e: ast.expr) -> bool:
             return False
         e = e.value
     return isinstance(e, ast.Name)
+
+
+def _negated(v: Value) -> Value:
+    """`not v` for a comparison method's result: decided where its truth is, else unknown."""
+    t = truth(v)
+    return Const(not t) if t is not None else UNK

@@ -134,6 +134,9 @@ PARAMETERIZED_EXPAND = "<parameterized.expand>"  # MarkV name of @parameterized.
 # remembers its arguments, so that a class decorated with it however it was reached (`@expand()` returning it,
 # `PC = parameterized_class(...)` then `@PC`) is expanded like the literal form (interp_statements)
 PARAMETERIZED_CLASS = "<parameterized_class>"
+# builtins that call a method of their argument's class: `len(x)` is `type(x).__len__(x)`
+OWN_METHOD_BUILTINS = {"len": "__len__", "abs": "__abs__", "hash": "__hash__", "bool": "__bool__",
+                       "round": "__round__", "reversed": "__reversed__"}
 REGEX_MATCHERS = frozenset({"re.match", "re.fullmatch", "re.search"})
 MAX_REGEX = 256  # characters of a pattern or a text matched (regex_match)
 # a group with a quantifier inside that is itself quantified (`(a+)+`), or a backreference: may backtrack without bound
@@ -181,6 +184,10 @@ CHECKPOINT_OPTIONS = frozenset({"use_reentrant", "preserve_rng_state", "context_
 # Methods that run the callable they are given, on objects the analysis does not model: an executor's or a process
 # pool's `submit(fn, *args)` / `map(fn, xs)`, pytest-benchmark's `benchmark.pedantic(fn, args=...)`, asyncio's
 # `loop.run_in_executor(executor, fn, *args)` (the position of the callable)
+# torch's hook registrations (on a module, a tensor): the positional arguments torch calls the hook with
+HOOK_ARGUMENTS = {"register_forward_hook": 3, "register_forward_pre_hook": 2, "register_full_backward_hook": 3,
+                  "register_full_backward_pre_hook": 2, "register_backward_hook": 3, "register_hook": 1,
+                  "register_post_accumulate_grad_hook": 1}
 RUNS_ITS_CALLABLE = {"submit": 0, "map": 0, "imap": 0, "imap_unordered": 0, "starmap": 0, "apply": 0,
                      "apply_async": 0, "pedantic": 0, "run_in_executor": 1}
 MAPS_ITS_CALLABLE = frozenset({"map", "imap", "imap_unordered"})  # ...on each item of what follows it
@@ -445,7 +452,10 @@ class ExternalMixin(InterpBase):
             return _namespace({"args": Seq(tuple(Const(a) for a in names), "list")}) if names is not None else UNK
         if path in ("copy.copy", "copy.deepcopy") and len(args) == 1 and not kwargs:
             # values are immutable: a copy (shallow or deep) is the same value; `d = copy.deepcopy(setting);
-            # d["device"] = dev` rebinds `d` alone (bind), so the original keeps its items
+            # d["device"] = dev` rebinds `d` alone (bind), so the original keeps its items. An in-repo
+            # `__deepcopy__`/`__copy__` runs (what it does counts), its result left aside
+            self.call_own_method(args[0], "__deepcopy__" if path == "copy.deepcopy" else "__copy__",
+                                 [DictV(())] if path == "copy.deepcopy" else [], n, frame)
             return args[0]
         if path == "collections.OrderedDict":
             return _dict_of(args, kwargs)
@@ -1263,6 +1273,13 @@ class ExternalMixin(InterpBase):
                                                     for a in alternatives(args[0])):
             # `str(torch.device("cpu"))` is "cpu"; `str(x.device)` of an existing tensor names that device
             return join_all([Const(a.device) if isinstance(a, DeviceV) else a for a in alternatives(args[0])])
+        if name in ("str", "repr") and len(args) == 1 and not kwargs and isinstance(args[0], Inst):
+            # an in-repo `__str__` (str only) or `__repr__`: what it returns, what it does counted
+            got = self.call_own_method(args[0], "__str__", [], n, frame) if name == "str" else None
+            if got is None:
+                got = self.call_own_method(args[0], "__repr__", [], n, frame)
+            if got is not None:
+                return got
         if name in ("str", "repr", "ascii") and len(args) == 1 and not kwargs and not (
                 name == "str" and isinstance(args[0], Const)):
             # str() of a tuple, dict, torch.Size or dtype (`ids=str`), repr() of a device or a string: as Python
@@ -1293,6 +1310,10 @@ class ExternalMixin(InterpBase):
                 return got
         if name == "len" and args and isinstance(args[0], Seq):
             return Const(len(args[0].items))
+        if name in OWN_METHOD_BUILTINS and len(args) == 1 and not kwargs and isinstance(args[0], Inst):
+            got = self.call_own_method(args[0], OWN_METHOD_BUILTINS[name], [], n, frame)
+            if got is not None:
+                return got  # `len(dataset)`: the in-repo `__len__` (what it does runs; it may touch a device)
         if name == "len" and len(args) == 1 and not kwargs:
             return UNKNOWN_SCALAR
         if name == "dict":

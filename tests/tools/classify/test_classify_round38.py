@@ -1,6 +1,7 @@
 """Round 38: a device request canonicalised by loops that fold constants into it, string methods of a choice of
-constants, and `model.device` of library model classes (corpus tests/round38/test_folds.py, run with pytest on
-CPU-only torch first; labels in fixtures/expected.json)."""
+constants and regular expressions on it, `model.device` of library model classes, and the methods Python or torch
+calls for a builtin, a comparison, a construction, a copy or a hook (corpus tests/round38/test_folds.py and
+test_dunders.py, run with pytest on CPU-only torch first; labels in fixtures/expected.json)."""
 
 from __future__ import annotations
 
@@ -87,6 +88,35 @@ def test_a_regex_of_a_known_device_string_is_decided(folds) -> None:
 ])
 def test_regex_matching_runs_only_safe_patterns(pattern: str, text: str, got: object) -> None:
     assert regex_match("match", Const(pattern), Const(text)) == got
+
+
+@pytest.fixture(scope="module")
+def dunders() -> dict[str, object]:
+    return Analyzer(ROOT, walk_python_files(ROOT, [])).classify_file("tests/round38/test_dunders.py").tests
+
+
+@pytest.mark.parametrize(("name", "method"), [
+    ("test_len_on_gpu", "__len__()"),  # `len(obj)`
+    ("test_contains_on_gpu", "__contains__()"),  # `x in obj`
+    ("test_eq_on_gpu", "__eq__()"),  # `a == b`
+    ("test_reflected_lt_on_gpu", "__lt__()"),  # `a > b` where only b's class defines the comparison
+    ("test_new_allocates[cuda]", "__new__()"),  # `Cls(...)` runs `__new__` before `__init__`
+    ("test_deepcopy_on_gpu", "__deepcopy__()"),  # `copy.deepcopy(obj)`
+    ("test_repr_on_gpu", "__repr__()"),  # `repr(obj)`
+    ("test_forward_hook_on_gpu", "move_output()"),  # `layer.register_forward_hook(hook)` then `layer(x)`
+])
+def test_methods_python_or_torch_call_are_followed(dunders, name: str, method: str) -> None:
+    # each was never run: a false CPU (pytest fails each for want of CUDA)
+    verdict = dunders[name]
+    assert (verdict.label, verdict.gpu_count) == ("gpu", 1)
+    assert any(method in r for r in verdict.reasons), verdict.reasons
+
+
+@pytest.mark.parametrize("name", ["test_len_on_cpu", "test_not_in_on_cpu", "test_comparisons_on_cpu",
+                                  "test_new_allocates[cpu]", "test_repr_and_copy_on_cpu",
+                                  "test_forward_hook_on_cpu"])
+def test_methods_python_or_torch_call_on_cpu_stay_cpu(dunders, name: str) -> None:
+    assert dunders[name].label == "cpu", dunders[name].reasons
 
 
 @pytest.mark.parametrize(("base", "label"), [
