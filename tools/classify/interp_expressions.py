@@ -244,7 +244,7 @@ class ExpressionsMixin(InterpBase):
         return Const(s) if kind in torch_api.ACCELERATORS else UNKNOWN_SCALAR
 
     def ev_IfExp(self, n: ast.IfExp, frame: Frame) -> Value:
-        t = truth(self.ev(n.test, frame))
+        t = truth(self.truth_value(self.ev(n.test, frame), n.test, frame))
         if t is True:
             return self.ev(n.body, frame)
         if t is False:
@@ -351,7 +351,7 @@ class ExpressionsMixin(InterpBase):
         if got is not None:
             return got  # `-op`: `__neg__`
         if isinstance(n.op, ast.Not):
-            t = truth(v)
+            t = truth(self.truth_value(v, n, frame))
             return Const(not t) if t is not None else UNK
         if isinstance(v, Const) and isinstance(v.value, (int, float, complex)) and not isinstance(v.value, bool):
             if isinstance(n.op, ast.USub):
@@ -465,6 +465,16 @@ class ExpressionsMixin(InterpBase):
             got = self.comparison_method(ast.Eq(), left, right, n, frame)
             return _negated(got) if got is not None else None
         return None
+
+    def truth_value(self, v: Value, n: ast.AST, frame: Frame) -> Value:
+        """What decides `if v:` (and `not v`, `x if v else y`, `while v:`): an in-repo `__bool__` or `__len__` of v's
+        class runs and its result decides (what it does counted); anything else is v itself."""
+        if isinstance(v, Inst):
+            for dunder in ("__bool__", "__len__"):
+                got = self.call_own_method(v, dunder, [], n, frame)
+                if got is not None:
+                    return got
+        return v
 
     def call_own_method(self, obj: Value, name: str, args: list[Value], n: ast.AST, frame: Frame) -> Value | None:
         """`obj.<name>(*args)` where obj's in-repo class defines that method (what Python calls for an operator or

@@ -222,7 +222,7 @@ class StatementsMixin(InterpBase):
             return isinstance(v, NoReturn)
         if isinstance(s, ast.Assert):  # (early: test bodies are full of them)
             before = self.world_reads
-            holds = truth(self.ev(s.test, frame))
+            holds = truth(self.truth_value(self.ev(s.test, frame), s.test, frame))
             self.world_decided_assert(holds, before, frame, s.lineno, f"assert {short_source(s.test)}")
             return False
         if isinstance(s, ast.AnnAssign):
@@ -286,7 +286,7 @@ class StatementsMixin(InterpBase):
             frame.returns.append(self.ev(s.value, frame) if s.value is not None else Const(None))
             return True
         if isinstance(s, ast.If):
-            t = truth(self.ev(s.test, frame))
+            t = truth(self.truth_value(self.ev(s.test, frame), s.test, frame))
             self._raises_off_cuda(s, t, frame)
             if t is not None:
                 return self._off_cuda_block(s, s.body if t else s.orelse, frame,
@@ -367,7 +367,7 @@ class StatementsMixin(InterpBase):
             self.exec_block(s.orelse, frame)
             return False
         if isinstance(s, ast.While):
-            t = truth(self.ev(s.test, frame))
+            t = truth(self.truth_value(self.ev(s.test, frame), s.test, frame))
             if t is False:
                 return self.exec_block(s.orelse, frame)
             loop = self._branch(frame)

@@ -104,6 +104,7 @@ def dunders() -> dict[str, object]:
     ("test_deepcopy_on_gpu", "__deepcopy__()"),  # `copy.deepcopy(obj)`
     ("test_repr_on_gpu", "__repr__()"),  # `repr(obj)`
     ("test_forward_hook_on_gpu", "move_output()"),  # `layer.register_forward_hook(hook)` then `layer(x)`
+    ("test_truth_on_gpu", "__bool__()"),  # `assert obj`, `if obj:`
 ])
 def test_methods_python_or_torch_call_are_followed(dunders, name: str, method: str) -> None:
     # each was never run: a false CPU (pytest fails each for want of CUDA)
@@ -114,7 +115,7 @@ def test_methods_python_or_torch_call_are_followed(dunders, name: str, method: s
 
 @pytest.mark.parametrize("name", ["test_len_on_cpu", "test_not_in_on_cpu", "test_comparisons_on_cpu",
                                   "test_new_allocates[cpu]", "test_repr_and_copy_on_cpu",
-                                  "test_forward_hook_on_cpu"])
+                                  "test_forward_hook_on_cpu", "test_truth_on_cpu"])
 def test_methods_python_or_torch_call_on_cpu_stay_cpu(dunders, name: str) -> None:
     assert dunders[name].label == "cpu", dunders[name].reasons
 
