@@ -137,6 +137,7 @@ PARAMETERIZED_CLASS = "<parameterized_class>"
 # builtins that call a method of their argument's class: `len(x)` is `type(x).__len__(x)`
 OWN_METHOD_BUILTINS = {"len": "__len__", "abs": "__abs__", "hash": "__hash__", "bool": "__bool__",
                        "round": "__round__", "reversed": "__reversed__"}
+MAX_PREFIX_SORTED = 64  # tuples sorted by their known leading elements (_ordered_by_prefix)
 REGEX_MATCHERS = frozenset({"re.match", "re.fullmatch", "re.search"})
 MAX_REGEX = 256  # characters of a pattern or a text matched (regex_match)
 # a group with a quantifier inside that is itself quantified (`(a+)+`), or a backreference: may backtrack without bound
@@ -1451,7 +1452,30 @@ def _sorted(items: Value, reverse: Value, keys: Seq | None = None) -> Seq | None
         by_parts = paths[0].kind == "path"
         return Seq(tuple(sorted(paths, key=lambda p: p.text.split("/") if by_parts else [p.text],
                                 reverse=bool(reverse.value))), "list")
-    return _ordered(items, [_comparable(i) for i in items.items], reverse)
+    got = _ordered(items, [_comparable(i) for i in items.items], reverse)
+    return got if got is not None else _ordered_by_prefix(items, reverse)
+
+
+def _ordered_by_prefix(items: Seq, reverse: Const) -> Seq | None:
+    """`sorted([(task, WEIGHTS / TASK2MODEL[task]) for task in TASKS])`: tuples whose unknown elements come after
+    a known part that already orders every pair (Python compares tuples element by element and stops at the first
+    that differs); None where a pair's known parts do not decide it."""
+    if not 1 < len(items.items) <= MAX_PREFIX_SORTED or not all(
+            isinstance(i, Seq) and i.kind == "tuple" for i in items.items):
+        return None
+    prefixes: list[tuple[object, ...]] = []
+    for item in items.items:
+        known: list[object] = []
+        for part in item.items:  # type: ignore[attr-defined]
+            c = _comparable(part)
+            if c is None:
+                break
+            known.append(c)
+        prefixes.append(tuple(known))
+    for a, b in itertools.combinations(prefixes, 2):
+        if not any(x != y for x, y in zip(a, b, strict=False)):
+            return None  # equal as far as both are known: the unknown elements decide
+    return _ordered(items, prefixes, reverse)  # type: ignore[arg-type]
 
 
 def _ordered(items: Seq, values: list[str | int | float | tuple | None], reverse: Const) -> Seq | None:

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from tools.classify.analyzer import Analyzer
-from tools.classify.interp_external import regex_match
+from tools.classify.interp_external import _sorted, regex_match
 from tools.classify.interp_statements import _folds_names
 from tools.classify.modules import walk_python_files
-from tools.classify.values import UNRESOLVED, Const, KnownTruth
+from tools.classify.values import UNRESOLVED, Const, KnownTruth, Seq
 
 ROOT = Path(__file__).resolve().parent / "fixtures" / "repo"
 
@@ -118,6 +118,33 @@ def test_methods_python_or_torch_call_are_followed(dunders, name: str, method: s
                                   "test_forward_hook_on_cpu", "test_truth_on_cpu"])
 def test_methods_python_or_torch_call_on_cpu_stay_cpu(dunders, name: str) -> None:
     assert dunders[name].label == "cpu", dunders[name].reasons
+
+
+def test_tuples_sorted_by_their_known_leading_elements_give_exact_ids() -> None:
+    # `sorted([(task, WEIGHTS / TASK2MODEL[task]) for task in TASKS])` with WEIGHTS from the user's settings: the
+    # tasks order every pair, so the cases and their ids are known (was: one function-level key, `gpu` for all)
+    tests = Analyzer(ROOT, walk_python_files(ROOT, [])).classify_file("tests/round38/test_sorted_ids.py").tests
+    assert {k: v.label for k, v in tests.items()} == {
+        "test_model_path[classify-model0]": "cpu", "test_model_path[detect-model1]": "cpu",
+        "test_model_path[segment-model2]": "gpu"}
+
+
+@pytest.mark.parametrize(("items", "order"), [
+    ([("b", UNRESOLVED), ("a", UNRESOLVED)], ["a", "b"]),
+    ([("a", 2, UNRESOLVED), ("a", 1, UNRESOLVED)], [1, 2]),
+    ([("a", UNRESOLVED), ("a", UNRESOLVED)], None),  # the unknown elements decide
+    ([("a", UNRESOLVED), (1, UNRESOLVED)], None),  # Python does not compare a str with an int
+])
+def test_which_tuples_sort_by_a_known_prefix(items: list[tuple[object, ...]], order: list[object] | None) -> None:
+    def value(x: object) -> object:
+        return x if x is UNRESOLVED else Const(x)
+    seq = Seq(tuple(Seq(tuple(value(x) for x in t), "tuple") for t in items), "list")
+    got = _sorted(seq, Const(False))
+    if order is None:
+        assert got is None
+    else:
+        assert got is not None
+        assert [t.items[-2].value for t in got.items] == order  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize(("base", "label"), [
