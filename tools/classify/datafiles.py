@@ -1,4 +1,4 @@
-"""Parameters read from an in-repo data file at import time: paths computed from `__file__`, and YAML/JSON
+"""Parameters read from an in-repo data file at import time: paths computed from `__file__`, and YAML/JSON/TOML
 loaded from them (docs/classification.md, "Round 10: parameters from data files").
 
 A test module may build its parametrization from a data file beside it:
@@ -22,6 +22,7 @@ import fnmatch
 import json
 import os
 import posixpath
+import tomllib
 from pathlib import Path
 
 from tools.bounded_read import read_source
@@ -185,13 +186,18 @@ def read_data(root: Path, rel: str) -> tuple[bytes | None, str]:
 
 
 def load(fmt: str, data: bytes | str) -> Value:
-    """Parse data as YAML (pyyaml's safe loader) or JSON and convert it to abstract values; unknown when it
+    """Parse data as YAML (pyyaml's safe loader), JSON or TOML and convert it to abstract values; unknown when it
     does not parse or holds anything but strings, numbers, booleans, None, lists and dicts. pyyaml is imported
     here: an environment without it (a consumer's `torch_runtime`) still classifies, its YAML values unknown."""
     if fmt == "json":
         try:
             return to_value(json.loads(data))
         except (ValueError, RecursionError, MemoryError, TypeError):
+            return UNRESOLVED
+    if fmt == "toml":
+        try:
+            return to_value(tomllib.loads(data.decode("utf-8") if isinstance(data, bytes) else data))
+        except (ValueError, RecursionError, MemoryError, TypeError):  # (TOMLDecodeError, UnicodeDecodeError)
             return UNRESOLVED
     try:
         import yaml

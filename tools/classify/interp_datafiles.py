@@ -1,5 +1,5 @@
 """The interpreter's rules for parameters read from in-repo data files (datafiles.py): paths from `__file__`
-through os.path and pathlib, `open()`, and YAML/JSON loaded with safe loaders; a part of dataflow.Interp.
+through os.path and pathlib, `open()`, and YAML/JSON/TOML loaded with safe loaders; a part of dataflow.Interp.
 """
 
 from __future__ import annotations
@@ -10,7 +10,11 @@ from tools.classify import datafiles
 from tools.classify.interp_base import Frame, InterpBase
 from tools.classify.values import UNRESOLVED, Const, Ext, PathV, Value
 
-_PREFIXES = ("os.", "pathlib.", "yaml.", "json.", "glob.glob", "builtins.open", "builtins.str")
+_PREFIXES = ("os.", "pathlib.", "yaml.", "json.", "tomllib.", "tomli.", "toml.", "glob.glob", "builtins.open",
+             "builtins.str")
+# TOML readers: the standard library's (and tomli, its backport) take a binary file or a string; the older `toml`
+# package a path, a text file or a string
+_TOML_READERS = frozenset({"tomllib.load", "tomllib.loads", "tomli.load", "tomli.loads", "toml.load", "toml.loads"})
 _PRESENCE = {"exists": None, "is_file": False, "is_dir": True, "isfile": False, "isdir": True}  # None: any kind
 _READ_MODES = frozenset({"r", "rt", "rb", "tr", "br"})
 
@@ -47,6 +51,11 @@ class DataFilesMixin(InterpBase):
             return self._load("yaml", first, frame)
         if path in ("json.load", "json.loads") and len(args) + len(kwargs) == 1:
             return self._load("json", first, frame)
+        if path in _TOML_READERS and len(args) == 1 and not kwargs:
+            # `tomllib.load(f)` of `open(HERE / "config.toml", "rb")`; `toml.load(path)`
+            source = PathV(first.text, "file") if path == "toml.load" and isinstance(first, PathV) and \
+                first.kind != "file" else first
+            return self._load("toml", source, frame)
         return None
 
     def path_method_call(self, recv: PathV, name: str, args: list[Value], kwargs: dict[str, Value],

@@ -10,11 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from tools.classify import datafiles
 from tools.classify.analyzer import Analyzer
 from tools.classify.interp_external import _sorted, regex_match
 from tools.classify.interp_statements import _folds_names
 from tools.classify.modules import walk_python_files
-from tools.classify.values import UNRESOLVED, Const, KnownTruth, Seq
+from tools.classify.values import UNRESOLVED, Const, DictV, KnownTruth, Seq
 
 ROOT = Path(__file__).resolve().parent / "fixtures" / "repo"
 
@@ -145,6 +146,23 @@ def test_which_tuples_sort_by_a_known_prefix(items: list[tuple[object, ...]], or
     else:
         assert got is not None
         assert [t.items[-2].value for t in got.items] == order  # type: ignore[attr-defined]
+
+
+def test_parameters_from_a_toml_file_are_read() -> None:
+    # `tomllib.load(open(HERE / "data" / "devices.toml", "rb"))` (was: unknown, one function-level key)
+    tests = Analyzer(ROOT, walk_python_files(ROOT, [])).classify_file("tests/round38/test_toml_params.py").tests
+    assert {k: v.label for k, v in tests.items()} == {
+        "test_device_from_toml[cpu]": "cpu", "test_device_from_toml[cuda]": "gpu",
+        "test_default_device_from_toml": "cpu"}
+
+
+@pytest.mark.parametrize(("text", "got"), [
+    ('device = "cpu"\n', DictV(((Const("device"), Const("cpu")),))),
+    ("device = \n", UNRESOLVED),  # not TOML
+    (b"\xff", UNRESOLVED),  # not UTF-8
+])
+def test_toml_text_is_parsed_as_data(text: str | bytes, got: object) -> None:
+    assert datafiles.load("toml", text) == got
 
 
 @pytest.mark.parametrize(("base", "label"), [
