@@ -25,7 +25,9 @@ from tools.classify.dataflow import (
     is_fixture_def,
 )
 from tools.classify.devices import TORCH_UNNAMED_CONSTANTS, TYPE_PREFIX
+from tools.classify.evidence import SKIP
 from tools.classify.frozen import frozen
+from tools.classify.interp_base import WORLDS
 from tools.classify.interp_external import UNKNOWN_NUMBER, UNKNOWN_TEXT
 from tools.classify.plugins import EXTERNAL_TEST_POS, EXTERNAL_TESTS_REL, IMPORTED_TEST_REL
 from tools.classify.values import (
@@ -430,8 +432,13 @@ def _methods(interp: Interp, cls: ClassV) -> list[tuple[str, FuncV]]:
 
 
 def collect_items(interp: Interp, rel: str) -> list[TestItem]:
-    """Tests pytest would collect from test module `rel` (module namespace, incl. imported classes)."""
+    """Tests pytest would collect from test module `rel` (module namespace, incl. imported classes). A module whose
+    top level a machine without GPUs leaves at a skip (`if not torch.cuda.is_available(): pytest.skip(...,
+    allow_module_level=True)`) defines its tests where GPUs exist: they are collected from the first such world, and
+    each carries the skip of world 0 among its module's findings (a GPU need)."""
     st = interp.module_state(rel, 0)
+    if st.ended and any(f.kind == SKIP and not f.maybe for f in st.findings):
+        st = next((s for s in (interp.module_state(rel, w) for w in WORLDS[1:]) if not s.ended), st)
     out: list[TestItem] = []
     for name, value in st.env.items():
         if isinstance(value, FuncV) and name.startswith("test") and value.bound is None:

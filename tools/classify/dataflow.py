@@ -141,7 +141,7 @@ class Interp(StatementsMixin, ExpressionsMixin, ClassesMixin, CallsMixin, Extern
         if parsed.tree is not None:
             frame = Frame(rel, world, st.env, None, st.findings)
             try:
-                self.budgeted(UNIT_BUDGET, self.exec_block, parsed.tree.body, frame)
+                st.ended = self.budgeted(UNIT_BUDGET, self.exec_block, parsed.tree.body, frame)[0]
             except RecursionError:
                 st.findings.append(Finding(UNKNOWN, (step(rel, 1, "module too deeply nested to analyse"),)))
             except BudgetExceeded as exc:

@@ -190,6 +190,7 @@ class ModuleState:
     done: bool = False
     world_dependent: bool = False  # running the top level let the world decide something (world_reads)
     reads_at_start: int = 0  # world_reads when the top level started running
+    ended: bool = False  # every path through the top level ended early (a module-level skip, a raise)
 
 
 @dataclass

@@ -8,6 +8,7 @@ and those of known strings, dicts and lists.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import hashlib
 import itertools
 import math
@@ -224,6 +225,8 @@ GPUTIL_LISTS = frozenset({"GPUtil.getGPUs", "GPUtil.getAvailable", "GPUtil.GPUti
 # calls that declare a dataclass, attrs or pydantic field in a class body (their value: the field's default)
 FIELD_DECLARATIONS = frozenset({"dataclasses.field", "attr.ib", "attr.attrib", "attr.field", "attrs.field",
                                 "pydantic.Field", "pydantic.fields.Field"})
+# the names pytest adds to a module's globals to evaluate a skipif condition given as a string
+CONDITION_GLOBALS: dict[str, Value] = {"os": Ext("os"), "sys": Ext("sys"), "platform": Ext("platform")}
 MAX_MAPPED = 256  # rows of `map(fn, xs)` called one by one (as many as a container-filling loop unrolls)
 
 
@@ -234,17 +237,41 @@ UNBOUND_METHOD_OWNERS = ("torch.Tensor.", "torch.nn.Module.", "torch.nn.modules.
 class ExternalMixin(InterpBase):
     """Calls leaving the repository, torch excepted; a part of dataflow.Interp."""
 
+    def _condition_strings(self, conds: list[Value], nodes: list[ast.expr], frame: Frame
+                           ) -> tuple[list[Value], list[ast.expr]]:
+        """`skipif("not torch.cuda.is_available()")`: pytest evaluates a condition given as a string as Python
+        in the test module's globals (with `os`, `sys` and `platform` where the module lacks them); so does this,
+        each string parsed and evaluated here (a string that does not parse is unknown). Other conditions and
+        their nodes are kept."""
+        values, exprs = list(conds), list(nodes)
+        scratch = dataclasses.replace(frame, env={**CONDITION_GLOBALS, **frame.env}, findings=[])
+        for i, c in enumerate(conds):
+            if not (isinstance(c, Const) and isinstance(c.value, str)):
+                continue
+            try:
+                expr = ast.parse(c.value.strip(), mode="eval").body
+            except (SyntaxError, ValueError):
+                values[i] = UNK
+                continue
+            if i < len(nodes):
+                ast.increment_lineno(expr, nodes[i].lineno - 1)  # (steps name the mark's line)
+                exprs[i] = expr
+            values[i] = self.ev(expr, scratch)
+        return values, exprs
+
     def make_mark(self, name: str, args: list[Value], kwargs: dict[str, Value], n: ast.AST, frame: Frame) -> Value:
         where = step(frame.rel, getattr(n, "lineno", 0), "")
         if name == "skipif":
             conds = list(args) + ([kwargs["condition"]] if "condition" in kwargs else [])
+            nodes = _cond_nodes(n)
+            if any(isinstance(c, Const) and isinstance(c.value, str) for c in conds):
+                conds, nodes = self._condition_strings(conds, nodes, frame)
             ts = [truth(c) for c in conds]
             active = True if any(t is True for t in ts) else (None if any(t is None for t in ts) else False)
             src = _src(n)
             off = any(t is True and off_cuda_taken(c, True, availability=False)
-                      for t, c in zip(ts, _cond_nodes(n), strict=False))
-            return SkipV(active, where + f"skipif({src})", _cuda_text(src), off,
-                         always=_literally(_cond_nodes(n), True))
+                      for t, c in zip(ts, nodes, strict=False))
+            return SkipV(active, where + f"skipif({src})", _cuda_text(src), off, always=_literally(nodes, True))
         if name == "skip":
             return SkipV(True, where + "skip", always=True,
                          gpu_reason=_names_accelerator(kwargs.get("reason", args[0] if args else None)))

@@ -165,6 +165,28 @@ def test_toml_text_is_parsed_as_data(text: str | bytes, got: object) -> None:
     assert datafiles.load("toml", text) == got
 
 
+def test_a_module_that_skips_itself_without_cuda_keeps_its_tests() -> None:
+    # `if not torch.cuda.is_available(): pytest.skip(..., allow_module_level=True)`: the tests exist where GPUs do,
+    # each a GPU need (was: no test at all and a `cpu` file, so a CPU runner took the file and its GPU tests ran
+    # nowhere)
+    result = Analyzer(ROOT, walk_python_files(ROOT, [])).classify_file("tests/round38/test_module_skip.py")
+    assert {k: (v.label, v.gpu_count) for k, v in result.tests.items()} == {
+        "test_plain": ("gpu", 1), "test_on_gpu[1]": ("gpu", 1), "test_on_gpu[2]": ("gpu", 1)}
+    assert any("pytest.skip() reached" in r for r in result.tests["test_plain"].reasons)
+
+
+def test_skipif_conditions_given_as_strings_are_evaluated() -> None:
+    # `skipif("not torch.cuda.is_available()")`: pytest evaluates the string in the module's globals (a non-empty
+    # string was taken as a true condition: skipped everywhere, `cpu`)
+    tests = Analyzer(ROOT, walk_python_files(ROOT, [])).classify_file(
+        "tests/round38/test_string_conditions.py").tests
+    assert (tests["test_string_condition_on_cuda"].label, tests["test_string_condition_on_cuda"].gpu_count) == (
+        "gpu", 1)
+    assert (tests["test_string_condition_two_gpus"].label, tests["test_string_condition_two_gpus"].gpu_count) == (
+        "gpu", 2)
+    assert tests["test_string_condition_elsewhere"].label == "cpu"
+
+
 @pytest.mark.parametrize(("base", "label"), [
     ("lightning.LightningModule", "cpu"),
     ("pytorch_lightning.LightningModule", "cpu"),
