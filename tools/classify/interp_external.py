@@ -390,9 +390,14 @@ class ExternalMixin(InterpBase):
             if frame.world == 0:
                 frame.add(Finding(GPU, (step(frame.rel, line, f"{path}() raises without an available GPU"),)))
             return UNK
-        if _runs_nvidia_smi(path, args, kwargs):
+        if runs_nvidia_smi(path, args, kwargs):
             frame.add(Finding(GPU, (step(frame.rel, line, f"{path}() runs nvidia-smi, which needs an NVIDIA driver"),),
                               key=PROCESS_KEY))
+        if path == "shutil.which" and len(args) == 1 and isinstance(args[0], Const) and isinstance(
+                args[0].value, str) and os.path.basename(args[0].value) == "nvidia-smi":
+            # `HAS_GPU = shutil.which("nvidia-smi") is not None`: installed with the NVIDIA driver only
+            self.world_reads += 1
+            return Const(None) if frame.world == 0 else Const("/usr/bin/nvidia-smi")
         if path in PROCESS_CALLS or path in RUNPY_CALLS:
             self._run_program(path, args, kwargs, line, frame)
         if not kwargs:
@@ -1405,7 +1410,7 @@ _PROCESS_CALLS = {"subprocess.run": False, "subprocess.call": False, "subprocess
                   "subprocess.check_call": True, "subprocess.check_output": True}
 
 
-def _runs_nvidia_smi(path: str, args: list[Value], kwargs: dict[str, Value]) -> bool:
+def runs_nvidia_smi(path: str, args: list[Value], kwargs: dict[str, Value]) -> bool:
     """`subprocess.run(["nvidia-smi", ...])`, `check_output("nvidia-smi")`: fails (FileNotFoundError, or a non-zero
     exit it checks) where no NVIDIA driver is installed. Through a shell without a check, only the exit status
     says so: no need."""

@@ -51,7 +51,7 @@ from tools.classify.interp_base import (
     script_function,
 )
 from tools.classify.interp_calls import short_source
-from tools.classify.interp_external import NVML_FUNCTIONS, PARAMETERIZED_CLASS
+from tools.classify.interp_external import NVML_FUNCTIONS, PARAMETERIZED_CLASS, runs_nvidia_smi
 from tools.classify.optional_imports import (
     ABSENT,
     catches_import_error,
@@ -398,8 +398,8 @@ class StatementsMixin(InterpBase):
             # the body stops at a statement that certainly raises here, and the handler that catches it runs: an
             # import of a module that is not installed, `pynvml.nvmlInit()` on a machine without a driver
             # (`except pynvml.NVMLError: return 0`), torch's Module.__getattr__ in a module's own `__getattr__`
-            failing = self._missing_import(s, frame) or self._nvml_fails(s, frame) or self._module_lookup_fails(
-                s, frame)
+            failing = self._missing_import(s, frame) or self._nvml_fails(s, frame) or self._nvidia_smi_fails(
+                s, frame) or self._module_lookup_fails(s, frame)
             if failing is not None:
                 at, handler = failing
                 for st in s.body[:at]:
@@ -910,6 +910,29 @@ class StatementsMixin(InterpBase):
                 return None
             callee = self.ev(call.func, frame) if isinstance(call.func, (ast.Name, ast.Attribute)) else None
             if isinstance(callee, Ext) and callee.path.startswith(NVML_FUNCTIONS):
+                self.world_reads += 1
+                return (i, handler) if frame.world == 0 else None
+        return None
+
+    def _nvidia_smi_fails(self, s: ast.Try, frame: Frame) -> tuple[int, ast.ExceptHandler] | None:
+        """(index in the body, handler) when a `try`'s body runs `nvidia-smi` in a subprocess in a way that fails
+        without an NVIDIA driver (interp_external.runs_nvidia_smi: not installed, or a non-zero exit it checks) and
+        a handler catches that (`except (OSError, subprocess.CalledProcessError): return 0`), in the world without
+        GPUs (a read of the world: with GPUs the program runs and the body goes on)."""
+        handler = next((h for h in s.handlers if h.type is None or any(
+            _last_name(t) in _PROCESS_ERRORS for t in (h.type.elts if isinstance(h.type, ast.Tuple) else [h.type]))),
+            None)
+        if handler is None:
+            return None
+        for i, st in enumerate(s.body):
+            call = raising_call(st)
+            if call is None or not call.args or any(k.arg is None for k in call.keywords):
+                return None
+            callee = self.ev(call.func, frame) if isinstance(call.func, (ast.Name, ast.Attribute)) else None
+            if not isinstance(callee, Ext) or not callee.path.startswith("subprocess."):
+                return None
+            kwargs = {k.arg: self.ev(k.value, frame) for k in call.keywords if k.arg in ("check", "shell")}
+            if runs_nvidia_smi(callee.path, [self.ev(call.args[0], frame)], kwargs):
                 self.world_reads += 1
                 return (i, handler) if frame.world == 0 else None
         return None

@@ -187,6 +187,15 @@ def test_skipif_conditions_given_as_strings_are_evaluated() -> None:
     assert tests["test_string_condition_elsewhere"].label == "cpu"
 
 
+def test_gpus_detected_through_nvidia_smi_are_absent_without_gpus() -> None:
+    # `shutil.which("nvidia-smi")` is None and `subprocess.check_output(["nvidia-smi", "-L"])` raises (caught:
+    # `return 0`) on a machine without the driver (was: a false CPU and an unknown)
+    tests = Analyzer(ROOT, walk_python_files(ROOT, [])).classify_file("tests/round38/test_driver_probes.py").tests
+    assert (tests["test_needs_driver"].label, tests["test_needs_driver"].gpu_count) == ("gpu", 1)
+    assert (tests["test_needs_a_listed_gpu"].label, tests["test_needs_a_listed_gpu"].gpu_count) == ("gpu", 1)
+    assert tests["test_counts_no_gpu_here"].label == "cpu"
+
+
 @pytest.mark.parametrize(("base", "label"), [
     ("lightning.LightningModule", "cpu"),
     ("pytorch_lightning.LightningModule", "cpu"),
