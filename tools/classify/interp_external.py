@@ -271,7 +271,8 @@ class ExternalMixin(InterpBase):
             src = _src(n)
             off = any(t is True and off_cuda_taken(c, True, availability=False)
                       for t, c in zip(ts, nodes, strict=False))
-            return SkipV(active, where + f"skipif({src})", _cuda_text(src), off, always=_literally(nodes, True))
+            return SkipV(active, where + f"skipif({src})", _cuda_text(src), off, always=_literally(nodes, True),
+                         vram_gb=memory_bound_gib(nodes))
         if name == "skip":
             return SkipV(True, where + "skip", always=True,
                          gpu_reason=_names_accelerator(kwargs.get("reason", args[0] if args else None)))
@@ -570,7 +571,7 @@ class ExternalMixin(InterpBase):
             nodes = _cond_nodes(n)
             off = t is True and bool(nodes) and off_cuda_taken(nodes[0], not unless, availability=False)
             return SkipV(t, step(frame.rel, line, f"{last}({src})"), _cuda_text(src), off,
-                         always=_literally(nodes[:1], not unless))
+                         always=_literally(nodes[:1], not unless), vram_gb=memory_bound_gib(nodes[:1]))
         if path in ("unittest.skip", "unittest.case.skip"):
             if args and isinstance(args[0], (TestFnV, FuncV)):
                 return self._apply_mark(SkipV(True, step(frame.rel, line, "skip"), always=True), args[0])
@@ -1736,6 +1737,58 @@ def _src(n: ast.AST) -> str:
     else:
         s = ""
     return s if len(s) <= 80 else s[:77] + "..."
+
+
+def memory_bound_gib(conditions: list[ast.expr]) -> float:
+    """The GPU memory (GiB) a skip condition asks for: `get_device_properties(0).total_memory < 16e9` (skipif),
+    `mem_get_info()[1] / 2**30 >= 40` (skipUnless), either side, as the planner's VRAM; 0 where no condition
+    compares a device's total memory with a number."""
+    best = 0.0
+    for cond in conditions:
+        for node in ast.walk(cond):
+            if not (isinstance(node, ast.Compare) and len(node.ops) == 1):
+                continue
+            if not isinstance(node.ops[0], (ast.Lt, ast.LtE, ast.Gt, ast.GtE)):
+                continue
+            for memory, other in ((node.left, node.comparators[0]), (node.comparators[0], node.left)):
+                scale = 1.0
+                if isinstance(memory, ast.BinOp) and isinstance(memory.op, (ast.Div, ast.FloorDiv)):
+                    divisor = _number(memory.right)
+                    if not divisor:
+                        continue
+                    memory, scale = memory.left, divisor
+                bound = _number(other)
+                if bound is not None and bound > 0 and _total_memory(memory):
+                    best = max(best, bound * scale / 2**30)
+    r = round(best, 1)
+    return int(r) if r == int(r) else r  # (whole numbers as ints: the JSON stays short and stable)
+
+
+def _total_memory(e: ast.expr) -> bool:
+    """`<...>.total_memory` (a device's properties), `torch.cuda.mem_get_info()[1]` (free and total)."""
+    if isinstance(e, ast.Attribute):
+        return e.attr == "total_memory"
+    return isinstance(e, ast.Subscript) and isinstance(e.value, ast.Call) and isinstance(e.value.func, ast.Attribute) \
+        and e.value.func.attr == "mem_get_info" and isinstance(e.slice, ast.Constant) and e.slice.value == 1
+
+
+def _number(e: ast.expr) -> float | None:
+    """A number spelled by constants and arithmetic (`16e9`, `24 * 1024**3`, `2 ** 30`); None for anything else."""
+    if isinstance(e, ast.Constant) and type(e.value) in (int, float):
+        return float(e.value)
+    if isinstance(e, ast.BinOp) and isinstance(e.op, (ast.Mult, ast.Pow, ast.Add, ast.Sub, ast.Div)):
+        a, b = _number(e.left), _number(e.right)
+        if a is None or b is None or isinstance(e.op, ast.Pow) and (abs(b) > 64 or abs(a) > 2**16):
+            return None
+        try:
+            return float(_BIN_NUMERIC[type(e.op)](a, b))
+        except (ZeroDivisionError, OverflowError):
+            return None
+    return None
+
+
+_BIN_NUMERIC = {ast.Mult: lambda a, b: a * b, ast.Pow: lambda a, b: a ** b, ast.Add: lambda a, b: a + b,
+                ast.Sub: lambda a, b: a - b, ast.Div: lambda a, b: a / b}
 
 
 def _cond_nodes(n: ast.AST) -> list[ast.expr]:

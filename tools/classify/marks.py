@@ -29,8 +29,9 @@ def mark_findings(marks: list[Value], where: str) -> list[Finding]:
             m = bare_mark(m.path[len("pytest.mark."):], where)  # `marks=pytest.mark.gpu`, no call
         if isinstance(m, SkipV):
             if m.active is True:
-                out.append(Finding(SKIP, (where, m.where), key=(ALWAYS_SKIP_KEY if m.always else MARK_SKIP_KEY)
-                                   + m.where + (GPU_REASON if m.gpu_reason else "")))
+                out.append(Finding(SKIP, (where, m.where), vram_gb=m.vram_gb,
+                                   key=(ALWAYS_SKIP_KEY if m.always else MARK_SKIP_KEY) + m.where + (
+                                       GPU_REASON if m.gpu_reason else "")))
                 if m.off_cuda:  # skipped because a device it tests is not CUDA: a GPU need
                     out.append(Finding(GPU, (where, m.where + " skips unless on CUDA"), key=SKIPS_OFF_CUDA))
             elif m.active is None and m.cuda_related:

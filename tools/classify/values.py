@@ -277,6 +277,7 @@ class SkipV:
     off_cuda: bool = False  # active because a device it tests is not CUDA (guards.off_cuda_branch)
     always: bool = False  # a skip without a condition (`pytest.mark.skip`, `unittest.skip`)
     gpu_reason: bool = False  # its reason names an accelerator (evidence.GPU_REASON)
+    vram_gb: float = 0  # GiB of GPU memory below which its condition skips (`total_memory < 16 * 2**30`)
 
 
 @frozen

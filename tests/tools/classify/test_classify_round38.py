@@ -12,7 +12,7 @@ import pytest
 
 from tools.classify import datafiles
 from tools.classify.analyzer import Analyzer
-from tools.classify.interp_external import _sorted, regex_match
+from tools.classify.interp_external import _sorted, memory_bound_gib, regex_match
 from tools.classify.interp_statements import _folds_names
 from tools.classify.modules import walk_python_files
 from tools.classify.values import UNRESOLVED, Const, DictV, KnownTruth, Seq
@@ -194,6 +194,26 @@ def test_gpus_detected_through_nvidia_smi_are_absent_without_gpus() -> None:
     assert (tests["test_needs_driver"].label, tests["test_needs_driver"].gpu_count) == ("gpu", 1)
     assert (tests["test_needs_a_listed_gpu"].label, tests["test_needs_a_listed_gpu"].gpu_count) == ("gpu", 1)
     assert tests["test_counts_no_gpu_here"].label == "cpu"
+
+
+def test_a_skip_on_a_devices_total_memory_gives_the_vram() -> None:
+    # `total_memory < 24 * 2**30` (skipif), `mem_get_info()[1] / 2**30 >= 40` (skipUnless): the planner's VRAM
+    # (was: 0, so a small GPU could be given the test)
+    tests = Analyzer(ROOT, walk_python_files(ROOT, [])).classify_file("tests/round38/test_driver_probes.py").tests
+    assert (tests["test_needs_24_gib"].label, tests["test_needs_24_gib"].vram_gb) == ("gpu", 24)
+    assert tests["TestBigMemory::test_needs_40_gib"].vram_gb == 40
+
+
+@pytest.mark.parametrize(("condition", "gib"), [
+    ("torch.cuda.get_device_properties(0).total_memory < 16e9", 14.9),
+    ("props.total_memory / 1024**3 < 80", 80),
+    ("16 * 2**30 > torch.cuda.get_device_properties(0).total_memory", 16),
+    ("torch.cuda.mem_get_info()[0] < 8e9", 0),  # free memory: a state of the machine, not its size
+    ("x.total_memory < 2 ** 100000", 0),  # not a number worth computing
+    ("torch.cuda.device_count() < 2", 0),
+])
+def test_memory_bounds_read_from_conditions(condition: str, gib: float) -> None:
+    assert memory_bound_gib([ast.parse(condition, mode="eval").body]) == gib
 
 
 @pytest.mark.parametrize(("base", "label"), [
