@@ -51,7 +51,7 @@ from tools.classify.evidence import (
     join_verdicts,
     step,
 )
-from tools.classify.fixtures import Fixture, Fixtures, idfn
+from tools.classify.fixtures import Fixture, Fixtures, idfn, instance_name
 from tools.classify.frozen import frozen
 from tools.classify.hooks import MODIFY_HOOK, Hooks
 from tools.classify.hypothesis_given import given_arguments
@@ -1251,7 +1251,8 @@ class Analyzer:
         ids = m.args[2] if len(m.args) > 2 else m.kw("ids")
         # pytest iterates argvalues: an Enum class gives its members, a dict its keys
         values = self.interp.iteration(argvalues, world) if argvalues is not None else UNK
-        cases = parametrize_cases(argnames or UNK, values, ids, idfn(self.interp, ids, world))
+        cases = parametrize_cases(argnames or UNK, values, ids, idfn(self.interp, ids, world),
+                                  instance_name(self.interp, world))
         if cases is None:
             names = param_argnames(argnames or UNK)
             if names is None:

@@ -185,19 +185,26 @@ def long_strings_get_positional_ids() -> bool:
     return installed_at_least("pytest", "9.2")
 
 
-def idval(value: Value, argname: str, idx: int, idfn: Callable[[Value], Value] | None = None) -> str | None:
+def idval(value: Value, argname: str, idx: int, idfn: Callable[[Value], Value] | None = None,
+          named: Callable[[Inst], Value | None] | None = None) -> str | None:
     """The id pytest derives for one parameter value (`_idval`): the `ids=` callable's result unless it returns
     None, else from the value, else `<argname><index>`. None: the callable's result cannot be evaluated (pytest
-    would use it, so any id made here would be a guess)."""
+    would use it, so any id made here would be a guess). `named`: the `__name__` an in-repo object has (None: it
+    has none), which pytest takes for its id."""
     if isinstance(value, OneOf):
         # `Cls if flag else None` with the flag unknown: pytest spells whichever it gets; one id only when
         # every alternative has the same (else `<argname><index>` would be a guess that is right in no case)
-        ids = {idval(a, argname, idx, idfn) for a in value.alts}
+        ids = {idval(a, argname, idx, idfn, named) for a in value.alts}
         return ids.pop() if len(ids) == 1 else None
     if idfn is not None:
         got = idfn(value)
         if not (isinstance(got, Const) and got.value is None):
             return idval_from_value(got)
+    name = named(value) if named is not None and isinstance(value, Inst) else None
+    if name is not None:
+        # an object with a `__name__` (a callable wrapper given `functools.update_wrapper(self, fn)`, a class
+        # property): pytest's id is that name when it is a string; a name the analysis cannot compute is no id
+        return ascii_escaped(name.value) if isinstance(name, Const) and isinstance(name.value, str) else None
     if isinstance(value, Const) and isinstance(value.value, (str, bytes)) and len(value.value) > LONG_STR_ID \
             and long_strings_get_positional_ids():
         return f"{argname}{idx}"
@@ -259,7 +266,8 @@ def _or_unknown(got: str | None) -> str:
 
 
 def parametrize_cases(argnames: Value, argvalues: Value, ids: Value | None,
-                      idfn: Callable[[Value], Value] | None = None) -> list[ParamCase] | None:
+                      idfn: Callable[[Value], Value] | None = None,
+                      named: Callable[[Inst], Value | None] | None = None) -> list[ParamCase] | None:
     """The cases of `@pytest.mark.parametrize(argnames, argvalues, ids=...)`; None when not enumerable. `idfn`
     evaluates an `ids=` callable on one value (its result is used unless it is None). A case whose id cannot be
     spelled (an unknown `ids=` entry, a callable's result that cannot be evaluated) has the id UNKNOWN_ID, and
@@ -267,7 +275,7 @@ def parametrize_cases(argnames: Value, argvalues: Value, ids: Value | None,
     both); else None."""
     names = param_argnames(argnames)
     if names is not None and isinstance(argvalues, OneOf):
-        return _cases_in_every_alternative(argnames, argvalues, ids, idfn)
+        return _cases_in_every_alternative(argnames, argvalues, ids, idfn, named)
     if names is None or not isinstance(argvalues, Seq):
         return None
     explicit: list[str | None] | None = None
@@ -310,7 +318,7 @@ def parametrize_cases(argnames: Value, argvalues: Value, ids: Value | None,
         if explicit is not None and idx < len(explicit) and explicit[idx] is not None and pid is None:
             pid = explicit[idx]
         # (an unknown `ids=` entry replaces the whole id: no part of it is known)
-        parts = [None if idx in text_cases and isinstance(v, Unresolved) else idval(v, n, idx, idfn)
+        parts = [None if idx in text_cases and isinstance(v, Unresolved) else idval(v, n, idx, idfn, named)
                  for v, n in zip(values, names, strict=True)] if pid is None else []
         if unordered and (explicit is not None and not isinstance(item, ParamV) or any(
                 p == f"{n}{idx}" for p, n in zip(parts, names, strict=False))):
@@ -335,7 +343,8 @@ def parametrize_cases(argnames: Value, argvalues: Value, ids: Value | None,
 
 
 def _cases_in_every_alternative(argnames: Value, argvalues: OneOf, ids: Value | None,
-                                idfn: Callable[[Value], Value] | None) -> list[ParamCase] | None:
+                                idfn: Callable[[Value], Value] | None,
+                                named: Callable[[Inst], Value | None] | None) -> list[ParamCase] | None:
     """Cases of a parametrization whose value list the analysis cannot choose (`[False] if tl.get_backend() in
     ["tensorflow", "paddle"] else [True, False]`, a backend picked by an environment variable): a case that every
     alternative list has, with the same id and values, is collected whichever list pytest gets, so it keeps its
@@ -344,7 +353,7 @@ def _cases_in_every_alternative(argnames: Value, argvalues: OneOf, ids: Value | 
     suffixes duplicates within the list it gets."""
     per_alt: list[list[ParamCase]] = []
     for alt in alternatives(argvalues):
-        cases = parametrize_cases(argnames, alt, ids, idfn)
+        cases = parametrize_cases(argnames, alt, ids, idfn, named)
         if cases is None:
             return None
         per_alt.append(cases)

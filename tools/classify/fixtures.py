@@ -52,6 +52,18 @@ def idfn(interp: Interp, ids: Value | None, world: int) -> Callable[[Value], Val
     return None
 
 
+def instance_name(interp: Interp, world: int) -> Callable[[Inst], Value | None]:
+    """`getattr(obj, "__name__", None)` for an object of an in-repo class, as pytest asks it of a parameter value:
+    None where neither the object nor its class has the name (pytest ids it `<argname><index>`), else what reading
+    it gives (a property's getter runs; unknown where a `__getattr__` may answer)."""
+    def named(obj: Inst) -> Value | None:
+        if obj.attr("__name__") is None and interp.class_lookup(obj.cls, "__name__", world) is None:
+            return UNK if interp.class_lookup(obj.cls, "__getattr__", world) is not None else None
+        frame = Frame(obj.cls.rel, world, {}, {}, [])
+        return interp.getattr_v(obj, "__name__", frame, ast.Name("__name__"))
+    return named
+
+
 def _printed(v: Value, conversion: str) -> Value:
     """str() or repr() of a parameter value as Python prints it (constants, containers of them, devices, sizes,
     dtypes, torch.nn modules: devices.spelled), else unknown."""
@@ -96,7 +108,7 @@ class Fixtures:
             if "params" in kw:
                 # pytest makes a tuple of params: an Enum class gives its members, a dict its keys
                 cases = parametrize_cases(Const(name), self.interp.iteration(kw["params"], world), kw.get("ids"),
-                                          idfn(self.interp, kw.get("ids"), world))
+                                          idfn(self.interp, kw.get("ids"), world), instance_name(self.interp, world))
                 params = tuple(cases) if cases is not None else ()
         rank = PYTEST_TORCH_PARAM_ORDER.index(name) + 1 if (
             fv.rel == PYTEST_TORCH_REL and name in PYTEST_TORCH_PARAM_ORDER) else 0

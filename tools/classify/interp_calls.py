@@ -98,6 +98,7 @@ from tools.classify.wrapper_marks import FUNCTION_NODES, checked_parametrize, vi
 
 MAX_DEPTH = 24
 SETATTR = Ext("builtins.setattr")
+UPDATE_WRAPPER = Ext("functools.update_wrapper")
 GETATTR = Ext("builtins.getattr")
 UNKNOWN_KWARGS = "**"  # a keyword no call can spell: the call passed `**x` with an unknown x
 MAX_CONTAINER = 256
@@ -112,6 +113,17 @@ class CallsMixin(InterpBase):
     def ev_Call(self, n: ast.Call, frame: Frame) -> Value:
         f = n.func
         reads_before = self.world_reads
+        if len(n.args) == 2 and not n.keywords and isinstance(n.args[0], ast.Name) and (
+                isinstance(f, ast.Name) and f.id == "update_wrapper" or isinstance(f, ast.Attribute) and
+                f.attr == "update_wrapper") and self.ev(f, frame) == UPDATE_WRAPPER:
+            # `functools.update_wrapper(self, fn)` in a callable wrapper's `__init__`: the object takes the function's
+            # name (pytest ids a parameter by its `__name__`) and keeps it as `__wrapped__`
+            wrapped = self.ev(n.args[1], frame)
+            if isinstance(wrapped, FuncV):
+                target = n.args[0]
+                for attr, value in (("__name__", Const(wrapped.name)), ("__wrapped__", wrapped)):
+                    self.bind(ast.copy_location(ast.Attribute(target, attr, ast.Store()), n), value, frame)
+                return self.ev(target, frame)
         obj = _setattr_object(n)
         if obj is not None and (isinstance(f, ast.Attribute) or self.lookup("setattr", frame) == SETATTR):
             attr = self._attribute_name(self.ev(obj, frame), self.ev(n.args[1], frame), frame.world)

@@ -105,6 +105,7 @@ TENSOR_CLASSES = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.nn.para
 DEVICE_REPORTING_MODULES = frozenset({"LightningModule", "DeviceDtypeModuleMixin", "PreTrainedModel", "ModelMixin"})
 DEVICE_REPORTING_PACKAGES = frozenset({"lightning", "pytorch_lightning", "lightning_fabric", "transformers",
                                        "diffusers"})
+_PRINTF_FIELD = re.compile(r"%[-+ #0-9.*]*[a-zA-Z%]")  # a `%` conversion of a printf-style format
 MAX_LISTED_ELEMENTS = 256  # iterations of a comprehension evaluated one by one (parameter tables)
 # characters of a string `+` builds (ids that print a torch.nn Sequential are several hundred); longer is unknown
 MAX_CONCAT = 4096
@@ -420,6 +421,14 @@ class ExpressionsMixin(InterpBase):
             kind = a.value.split(":", 1)[0].lower()
             if kind in torch_api.ACCELERATORS:
                 return Const(a.value + "?")
+        if isinstance(op, ast.Add) and (isinstance(a, UnknownScalar) or isinstance(b, UnknownScalar)) and all(
+                isinstance(x, UnknownScalar) or isinstance(x, Const) and isinstance(x.value, str) for x in (a, b)):
+            return UNKNOWN_SCALAR  # `str(sym) + "->"`: a string (its id is its text, never `argname<index>`)
+        if isinstance(op, ast.Mod) and isinstance(a, Const) and isinstance(a.value, str):
+            # `"run-%s" % name` of an unknown name: a string; `"cuda:%d" % rank` names an accelerator whatever the
+            # rank is (as an f-string does)
+            kind = a.value.split(":", 1)[0].lower()
+            return Const(_PRINTF_FIELD.sub("?", a.value)) if kind in torch_api.ACCELERATORS else UNKNOWN_SCALAR
         return UNK
 
     def ev_BinOp(self, n: ast.BinOp, frame: Frame) -> Value:

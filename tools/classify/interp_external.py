@@ -927,6 +927,9 @@ class ExternalMixin(InterpBase):
             parts = [i.value for i in args[0].items if isinstance(i, Const) and isinstance(i.value, str)]
             limits.check_text(sum(map(len, parts)) + len(recv.value) * len(parts), f"{recv.value!r}.join(...)")
             return Const(recv.value.join(parts))
+        if isinstance(recv, Const) and isinstance(recv.value, str) and name == "join" and len(args) == 1 and \
+                not kwargs:
+            return UNKNOWN_SCALAR  # `",".join(inputs)` of strings the analysis cannot spell: a string all the same
         if isinstance(recv, Const) and isinstance(recv.value, str) and name in STR_METHODS and not kwargs and all(
                 _str_argument(c) is not NOT_LITERAL for a in args for c in alternatives(a)) and \
                 math.prod(len(alternatives(a)) for a in args) <= MAX_ALTERNATIVES:

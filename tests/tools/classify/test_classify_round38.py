@@ -216,6 +216,15 @@ def test_memory_bounds_read_from_conditions(condition: str, gib: float) -> None:
     assert memory_bound_gib([ast.parse(condition, mode="eval").body]) == gib
 
 
+def test_parameters_named_by_their_name_attribute_and_unknown_strings() -> None:
+    # an object pytest ids by its `__name__` (set by `functools.update_wrapper(self, fn)`, or a property), and a
+    # string a helper joins from parts the analysis cannot spell: was `op0`, `op1`, `tag0`, `tag1` (ids pytest
+    # never collects: the GPU case fell back to the file's label); now pytest's ids, and a function-level key
+    tests = Analyzer(ROOT, walk_python_files(ROOT, [])).classify_file("tests/round38/test_named_params.py").tests
+    assert {k: v.label for k, v in tests.items()} == {
+        "test_named[_add]": "cpu", "test_named[to_gpu]": "gpu", "test_named[op2]": "cpu", "test_tagged": "cpu"}
+
+
 @pytest.mark.parametrize(("base", "label"), [
     ("lightning.LightningModule", "cpu"),
     ("pytorch_lightning.LightningModule", "cpu"),
