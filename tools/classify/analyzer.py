@@ -67,6 +67,7 @@ from tools.classify.plugins import (
     declares_pytest_torch,
 )
 from tools.classify.results import FileResult
+from tools.classify.scope import TestNames
 from tools.classify.sources import Sources
 from tools.classify.test_state import (
     decorator_patches,
@@ -159,14 +160,15 @@ class Analyzer:
 
     def __init__(self, root: Path, files: list[str] | RepoIndex, sources: dict[str, bytes] | None = None,
                  pytest_torch: bool | None = None, prove_inert: bool = True,
-                 max_file_bytes: int = MAX_FILE_BYTES, join_cases: bool = True) -> None:
+                 max_file_bytes: int = MAX_FILE_BYTES, join_cases: bool = True,
+                 test_names: TestNames | None = None) -> None:
         """prove_inert=False interprets every test body, even those inert.py proves yield nothing;
         join_cases=False analyses every parametrization on its own (joined_cases). The equivalence tests compare
-        both ways."""
+        both ways. `test_names`: pytest's python_classes/python_functions (scope.load_scope; default pytest's)."""
         self.source = Sources(root, files, sources, max_file_bytes)
         # pytest-torch declared: its pytest_generate_tests also parametrizes a repo-defined torch_device
         self.pytest_torch = declares_pytest_torch(root) if pytest_torch is None else pytest_torch
-        self.interp = Interp(self.source)
+        self.interp = Interp(self.source, test_names)
         self.fixtures = Fixtures(self.source, self.interp)
         self.hooks = Hooks(self.interp)
         self.item_hooks = ItemHooks(self.interp)

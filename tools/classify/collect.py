@@ -419,8 +419,9 @@ def _unnamed_methods(interp: Interp, cls: ClassV) -> list[FuncV]:
     return list(out)
 
 
-def _methods(interp: Interp, cls: ClassV) -> list[tuple[str, FuncV]]:
-    """Test-named methods visible on cls (inherited ones included), in definition order of the MRO. A class
+def _methods(interp: Interp, cls: ClassV, unit: bool) -> list[tuple[str, FuncV]]:
+    """Test-named methods visible on cls (inherited ones included), in definition order of the MRO (`unit`: a
+    unittest class, whose loader takes `test*` names; else pytest's `python_functions`). A class
     `@parameterized_class` decorated lost its own `test*` attributes (the package deletes them once it has made
     the generated classes): a subclass finds them no more, nor does the class itself."""
     seen: dict[str, FuncV | None] = {}
@@ -433,7 +434,7 @@ def _methods(interp: Interp, cls: ClassV) -> list[tuple[str, FuncV]]:
                 seen[name] = v if isinstance(v, FuncV) else None
     out = []
     for name, v in seen.items():
-        if v is not None and name.startswith("test"):
+        if v is not None and (name.startswith("test") if unit else interp.test_names.is_test_function(name)):
             node = interp.source.module(v.rel).defs.get(v.pos)
             if node is not None and not is_fixture_def(node):
                 out.append((name, v))
@@ -450,11 +451,11 @@ def collect_items(interp: Interp, rel: str) -> list[TestItem]:
         st = next((s for s in (interp.module_state(rel, w) for w in WORLDS[1:]) if not s.ended), st)
     out: list[TestItem] = []
     for name, value in st.env.items():
-        if isinstance(value, FuncV) and name.startswith("test") and value.bound is None:
+        if isinstance(value, FuncV) and interp.test_names.is_test_function(name) and value.bound is None:
             node = interp.source.module(value.rel).defs.get(value.pos)
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not is_fixture_def(node):
                 out.extend(_expanded(interp, value, name, name, (), False))
-        elif isinstance(value, Ext) and name.startswith("test") and stdlib_function(value.path):
+        elif isinstance(value, Ext) and interp.test_names.is_test_function(name) and stdlib_function(value.path):
             stub = FuncV(IMPORTED_TEST_REL, EXTERNAL_TEST_POS, name)
             out.append(TestItem(name, stub, (), False, 1, fallback=True,
                                 note=f"{name}: {value.path}, a standard-library function imported into the test "
@@ -489,12 +490,12 @@ def _collect_class(interp: Interp, cls: ClassV, name: str, outer: tuple[ClassV, 
     if isinstance(flag, Const) and flag.value is False:
         return []
     unit = _is_unittest(interp, cls)
-    if not unit and (not name.startswith("Test") or _has_init(interp, cls)):
+    if not unit and (not interp.test_names.is_test_class(name) or _has_init(interp, cls)):
         return []
     chain = (*outer, cls)
     prefix = "::".join(c.name for c in outer)
     prefix = f"{prefix}::{name}" if prefix else name
-    methods = _methods(interp, cls)
+    methods = _methods(interp, cls, unit)
     if cls in interp.param_classes:
         items = _collect_parametrized(interp, cls, prefix, chain, unit)
     else:
@@ -512,7 +513,7 @@ def _collect_class(interp: Interp, cls: ClassV, name: str, outer: tuple[ClassV, 
                                    "repository); this class-level key covers them"))
     if not unit:
         for inner_name, v in interp.class_body(cls, 0).items():
-            if isinstance(v, ClassV) and inner_name.startswith("Test"):
+            if isinstance(v, ClassV) and interp.test_names.is_test_class(inner_name):
                 items.extend(_collect_class(interp, v, inner_name, chain))
     return items
 
@@ -643,7 +644,7 @@ def _collect_parametrized(interp: Interp, cls: ClassV, prefix: str, chain: tuple
                           unit: bool) -> list[TestItem]:
     """instantiate_parametrized_tests: `test_x` -> `test_x_<params>` for methods with @parametrize."""
     out: list[TestItem] = []
-    for m, fv in _methods(interp, cls):
+    for m, fv in _methods(interp, cls, unit):
         values = _decorator_values(interp, fv)
         if not any(isinstance(v, MarkV) and v.name in (torch_testing.PARAMETRIZE_MARK, torch_testing.OPAQUE_MARK)
                    for v in values):
@@ -670,7 +671,7 @@ def _collect_generated(interp: Interp, gen: GenClassV, name: str) -> list[TestIt
     own = interp.class_body(cls, 0)
     chain = (cls,)
     out: list[TestItem] = []
-    for m, fv in _methods(interp, cls):
+    for m, fv in _methods(interp, cls, True):
         if own.get(m) != fv:  # inherited tests are not instantiated: unittest collects them as they are
             out.append(TestItem(f"{name}::{m}", fv, chain, True, fv.pos[0], (), attrs, (), requirement))
             continue

@@ -18,6 +18,7 @@ from tools.classify import conventions
 from tools.classify.evidence import ASSERT_KEY, IF_IMPORTED, IMPORTS, SKIP, Finding, step
 from tools.classify.inert import InertProver
 from tools.classify.modules import ParsedModule
+from tools.classify.scope import TestNames
 from tools.classify.summaries import Frames
 from tools.classify.values import (
     ClassV,
@@ -327,8 +328,9 @@ class InterpBase:
     only, the methods one part of the interpreter calls on another (each is defined once: in dataflow.Interp
     or in one mixin)."""
 
-    def __init__(self, source: ModuleSource) -> None:
+    def __init__(self, source: ModuleSource, test_names: TestNames | None = None) -> None:
         self.source = source
+        self.test_names = test_names or TestNames()  # which classes and functions are tests (pytest's options)
         self.ev_methods: dict[type, Callable[[Any, Frame], Value]] = {}  # expression type -> its ev_* method
         self.modules: dict[tuple[str, int], ModuleState] = {}
         self.startup_hooks: dict[tuple[str, int], tuple[Finding, ...]] = {}  # Interp.startup_hook_findings

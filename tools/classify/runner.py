@@ -46,7 +46,7 @@ from tools.classify.modules import (
 from tools.classify.optional_imports import PRESENCE_PREFIX, presence
 from tools.classify.parallel import map_ordered, resolve_workers
 from tools.classify.results import FileResult
-from tools.classify.scope import Scope, bazel_test_srcs, load_scope
+from tools.classify.scope import Scope, TestNames, bazel_test_srcs, load_scope
 
 if TYPE_CHECKING:
     from tools.classify.analyzer import Analyzer
@@ -167,6 +167,10 @@ def _run(root: Path, paths: list[str] | None, cache_dir: Path | None,
         scope = dataclasses.replace(scope, named=named)
     problems.extend(Problem(p.split(": ", 1)[0], p.split(": ", 1)[-1]) for p in named_problems)
     version = tool_version()
+    if scope.test_names != TestNames():
+        # which classes and functions are tests changes every file's result: cached results for other options
+        # are not these
+        version += f"|{scope.test_names.classes!r}|{scope.test_names.functions!r}"
     snap = snapshot_key(f"{version}:{max_file_bytes}", root, scope, stats, files) if cache_dir is not None else ""
     # An unchanged tree (same stats, config and classifier): the last run's result as it was.
     secret = load_secret(user_cache_base()) if cache_dir is not None else b""
@@ -202,7 +206,7 @@ def _run(root: Path, paths: list[str] | None, cache_dir: Path | None,
         if st is not None and st[0] < racy_after:
             new_stats[rel] = (*st, digests[rel])
     unreadable = {p.rel for p in problems}
-    work = _Work(root, files, sources, cache, digests, version, max_file_bytes, scope.pythonpath)
+    work = _Work(root, files, sources, cache, digests, version, max_file_bytes, scope.pythonpath, scope.test_names)
     out: dict[str, FileResult] = {}
     live: set[str] = set()
     parse_errors: set[tuple[str, str]] = set()
@@ -322,8 +326,9 @@ class _Work:
 
     def __init__(self, root: Path, files: list[str], sources: dict[str, bytes], cache: Cache,
                  digests: dict[str, str], version: str, max_file_bytes: int = MAX_FILE_BYTES,
-                 import_dirs: tuple[str, ...] = ()) -> None:
+                 import_dirs: tuple[str, ...] = (), test_names: TestNames | None = None) -> None:
         self.root = root
+        self.test_names = test_names
         self.sources = sources
         self.cache = cache
         self.digests = digests
@@ -357,7 +362,7 @@ class _Work:
 
     def analyzer(self) -> Analyzer:
         an = _analyzer_class()(self.root, self.index, self.sources, self.pytest_torch,
-                               max_file_bytes=self.max_file_bytes)
+                               max_file_bytes=self.max_file_bytes, test_names=self.test_names)
         parse = an.source.module
 
         known: dict[str, list[str]] = {}  # (a module's imports do not change during a run)

@@ -4,12 +4,13 @@ Read from the root only (never imported, never executed):
 
 * `[tool.torch_classify]` in `pyproject.toml`: `paths` (files or directories relative to the root; default
   the whole root) and `exclude` (path prefixes to skip). `--paths` on the command line replaces `paths`.
-* pytest's `norecursedirs` and `pythonpath` from the first config file pytest itself would use at the root
-  (`pytest.ini`, `.pytest.ini`, `pyproject.toml` `[tool.pytest.ini_options]`/`[tool.pytest]`, `tox.ini` `[pytest]`,
-  `setup.cfg` `[tool:pytest]`), else pytest's defaults. Like pytest, the patterns are matched with fnmatch
-  against the basename of every directory *below* a path argument (a path given explicitly is collected
-  even when its own name matches). `pythonpath` (pytest >= 7) puts directories, relative to the root, on
-  `sys.path`: their modules import by their names there (`from test_config import DEVICES`).
+* pytest's `norecursedirs`, `pythonpath`, `python_classes` and `python_functions` from the first config file pytest
+  itself would use at the root (`pytest.ini`, `.pytest.ini`, `pyproject.toml` `[tool.pytest.ini_options]`/
+  `[tool.pytest]`, `tox.ini` `[pytest]`, `setup.cfg` `[tool:pytest]`), else pytest's defaults. Like pytest, the
+  `norecursedirs` patterns are matched with fnmatch against the basename of every directory *below* a path argument
+  (a path given explicitly is collected even when its own name matches). `pythonpath` (pytest >= 7) puts
+  directories, relative to the root, on `sys.path`: their modules import by their names there (`from test_config
+  import DEVICES`). `python_classes`/`python_functions` say which classes and functions are tests (`*Test`).
 """
 
 from __future__ import annotations
@@ -31,6 +32,28 @@ PYTEST_NORECURSE_DEFAULT = ("*.egg", ".*", "_darcs", "build", "CVS", "dist", "no
 
 
 @dataclass(frozen=True)
+class TestNames:
+    """pytest's `python_classes` and `python_functions` options: which classes and functions (and methods) of a test
+    module are tests. Each pattern is a name prefix, or an fnmatch pattern when it has a wildcard (`*Test`), as
+    pytest's `_matches_prefix_or_glob_option` reads them. unittest's TestCase methods follow unittest's own `test`
+    prefix, whatever these say."""
+
+    __test__ = False  # (not a test class itself)
+    classes: tuple[str, ...] = ("Test",)
+    functions: tuple[str, ...] = ("test",)
+
+    def is_test_class(self, name: str) -> bool:
+        return _prefix_or_glob(name, self.classes)
+
+    def is_test_function(self, name: str) -> bool:
+        return _prefix_or_glob(name, self.functions)
+
+
+def _prefix_or_glob(name: str, patterns: tuple[str, ...]) -> bool:
+    return any(name.startswith(p) or any(c in p for c in "*?[") and fnmatch.fnmatch(name, p) for p in patterns)
+
+
+@dataclass(frozen=True)
 class Scope:
     paths: tuple[str, ...] = ()  # normalised, no leading "./" or trailing "/"; empty: the whole root
     exclude: tuple[str, ...] = ()
@@ -40,6 +63,7 @@ class Scope:
     # file named on its command line even under a norecursedirs directory (bazel_test_srcs)
     named: frozenset[str] = frozenset()
     pythonpath: tuple[str, ...] = ()  # pytest's `pythonpath` ini option: root-relative directories on sys.path
+    test_names: TestNames = TestNames()  # pytest's `python_classes` and `python_functions` ini options
 
     def selects(self, rel: str) -> bool:
         """Whether test file `rel` (POSIX, root-relative) is in scope."""
@@ -86,9 +110,9 @@ def _str_list(value: object) -> list[str] | None:
 
 def _pytest_options(root: Path, pyproject: dict[str, object] | None,
                     problems: list[str]) -> dict[str, list[str] | None]:
-    """`norecursedirs` and `pythonpath` from the config file pytest would pick at `root` (pytest's own search
-    order; None: not set there)."""
-    names = ("norecursedirs", "pythonpath")
+    """`norecursedirs`, `pythonpath`, `python_classes` and `python_functions` from the config file pytest would pick
+    at `root` (pytest's own search order; None: not set there)."""
+    names = ("norecursedirs", "pythonpath", "python_classes", "python_functions")
     for name in ("pytest.ini", ".pytest.ini"):
         path = root / name
         if path.is_file():
@@ -163,9 +187,12 @@ def load_scope(root: Path, cli_paths: list[str] | None = None) -> Scope:
         norm_paths = ()
     options = _pytest_options(root, pyproject, problems)
     norecurse = options["norecursedirs"]
+    defaults = TestNames()
+    names = TestNames(tuple(options["python_classes"] or defaults.classes),
+                      tuple(options["python_functions"] or defaults.functions))
     return Scope(norm_paths, tuple(dict.fromkeys(n for n in (normalise(e) for e in exclude) if n)),
                  tuple(norecurse) if norecurse is not None else PYTEST_NORECURSE_DEFAULT, tuple(problems),
-                 pythonpath=tuple(dict.fromkeys(normalise(d) for d in options["pythonpath"] or ())))
+                 pythonpath=tuple(dict.fromkeys(normalise(d) for d in options["pythonpath"] or ())), test_names=names)
 
 
 BUILD_FILES = ("BUILD.bazel", "BUILD")

@@ -131,3 +131,53 @@ def test_repository_scope_matches_the_bazel_suites() -> None:
     assert scope.selects("examples/torch_cpu/test_perf_budgets.py")
     assert not scope.selects("tests/tools/classify/test_classify_scope.py")
     assert not scope.selects("tests/tools/classify/fixtures/repo/tests/unit/test_pure.py")
+
+
+OWN_NAMING = {
+    "tests/test_naming.py": (
+        "import unittest\n\nimport pytest\nimport torch\n\n\n"
+        "class CallbackTest:\n    def test_cpu(self):\n        torch.ones(1)\n\n"
+        "    @pytest.mark.skipif(not torch.cuda.is_available(), reason=\"CUDA\")\n"
+        "    def test_on_gpu(self):\n        torch.ones(1).cuda()\n\n"
+        "    def check_shape(self):\n        torch.ones(1)\n\n\n"
+        "class TestDefault:\n    def test_x(self):\n        pass\n\n\n"
+        "class UnitTest(unittest.TestCase):\n    def test_unit(self):\n        torch.ones(1)\n\n"
+        "    def check_unit(self):\n        pass\n\n\n"
+        "def check_function():\n    torch.ones(1)\n\n\n"
+        "def test_function():\n    torch.ones(1)\n"),
+}
+
+
+@pytest.mark.parametrize("name,text", [
+    ("pyproject.toml",
+     '[tool.pytest.ini_options]\npython_classes = ["*Test"]\npython_functions = ["test", "check_"]\n'),
+    ("pytest.ini", "[pytest]\npython_classes = *Test\npython_functions = test check_\n"),
+    ("tox.ini", "[pytest]\npython_classes = *Test\npython_functions = test check_\n"),
+])
+def test_pytest_python_classes_and_functions_say_what_is_a_test(tmp_path: Path, name: str, text: str) -> None:
+    """pytest's `python_classes`/`python_functions` (poutyne: `python_classes = ["*Test"]`, its classes named
+    `CallbackListTest`): a prefix, or an fnmatch pattern with a wildcard. Without them none of poutyne's 601 tests
+    was found (every file `cpu`, its 21 GPU tests with them). unittest classes keep unittest's `test` prefix."""
+    root = _tree(tmp_path, {**OWN_NAMING, name: text})
+    scope = load_scope(root)
+    assert (scope.test_names.classes, scope.test_names.functions) == (("*Test",), ("test", "check_"))
+    tests = run(root).files["tests/test_naming.py"].tests
+    assert {k: v.label for k, v in tests.items()} == {
+        "CallbackTest::test_cpu": "cpu", "CallbackTest::test_on_gpu": "gpu", "CallbackTest::check_shape": "cpu",
+        "UnitTest::test_unit": "cpu", "check_function": "cpu", "test_function": "cpu"}
+
+
+def test_default_test_naming(tmp_path: Path) -> None:
+    root = _tree(tmp_path, OWN_NAMING)
+    assert load_scope(root).test_names.classes == ("Test",)
+    tests = run(root).files["tests/test_naming.py"].tests
+    assert set(tests) == {"TestDefault::test_x", "UnitTest::test_unit", "test_function"}
+
+
+def test_test_naming_is_part_of_the_cache_key(tmp_path: Path) -> None:
+    """A result cached under one naming is not replayed under another (the same files give other tests)."""
+    root = _tree(tmp_path / "repo", OWN_NAMING)
+    cache = tmp_path / "cache"
+    assert "CallbackTest::test_cpu" not in run(root, cache_dir=cache).files["tests/test_naming.py"].tests
+    (root / "pytest.ini").write_text("[pytest]\npython_classes = *Test\n")
+    assert "CallbackTest::test_cpu" in run(root, cache_dir=cache).files["tests/test_naming.py"].tests
