@@ -141,8 +141,9 @@ OWN_METHOD_BUILTINS = {"len": "__len__", "abs": "__abs__", "hash": "__hash__", "
 MAX_PREFIX_SORTED = 64  # tuples sorted by their known leading elements (_ordered_by_prefix)
 REGEX_MATCHERS = frozenset({"re.match", "re.fullmatch", "re.search"})
 MAX_REGEX = 256  # characters of a pattern or a text matched (regex_match)
-# a group with a quantifier inside that is itself quantified (`(a+)+`), or a backreference: may backtrack without bound
-_BACKTRACKS = re.compile(r"\([^()]*[*+}][^()]*\)\s*[*+{]|\\[1-9]")
+# a repeated group (`(a+)+`, `(a|aa)*`, `((a+))+`) or a backreference: may backtrack without bound (a group under
+# `?` is not repeated: `cuda(:\d+)?$` runs)
+_BACKTRACKS = re.compile(r"\)\s*[*+{]|\\[1-9]")
 STR_METHODS = frozenset({"startswith", "endswith", "lower", "upper", "strip", "lstrip", "rstrip", "split",
                          "rsplit", "partition", "rpartition", "replace", "casefold", "find", "rfind", "count",
                          "isdigit", "removeprefix", "removesuffix", "title", "capitalize", "swapcase", "isalpha",
@@ -1876,7 +1877,7 @@ def _lightning_device_count(devices: Value | None) -> int:
 def regex_match(how: str, pattern: Value, text: Value) -> Value:
     """`re.match(r"cuda(:\\d+)?$", device)` (`how`: match, fullmatch or search) of a known pattern and string: None
     where it does not match, a truthy match object where it does; unknown otherwise. Patterns that may backtrack
-    without bound (a quantified group holding a quantifier, a backreference) and long texts are not run."""
+    without bound (a repeated group, a backreference) and long texts are not run."""
     if isinstance(pattern, Ext) and pattern.path.startswith(REGEX_PREFIX):
         pattern = Const(pattern.path[len(REGEX_PREFIX):])
     if not (isinstance(pattern, Const) and isinstance(pattern.value, str) and isinstance(text, Const) and

@@ -83,6 +83,9 @@ def test_a_regex_of_a_known_device_string_is_decided(folds) -> None:
     (r"cuda(:\d+)?$", "cpu", Const(None)),
     (r"(a+)+$", "a" * 40 + "b", UNRESOLVED),  # may backtrack without bound: not run
     (r"(\w+)*x", "cpu", UNRESOLVED),
+    (r"((a+))+$", "a" * 40 + "b", UNRESOLVED),  # nested
+    (r"(a|aa)*$", "a" * 40 + "b", UNRESOLVED),  # alternatives that overlap
+    (r"^(cpu|cuda)(:[0-9]+)?$", "cuda:1", KnownTruth(True)),  # a group under `?` is not repeated: run
     (r"(a)\1", "aa", UNRESOLVED),
     (r"[", "cpu", UNRESOLVED),  # not a pattern
     (r"cpu", "c" * 300, UNRESOLVED),  # too long to run
