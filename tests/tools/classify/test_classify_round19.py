@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tools.classify.interp_external import _runs_nvidia_smi
+from tools.classify.interp_external import runs_nvidia_smi
 from tools.classify.runner import run
 from tools.classify.values import Const, Seq
 
@@ -43,7 +43,7 @@ def _cmd(*items: str) -> Seq:
     ("os.system", [Const("nvidia-smi")], {}, False),
 ])
 def test_which_subprocess_calls_run_nvidia_smi(path, args, kwargs, needs) -> None:
-    assert _runs_nvidia_smi(path, args, kwargs) is needs
+    assert runs_nvidia_smi(path, args, kwargs) is needs
 
 
 def test_what_pytest_runs_around_a_test_says_why(corpus) -> None:
