@@ -896,12 +896,30 @@ class StatementsMixin(InterpBase):
         return tuple(sorted((k, v) for k, v in captured.items() if k in names and hashable(v)))
 
     def _nvml_fails(self, s: ast.Try, frame: Frame) -> tuple[int, ast.ExceptHandler] | None:
-        """(index in the body, handler) when a `try`'s body reaches a call of NVIDIA's management library
-        (interp_external.NVML_FUNCTIONS: `pynvml.nvmlInit()`) and a handler catches what it raises without a
-        driver, in the world without GPUs (a read of the world: with GPUs the call succeeds and the body goes on)."""
+        """A `try` whose body reaches a call of NVIDIA's management library (interp_external.NVML_FUNCTIONS:
+        `pynvml.nvmlInit()`), with a handler for what it raises without a driver (_fails_without_driver)."""
+        return self._fails_without_driver(s, frame, _NVML_ERRORS,
+                                          lambda call, callee: callee.path.startswith(NVML_FUNCTIONS))
+
+    def _nvidia_smi_fails(self, s: ast.Try, frame: Frame) -> tuple[int, ast.ExceptHandler] | None:
+        """A `try` whose body runs `nvidia-smi` in a subprocess in a way that fails without an NVIDIA driver
+        (interp_external.runs_nvidia_smi: not installed, or a non-zero exit it checks), with a handler for that
+        (`except (OSError, subprocess.CalledProcessError): return 0`; _fails_without_driver)."""
+        def runs(call: ast.Call, callee: Ext) -> bool:
+            if not call.args or any(k.arg is None for k in call.keywords) or not callee.path.startswith(
+                    "subprocess."):
+                return False
+            kwargs = {str(k.arg): self.ev(k.value, frame) for k in call.keywords if k.arg in ("check", "shell")}
+            return runs_nvidia_smi(callee.path, [self.ev(call.args[0], frame)], kwargs)
+        return self._fails_without_driver(s, frame, _PROCESS_ERRORS, runs)
+
+    def _fails_without_driver(self, s: ast.Try, frame: Frame, errors: frozenset[str],
+                              fails: Callable[[ast.Call, Ext], bool]) -> tuple[int, ast.ExceptHandler] | None:
+        """(index in the body, handler) when a `try`'s body, a run of plain statements, reaches a call that `fails`
+        without an NVIDIA driver and a handler catches one of `errors`, in the world without GPUs (a read of the
+        world: with GPUs the call succeeds and the body goes on)."""
         handler = next((h for h in s.handlers if h.type is None or any(
-            _last_name(t) in _NVML_ERRORS for t in (h.type.elts if isinstance(h.type, ast.Tuple) else [h.type]))),
-            None)
+            _last_name(t) in errors for t in (h.type.elts if isinstance(h.type, ast.Tuple) else [h.type]))), None)
         if handler is None:
             return None
         for i, st in enumerate(s.body):
@@ -909,30 +927,7 @@ class StatementsMixin(InterpBase):
             if call is None:
                 return None
             callee = self.ev(call.func, frame) if isinstance(call.func, (ast.Name, ast.Attribute)) else None
-            if isinstance(callee, Ext) and callee.path.startswith(NVML_FUNCTIONS):
-                self.world_reads += 1
-                return (i, handler) if frame.world == 0 else None
-        return None
-
-    def _nvidia_smi_fails(self, s: ast.Try, frame: Frame) -> tuple[int, ast.ExceptHandler] | None:
-        """(index in the body, handler) when a `try`'s body runs `nvidia-smi` in a subprocess in a way that fails
-        without an NVIDIA driver (interp_external.runs_nvidia_smi: not installed, or a non-zero exit it checks) and
-        a handler catches that (`except (OSError, subprocess.CalledProcessError): return 0`), in the world without
-        GPUs (a read of the world: with GPUs the program runs and the body goes on)."""
-        handler = next((h for h in s.handlers if h.type is None or any(
-            _last_name(t) in _PROCESS_ERRORS for t in (h.type.elts if isinstance(h.type, ast.Tuple) else [h.type]))),
-            None)
-        if handler is None:
-            return None
-        for i, st in enumerate(s.body):
-            call = raising_call(st)
-            if call is None or not call.args or any(k.arg is None for k in call.keywords):
-                return None
-            callee = self.ev(call.func, frame) if isinstance(call.func, (ast.Name, ast.Attribute)) else None
-            if not isinstance(callee, Ext) or not callee.path.startswith("subprocess."):
-                return None
-            kwargs = {k.arg: self.ev(k.value, frame) for k in call.keywords if k.arg in ("check", "shell")}
-            if runs_nvidia_smi(callee.path, [self.ev(call.args[0], frame)], kwargs):
+            if isinstance(callee, Ext) and fails(call, callee):
                 self.world_reads += 1
                 return (i, handler) if frame.world == 0 else None
         return None
