@@ -485,6 +485,22 @@ PROJECTS: dict[str, Project] = {
                                  "plum-dispatch==1.7.3", "scikit-learn", "scipy", "six", "pydot==1.4.2", "pyts",
                                  "toml", "lightning", "cvxpy", "diffcp", "casadi", "trampoline", "hypothesis", "wandb"),
                            nodeps=("torchdiffeq", "torchsde", "cvxpylayers")),
+    # Functional tensor algebra for probabilistic programming: thousands of cases parametrized by tuples, strings
+    # and `ids=str`; the backend is chosen by FUNSOR_BACKEND (numpy when unset, as here: the classifier reads the
+    # same default). No device in its tests.
+    "funsor": Project("funsor", "0.4.8", "test",
+                      deps=("makefun", "multipledispatch", "numpy", "opt_einsum", "typing_extensions", "scipy")),
+    # Training framework: test classes named `*Test` (its pyproject's `python_classes = ["*Test"]`), GPU tests
+    # behind `skipif(not torch.cuda.is_available())`; torchvision for its image callbacks.
+    "poutyne": Project("poutyne", "1.19.0", "tests",
+                       deps=("lightning_utilities", "numpy", "torchmetrics", "scikit-learn", "tensorboard",
+                             "colorama", "pandas", "omegaconf"),
+                       pytest_args=("-o", "addopts="), torch_pins=TORCHVISION_PAIR),  # (its addopts need pytest-cov)
+    # Compiles scikit-learn, LightGBM and XGBoost models into torch programs (`device="cuda"` an option of convert;
+    # its tests run on the CPU, and skip where an optional backend is missing).
+    "hummingbird-ml": Project("hummingbird-ml", "0.4.12", "tests",
+                              deps=("numpy", "onnxconverter-common", "scipy", "scikit-learn", "psutil", "dill",
+                                    "protobuf", "packaging")),
 }
 
 COMMON_DEPS = ("pytest", "pytest-timeout", "pytest-xdist")
