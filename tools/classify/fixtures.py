@@ -60,7 +60,9 @@ def instance_name(interp: Interp, world: int) -> Callable[[Inst], Value | None]:
         if obj.attr("__name__") is None and interp.class_lookup(obj.cls, "__name__", world) is None:
             return UNK if interp.class_lookup(obj.cls, "__getattr__", world) is not None else None
         frame = Frame(obj.cls.rel, world, {}, {}, [])
-        return interp.getattr_v(obj, "__name__", frame, ast.Name("__name__"))
+        where = ast.Name("__name__", ast.Load(), lineno=obj.cls.pos[0], col_offset=0, end_lineno=obj.cls.pos[0],
+                         end_col_offset=0)  # (steps a getter records name the class's line)
+        return interp.getattr_v(obj, "__name__", frame, where)
     return named
 
 
