@@ -245,7 +245,7 @@ class ExpressionsMixin(InterpBase):
         return Const(s) if kind in torch_api.ACCELERATORS else UNKNOWN_SCALAR
 
     def ev_IfExp(self, n: ast.IfExp, frame: Frame) -> Value:
-        t = truth(self.truth_value(self.ev(n.test, frame), n.test, frame))
+        t = self.truth_of(n.test, frame)
         if t is True:
             return self.ev(n.body, frame)
         if t is False:
@@ -474,6 +474,11 @@ class ExpressionsMixin(InterpBase):
             got = self.comparison_method(ast.Eq(), left, right, n, frame)
             return _negated(got) if got is not None else None
         return None
+
+    def truth_of(self, test: ast.expr, frame: Frame) -> bool | None:
+        """Whether a branch's test holds (`if`, `while`, `assert`, `x if test else y`): its value's truth, an in-repo
+        `__bool__`/`__len__` run (truth_value); None where undecided."""
+        return truth(self.truth_value(self.ev(test, frame), test, frame))
 
     def truth_value(self, v: Value, n: ast.AST, frame: Frame) -> Value:
         """What decides `if v:` (and `not v`, `x if v else y`, `while v:`): an in-repo `__bool__` or `__len__` of v's
@@ -790,27 +795,23 @@ class ExpressionsMixin(InterpBase):
             return EXISTING_IS_CUDA
         if n.attr == "hf_device_map" and isinstance(obj, Unresolved) and _device_of_existing(n, "hf_device_map"):
             return HF_DEVICE_MAP  # (a loading that put the model on CUDA is a need where it is called)
-        if n.attr == "device" and isinstance(obj, Inst) and obj.attr("device") is None and (
-                self._is_tensor(obj, frame) or self._module_knows_device(obj, frame)):
+        if n.attr == "device" and isinstance(obj, Inst) and obj.attr("device") is None and \
+                self._reports_existing_device(obj, frame):
             # `self.device` of a tensor subclass (`_make_wrapper_subclass(cls, ..., device=elem.device)`): the
             # device of a tensor that exists; `model.device` of a LightningModule or a transformers model: the
             # device its parameters are on now (`x.to(model.device)` keeps x with them)
             return EXISTING_DEVICE
         return self.registry_view(self.getattr_v(obj, n.attr, frame, n), frame.world)  # (`Base.registry`)
 
-    def _module_knows_device(self, obj: Inst, frame: Frame) -> bool:
-        """Whether obj's class derives from a library module class whose `device` property reports where the
-        module's parameters are (DEVICE_REPORTING_MODULES) and does not define `device` itself."""
+    def _reports_existing_device(self, obj: Inst, frame: Frame) -> bool:
+        """Whether obj's `device` is where something that exists already is: its class does not define `device` and
+        derives from torch.Tensor (or nn.Parameter), or from a library module class whose `device` property
+        reports where the module's parameters are (DEVICE_REPORTING_MODULES)."""
         if self.class_lookup(obj.cls, "device", frame.world) is not None:
             return False
-        return any(isinstance(c, Ext) and c.path.rpartition(".")[2] in DEVICE_REPORTING_MODULES and
-                   c.path.partition(".")[0] in DEVICE_REPORTING_PACKAGES for c in self.mro(obj.cls, frame.world))
-
-    def _is_tensor(self, obj: Inst, frame: Frame) -> bool:
-        """Whether obj's class derives from torch.Tensor (or nn.Parameter) and does not define `device`."""
-        if self.class_lookup(obj.cls, "device", frame.world) is not None:
-            return False
-        return any(isinstance(c, Ext) and c.path in TENSOR_CLASSES for c in self.mro(obj.cls, frame.world))
+        return any(isinstance(c, Ext) and (c.path in TENSOR_CLASSES or c.path.rpartition(".")[2] in
+                                           DEVICE_REPORTING_MODULES and c.path.partition(".")[0] in
+                                           DEVICE_REPORTING_PACKAGES) for c in self.mro(obj.cls, frame.world))
 
     def _method_value(self, found: FuncV, obj: Value, cls: ClassV | None, node: ast.AST, frame: Frame) -> Value:
         """`obj.<name>` where the class defines the function `found`: the method as bound_method binds it (to obj

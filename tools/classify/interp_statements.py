@@ -222,7 +222,7 @@ class StatementsMixin(InterpBase):
             return isinstance(v, NoReturn)
         if isinstance(s, ast.Assert):  # (early: test bodies are full of them)
             before = self.world_reads
-            holds = truth(self.truth_value(self.ev(s.test, frame), s.test, frame))
+            holds = self.truth_of(s.test, frame)
             self.world_decided_assert(holds, before, frame, s.lineno, f"assert {short_source(s.test)}")
             return False
         if isinstance(s, ast.AnnAssign):
@@ -286,7 +286,7 @@ class StatementsMixin(InterpBase):
             frame.returns.append(self.ev(s.value, frame) if s.value is not None else Const(None))
             return True
         if isinstance(s, ast.If):
-            t = truth(self.truth_value(self.ev(s.test, frame), s.test, frame))
+            t = self.truth_of(s.test, frame)
             self._raises_off_cuda(s, t, frame)
             if t is not None:
                 return self._off_cuda_block(s, s.body if t else s.orelse, frame,
@@ -320,22 +320,15 @@ class StatementsMixin(InterpBase):
                 # `for a in args:` with no positional arguments, or `for i, a in enumerate(args):` (a list may have
                 # been filled by a callee)
                 return self.exec_block(s.orelse, frame)
-            if isinstance(it, Seq) and 0 < len(it.items) <= MAX_UNROLL and _grows_containers(s):
-                # `for d in ("cpu", "cuda"): if ...: devices.append(d)`: each iteration in turn, so that the
-                # container ends up with exactly the elements appended
+            if isinstance(it, Seq) and (0 < len(it.items) <= MAX_UNROLL and _grows_containers(s) or 1 < len(
+                    it.items) <= MAX_FOLDED and all(isinstance(i, Const) for i in it.items) and _folds_names(s)):
+                # each iteration in turn: `for d in ("cpu", "cuda"): if ...: devices.append(d)`, so that the container
+                # ends up with exactly the elements appended; `for remove in "cuda:", "none", " ": device =
+                # device.replace(remove, "")`, so that the name carried from one iteration to the next comes out exact
+                # (one joined constant made it unknown: ultralytics' parse_device, and every device it selects)
                 for item in it.items:
                     self.bind(s.target, item.values[0] if isinstance(item, ParamV) and len(item.values) == 1
                               else item, frame)
-                    if self._iteration(s.body, frame):
-                        return True
-                return self.exec_block(s.orelse, frame)
-            if isinstance(it, Seq) and 1 < len(it.items) <= MAX_FOLDED and all(
-                    isinstance(i, Const) for i in it.items) and _folds_names(s):
-                # `for remove in "cuda:", "none", " ": device = device.replace(remove, "")`: each constant in turn,
-                # so that the name carried from one iteration to the next comes out exact (one joined constant made
-                # it unknown: ultralytics' parse_device, and every device it selects)
-                for item in it.items:
-                    self.bind(s.target, item, frame)
                     if self._iteration(s.body, frame):
                         return True
                 return self.exec_block(s.orelse, frame)
@@ -367,7 +360,7 @@ class StatementsMixin(InterpBase):
             self.exec_block(s.orelse, frame)
             return False
         if isinstance(s, ast.While):
-            t = truth(self.truth_value(self.ev(s.test, frame), s.test, frame))
+            t = self.truth_of(s.test, frame)
             if t is False:
                 return self.exec_block(s.orelse, frame)
             loop = self._branch(frame)
