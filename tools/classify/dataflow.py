@@ -80,9 +80,6 @@ BUILTIN_NAMES = frozenset(dir(builtins))
 TYPE_CHECKING_FLAGS = frozenset({"typing.TYPE_CHECKING", "typing_extensions.TYPE_CHECKING"})
 
 
-# The number of registered entries a registry's view already holds, kept on the view (registry_view)
-HOLDS = "_registered"
-
 # pytest hooks a conftest implements that run before the first test (pluggy calls every conftest's)
 STARTUP_HOOKS = ("pytest_configure", "pytest_sessionstart")
 
@@ -205,7 +202,7 @@ class Interp(StatementsMixin, ExpressionsMixin, ClassesMixin, CallsMixin, Extern
         if loaded:
             self.world_reads += 1  # (a writer's top level let the world decide what it stored: as module_state)
         added = self.registered.get(key)
-        held = v.__dict__.get(HOLDS, 0)  # (a view read again, bound elsewhere since: `from models import CASES`)
+        held = v.__dict__.get(registries.HOLDS, 0)  # (a view read again: `from models import CASES`)
         if not added or held == len(added):
             return v
         cached = self.registry_views.get(key)  # (the value last viewed, how many entries, its view)
@@ -219,7 +216,7 @@ class Interp(StatementsMixin, ExpressionsMixin, ClassesMixin, CallsMixin, Extern
         view = extended(grown, new) if isinstance(grown, DictV) else bounded(
             Seq((*grown.items, *(item for _, item in new)), "list", v.origin))  # type: ignore[union-attr]
         if type(view) is type(v):
-            view.__dict__[HOLDS] = len(added)  # (a frozen value: its __dict__ directly, like size_of's cache)
+            view.__dict__[registries.HOLDS] = len(added)  # (a frozen value: its __dict__ directly)
         self.registry_views[key] = (v, len(added), view)
         return view
 

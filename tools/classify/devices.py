@@ -6,6 +6,10 @@ device is named in evidence. They hold no interpreter state; every part of the i
 from __future__ import annotations
 
 import ast
+import builtins
+import functools
+import itertools
+import math
 import operator
 from collections.abc import Callable
 from typing import Any
@@ -178,11 +182,17 @@ def _other_accelerator_test(op: ast.cmpop, a: Value, b: Value) -> Value | None:
 _NONE = Const(None)
 
 
+# functions and classes of standard modules code passes around as values (`Op.make(operator.add)`, `key=math.fabs`)
+STDLIB_CALLABLES = frozenset(f"{m.__name__}.{name}" for m in (builtins, functools, itertools, math, operator)
+                             for name, v in vars(m).items() if callable(v) and not name.startswith("_"))
+
+
 def _never_none(v: Value) -> bool:
     """A value that is certainly not None: a device, a tensor, an in-repo object, class or function, a
-    container (an existing tensor's `.device` too)."""
+    container (an existing tensor's `.device` too), a standard module's function."""
     return isinstance(v, (DeviceV, TensorV, NNModV, Inst, Seq, DictV, FuncV, ClassV, ModV, NotNone)) or \
-        v == EXISTING_DEVICE or isinstance(v, KnownTruth) and v.truth  # (None is falsy)
+        v == EXISTING_DEVICE or isinstance(v, KnownTruth) and v.truth or (  # (None is falsy)
+            isinstance(v, Ext) and v.path in STDLIB_CALLABLES)
 
 
 def _torch_prints(text: str) -> bool:

@@ -14,12 +14,13 @@ from tools.classify.dataflow import UNIT_BUDGET, Frame, Interp, is_fixture_def
 from tools.classify.devices import spelled
 from tools.classify.evidence import Finding, step
 from tools.classify.frozen import frozen
+from tools.classify.interp_base import WRAPPER
 from tools.classify.marks import mark_findings
 from tools.classify.plugins import PYTEST_TORCH_PARAM_ORDER, PYTEST_TORCH_REL
 from tools.classify.sources import Sources
 from tools.classify.test_state import merge_stores, test_state_of
 from tools.classify.values import UNRESOLVED as UNK
-from tools.classify.values import ClassV, Const, EnumV, Ext, FuncV, Inst, ModV, RequestV, Seq, Value
+from tools.classify.values import ClassV, Const, EnumV, Ext, FuncV, Inst, ModV, RequestV, Seq, Unresolved, Value
 from tools.classify.wrapper_marks import requested_names
 
 SCOPES = {"session": 0, "package": 1, "module": 2, "class": 3, "function": 4}
@@ -48,8 +49,29 @@ def idfn(interp: Interp, ids: Value | None, world: int) -> Callable[[Value], Val
         return lambda v: interp.call_function(ids, [v], {}, world, 1).value
     if isinstance(ids, Ext) and ids.path in ("builtins.str", "builtins.repr"):
         conversion = "s" if ids.path == "builtins.str" else "r"
-        return lambda v: Const(v.text) if isinstance(v, EnumV) and conversion == "s" else _printed(v, conversion)
+        return lambda v: Const(v.text) if isinstance(v, EnumV) and conversion == "s" else _printed_object(
+            interp, obj, conversion, world) if isinstance(printed := _printed(v, conversion), Unresolved) and \
+            isinstance(obj := _decorated_object(v), (Inst, ClassV)) else printed
     return None
+
+
+def _decorated_object(v: Value) -> Value:
+    """What a module's name holds for pytest: the object an in-repo decorator made of a function (`@Op.make def
+    logaddexp`: an Op, which prints as its class says), else the value itself."""
+    wrapper = v.attr(WRAPPER) if isinstance(v, FuncV) and v.attrs else None
+    return wrapper if isinstance(wrapper, Inst) else v
+
+
+def _printed_object(interp: Interp, obj: Inst | ClassV, conversion: str, world: int) -> Value:
+    """str() or repr() of an object of an in-repo class, or of a class made by an in-repo metaclass: what the
+    `__str__` (str only) or `__repr__` of its class returns (funsor's ops and domains print their names); unknown
+    without one (object's default prints an address)."""
+    cls = obj.cls if isinstance(obj, Inst) else interp.metaclass_of(obj, world)
+    for method in ("__str__", "__repr__") if conversion == "s" else ("__repr__",):
+        found = interp.class_lookup(cls, method, world) if cls is not None else None
+        if isinstance(found, FuncV) and cls is not None:
+            return interp.call_function(interp.bound_method(found, obj, cls), [], {}, world, 1).value
+    return UNK
 
 
 def instance_name(interp: Interp, world: int) -> Callable[[Inst], Value | None]:

@@ -50,7 +50,9 @@ from tools.classify.interp_external import (
     HOOK_ARGUMENTS,
     REGEX_PREFIX,
     RUNS_ITS_CALLABLE,
+    made_class,
     regex_match,
+    regex_sub,
 )
 from tools.classify.module_device import DEVICE_PROPERTY_SUFFIXES
 from tools.classify.receivers import apply_delta, receiver_delta, receiver_uses
@@ -101,7 +103,7 @@ SETATTR = Ext("builtins.setattr")
 UPDATE_WRAPPER = Ext("functools.update_wrapper")
 GETATTR = Ext("builtins.getattr")
 UNKNOWN_KWARGS = "**"  # a keyword no call can spell: the call passed `**x` with an unknown x
-MAX_CONTAINER = 256
+MAX_CONTAINER = 1024  # items of a list or set grown one call at a time (parameter tables: as itertools.product's)
 # pydantic's model methods the analysis follows on in-repo models (CallsMixin._model_method; v1 names too)
 MODEL_METHODS = frozenset({"model_validate", "parse_obj", "model_construct", "model_copy", "copy", "model_dump",
                            "dict"})
@@ -273,7 +275,7 @@ class CallsMixin(InterpBase):
                 if got is not None:
                     # `DEVICES.append("cuda")`, `device_args.add(d)`: values are immutable, so the name (or
                     # `self.attr`) is rebound to the grown/shrunk container
-                    self.bind(f.value, got[0], frame)
+                    self.bind(f.value, registries.changed_in_place(recv, got[0]), frame)
                     return got[1]
                 if _known_containers(recv):
                     # a change the analysis cannot follow exactly: the contents are no longer known (a stale copy
@@ -285,7 +287,7 @@ class CallsMixin(InterpBase):
                 known = _mutate_dict(recv, f.attr, args, kwargs)
                 if known is not None:
                     # `kwargs.setdefault("envoys", tp_envoys())` with a constant key on a dict whose keys are known
-                    self.bind(f.value, known[0], frame)
+                    self.bind(f.value, registries.changed_in_place(recv, known[0]), frame)
                     return known[1]
                 # `d.update(...)`, `d.pop(k)` otherwise: the dict's contents are no longer known (a stale copy would
                 # let `d.values()` or `d.get(k)` miss what was stored)
@@ -354,6 +356,9 @@ class CallsMixin(InterpBase):
 
     def method_call(self, recv: Value, name: str, args: list[Value], kwargs: dict[str, Value], n: ast.Call,
                     frame: Frame) -> Value:
+        if isinstance(recv, FuncV) and recv.attrs and isinstance(made := recv.attr(WRAPPER), Inst) and isinstance(
+                self.class_lookup(made.cls, name, frame.world), FuncV):
+            recv = made  # `logaddexp.make(...)` of `@Op.make def logaddexp`: a method of the object the name holds
         if name in MODEL_METHODS and isinstance(recv, (Inst, ClassV)):
             got = self._model_method(recv, name, args, kwargs, n, frame)
             if got is not None:
@@ -368,6 +373,9 @@ class CallsMixin(InterpBase):
         if isinstance(recv, Ext) and recv.path.startswith(REGEX_PREFIX) and name in ("match", "fullmatch", "search") \
                 and len(args) == 1 and not kwargs:
             return regex_match(name, recv, args[0])  # `PATTERN.match(device)` of `PATTERN = re.compile(...)`
+        if isinstance(recv, Ext) and recv.path.startswith(REGEX_PREFIX) and name == "sub" and len(args) == 2 and \
+                not kwargs:
+            return regex_sub(recv, args[0], args[1])
         if isinstance(recv, Ext) and recv.path.startswith(MODULE_WITHIN):
             return module_startswith(recv.path[len(MODULE_WITHIN):], args) if name == "startswith" and not \
                 kwargs else UNK
@@ -389,11 +397,7 @@ class CallsMixin(InterpBase):
         if isinstance(recv, (Ext, ModV, ClassV, SuperV)) or (is_objects(recv) and all(
                 self._has_member(a, name, frame.world) for a in alternatives(recv) if isinstance(a, Inst))) or (
                 isinstance(recv, EnumV) and isinstance(self.class_lookup(recv.cls, name, frame.world), FuncV)):
-            callee = self.getattr_v(recv, name, frame, n)
-            if isinstance(recv, ClassV) and isinstance(callee, FuncV) and self._is_classmethod(callee):
-                callee = FuncV(callee.rel, callee.pos, callee.name, bound=recv, captured=callee.captured,
-                               cls=callee.cls)
-            return self.call(callee, args, kwargs, n, frame, name)
+            return self.call(self.getattr_v(recv, name, frame, n), args, kwargs, n, frame, name)
         if isinstance(recv, PathV):
             return self.path_method_call(recv, name, args, kwargs, frame)
         if isinstance(recv, Unresolved):
@@ -622,6 +626,10 @@ class CallsMixin(InterpBase):
             return self.call_function_from(callee, args, kwargs, line, frame, n)
         if isinstance(callee, ClassV) and self.enum_kind(callee, frame.world) is not None:
             return self._enum_by_value(callee, args, kwargs, frame)
+        if isinstance(callee, ClassV) and len(args) == 3 and not kwargs and self.is_metaclass(callee, frame.world):
+            # `OpMeta(name, (Base,), namespace)` (funsor's `Op.make`): a new class, as `type(...)` makes it; the
+            # metaclass's own `__new__`/`__init__` are not run (bookkeeping: caches, registries)
+            return made_class(args, n, frame, meta=callee)
         if isinstance(callee, ClassV):
             module = self.prints_as_module(callee, frame.world)
             inst: Value = Inst(callee, nn=() if module else None)

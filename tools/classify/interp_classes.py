@@ -259,6 +259,26 @@ class ClassesMixin(InterpBase):
                 out.extend(a for a in alternatives(v) if isinstance(a, (ClassV, Ext)))
         return [self.installed_base(b, cls.rel, world) if isinstance(b, Ext) else b for b in out]
 
+    def metaclass_of(self, cls: ClassV, world: int) -> ClassV | None:
+        """The in-repo metaclass Python makes `cls` with: the `metaclass=` of the first class along its MRO that
+        names one, or the metaclass a class made by a call went through (None: `type`, or not in-repo)."""
+        for c in self.mro(cls, world):
+            if not isinstance(c, ClassV):
+                continue
+            if c.meta is not None:
+                return c.meta
+            node = self.class_node(c) if c.made is None else None
+            given = next((k.value for k in node.keywords if k.arg == "metaclass"), None) if node is not None else None
+            if given is not None:
+                meta = self.ev(given, Frame(c.rel, world, {}, self.module_state(c.rel, world, ()).env, []))
+                return meta if isinstance(meta, ClassV) else None
+        return None
+
+    def is_metaclass(self, cls: ClassV, world: int) -> bool:
+        """Whether an in-repo class derives from `type`: calling it with a name, bases and a namespace makes a
+        class, as `type(name, bases, namespace)` does."""
+        return Ext("builtins.type") in self.mro(cls, world)
+
     def installed_base(self, base: Ext, importer: str, world: int, depth: int = 0) -> Value:
         """The class an external base names in an installed test base module that importer's results depend on
         (installed.py): read like repository code, so the tests it defines are collected with their ids; else

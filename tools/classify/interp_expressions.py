@@ -109,6 +109,7 @@ _PRINTF_FIELD = re.compile(r"%[-+ #0-9.*]*[a-zA-Z%]")  # a `%` conversion of a p
 MAX_LISTED_ELEMENTS = 256  # iterations of a comprehension evaluated one by one (parameter tables)
 # characters of a string `+` builds (ids that print a torch.nn Sequential are several hundred); longer is unknown
 MAX_CONCAT = 4096
+MAX_REPEATED = 256  # items of a list or tuple repeated by `*` (`(n,) * 2`)
 MAX_STRING_CHOICES = 16  # alternatives an f-string or `+` of one-of-several constants is spelled out for
 _BIN: dict[type, Callable[[Any, Any], Any]] = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
@@ -406,6 +407,12 @@ class ExpressionsMixin(InterpBase):
             return UNKNOWN_SCALAR  # `1 - math.sqrt(x)` of an unknown x: a number pytest spells in an id
         if isinstance(a, Seq) and isinstance(b, Seq) and isinstance(op, ast.Add):
             return bounded(Seq(a.items + b.items, a.kind))
+        if isinstance(op, ast.Mult) and (isinstance(a, Seq) and a.kind in ("list", "tuple") and isinstance(
+                b, Const) or isinstance(b, Seq) and b.kind in ("list", "tuple") and isinstance(a, Const)):
+            # `batch_shape + event_shape * 2`, `[0] * n`: the items repeated (a bounded count)
+            seq, times = (a, b.value) if isinstance(a, Seq) else (b, a.value)  # type: ignore[union-attr]
+            if type(times) is int and len(seq.items) * max(times, 0) <= MAX_REPEATED:
+                return Seq(seq.items * times, seq.kind)
         if isinstance(a, Seq) and isinstance(b, Seq) and a.kind == b.kind == "set" and isinstance(op, ast.Sub):
             return Seq(tuple(i for i in a.items if i not in b.items), "set")  # `picked - set(cases)`
         if isinstance(a, Seq) and isinstance(b, Seq) and a.kind == b.kind == "set" and isinstance(
@@ -545,6 +552,11 @@ class ExpressionsMixin(InterpBase):
             if isinstance(meth, FuncV):  # `cases(...)[:, ["a"]]`: the class's own indexing
                 bound = FuncV(meth.rel, meth.pos, meth.name, bound=obj, captured=meth.captured, cls=meth.cls)
                 return self.call_function_from(bound, [idx], {}, n.lineno, frame)
+        if isinstance(obj, ClassV) and isinstance(meta := self.metaclass_of(obj, frame.world), ClassV) and isinstance(
+                meth := self.class_lookup(meta, "__getitem__", frame.world), FuncV):
+            # `Bint[2]` of `class Bint(metaclass=BintType)`: the metaclass's indexing, on the class (funsor's domains)
+            bound = FuncV(meth.rel, meth.pos, meth.name, bound=obj, captured=meth.captured, cls=meth.cls)
+            return self.call_function_from(bound, [idx], {}, n.lineno, frame)
         cut = slice_of(idx)
         if isinstance(obj, Const) and isinstance(obj.value, (str, bytes)) and isinstance(n.slice, ast.Slice):
             bounds = [self.ev(b, frame) if b is not None else Const(None)
@@ -915,8 +927,10 @@ class ExpressionsMixin(InterpBase):
             key = self.store_key(obj, name, frame.world)
             if key is not None:
                 return frame.env.get(key, EMPTY_DICT)  # `PartialState._shared_state`: empty in a fresh process
+            if name == "__name__":
+                return Const(obj.name)  # (type's data descriptor: a `__name__` property the class defines is not it)
             found = self.class_lookup(obj, name, frame.world)
-            if found is None and name in ("__name__", "__qualname__"):
+            if found is None and name == "__qualname__":
                 return Const(obj.name)
             if found is None and name == "__module__":
                 return Const(self.source.module_name(obj.rel))
@@ -926,6 +940,8 @@ class ExpressionsMixin(InterpBase):
                     isinstance(c, Ext) and c.path in AUTOGRAD_FUNCTIONS for c in self.mro(obj, frame.world)):
                 # `MyFunction.apply` of a custom autograd function, called now or bound first (`op = F.apply`)
                 return PartialV(Ext(AUTOGRAD_APPLY), (obj,))
+            if isinstance(found, FuncV) and found.bound is None and self._is_classmethod(found):
+                return self.bound_method(found, obj, obj)  # `AssociativeOp.make`, called now or later (a decorator)
             return found if found is not None else UNK
         if isinstance(obj, SuperV):
             owner = obj.obj.cls if isinstance(obj.obj, Inst) else obj.obj if isinstance(obj.obj, ClassV) else None
@@ -958,6 +974,11 @@ class ExpressionsMixin(InterpBase):
             return got if got is not None else UNK
         if isinstance(obj, FuncV) and (set_on := obj.attr(name)) is not None:
             return set_on
+        made = obj.attr(WRAPPER) if isinstance(obj, FuncV) and obj.attrs else None
+        if isinstance(made, Inst) and not isinstance(got := self.getattr_v(made, name, frame, node), Unresolved):
+            # `@Op.make def logaddexp(...)`: the name holds the object the decorator made (`logaddexp.name`, its
+            # methods); calls still run the function itself (CallsMixin.call)
+            return got
         if isinstance(obj, (FuncV, ClassV)) and name in ("__name__", "__qualname__"):
             return Const(obj.name)
         if name == "__dataclass_fields__" and isinstance(obj, Inst):

@@ -62,6 +62,7 @@ from tools.classify.interp_base import (
     MOCK_OBJECT,
     PROPERTY,
     UNIT_BUDGET,
+    WRAPPER,
     BudgetExceeded,
     Frame,
     InterpBase,
@@ -144,6 +145,8 @@ MAX_REGEX = 256  # characters of a pattern or a text matched (regex_match)
 # a repeated group (`(a+)+`, `(a|aa)*`, `((a+))+`) or a backreference: may backtrack without bound (a group under
 # `?` is not repeated: `cuda(:\d+)?$` runs)
 _BACKTRACKS = re.compile(r"\)\s*[*+{]|\\[1-9]")
+# characters of a text `re.sub` rewrites with a pattern of one quantifier (`\s+`): its cost is at most quadratic
+MAX_REWRITTEN = 2048
 STR_METHODS = frozenset({"startswith", "endswith", "lower", "upper", "strip", "lstrip", "rstrip", "split",
                          "rsplit", "partition", "rpartition", "replace", "casefold", "find", "rfind", "count",
                          "isdigit", "removeprefix", "removesuffix", "title", "capitalize", "swapcase", "isalpha",
@@ -453,9 +456,9 @@ class ExternalMixin(InterpBase):
             repeat = kwargs.get("repeat", Const(1))
             if not (isinstance(repeat, Const) and type(repeat.value) is int and 0 <= repeat.value <= 16):
                 return UNK
-            return _product(args * repeat.value)
+            return _product([_characters(a) for a in args] * repeat.value)
         if path in _CHOOSING and 1 <= len(args) <= 2 and not kwargs:
-            return _choose(path, args)
+            return _choose(path, [_characters(args[0]), *args[1:]])
         if path in CHECKPOINTS and args and self._runs_as_callable(args[0], frame.world):
             # `checkpoint(self.block, x, use_reentrant=False)`: the block runs now, on these arguments
             given = {k: v for k, v in kwargs.items() if k not in CHECKPOINT_OPTIONS}
@@ -494,12 +497,16 @@ class ExternalMixin(InterpBase):
             return args[0]
         if path == "collections.OrderedDict":
             return _dict_of(args, kwargs)
+        if path in ("weakref.WeakValueDictionary", "weakref.WeakKeyDictionary") and not args and not kwargs:
+            return DictV(())  # a cache (`_type_cache.get(key)` finds nothing the first time: the value is computed)
         if path in NAMESPACE_CONSTRUCTORS and not args:
             return _namespace(kwargs)
         if path == "re.compile" and args and isinstance(args[0], Const) and isinstance(args[0].value, str):
             return Ext(REGEX_PREFIX + args[0].value)  # a parametrize value: pytest ids it by its pattern
         if path in REGEX_MATCHERS and len(args) == 2 and not kwargs:
             return regex_match(path[len("re."):], args[0], args[1])
+        if path == "re.sub" and len(args) == 3 and not kwargs:
+            return regex_sub(args[0], args[1], args[2])  # `re.sub(r"\s+", " ", raw)` in a case's printed name
         got = self.data_call(path, args, kwargs, frame)
         if got is not None:
             return got
@@ -1190,6 +1197,9 @@ class ExternalMixin(InterpBase):
     def call_builtin(self, name: str, args: list[Value], kwargs: dict[str, Value], n: ast.AST,
                      frame: Frame) -> Value:
         line = getattr(n, "lineno", 0)
+        if name in ("type", "str", "repr", "isinstance") and args and isinstance(args[0], FuncV) and isinstance(
+                made := args[0].attr(WRAPPER), Inst):
+            args = [made, *args[1:]]  # `@Op.make def logaddexp`: the name holds the object the decorator made
         if name in ("list", "tuple", "sorted") and len(args) == 1 and args[0] == EXISTING_CUDA_VALUES:
             return args[0]  # `list(t for t in ts if t.is_cuda)`: still only values already on CUDA
         if name == "getattr" and len(args) >= 2:
@@ -1264,6 +1274,10 @@ class ExternalMixin(InterpBase):
             if cls is not None and obj is not None:
                 return SuperV(cls, obj)
             return UNK
+        if name == "type" and len(args) == 1 and all(isinstance(a, ClassV) for a in alternatives(args[0])):
+            # a class: the metaclass that made it (`metaclass = type(cls)` in a class factory), else `type`
+            return join_all([self.metaclass_of(a, frame.world) or Ext("builtins.type")
+                             for a in alternatives(args[0]) if isinstance(a, ClassV)])
         if name == "type" and len(args) == 1 and all(isinstance(a, Inst) for a in alternatives(args[0])):
             # an object of an in-repo class: that class (`type(strategy).__name__` in ids, `type(self)(...)`)
             return join_all([a.cls for a in alternatives(args[0]) if isinstance(a, Inst)])
@@ -1348,6 +1362,8 @@ class ExternalMixin(InterpBase):
                 return got
         if name == "len" and args and isinstance(args[0], Seq):
             return Const(len(args[0].items))
+        if name == "len" and len(args) == 1 and isinstance(args[0], Const) and isinstance(args[0].value, (str, bytes)):
+            return Const(len(args[0].value))
         if name in OWN_METHOD_BUILTINS and len(args) == 1 and not kwargs and isinstance(args[0], Inst):
             got = self.call_own_method(args[0], OWN_METHOD_BUILTINS[name], [], n, frame)
             if got is not None:
@@ -1459,10 +1475,10 @@ def _drawn(path: str, args: list[Value], kwargs: dict[str, Value]) -> Value | No
     return Seq((one,) * int(count.value), "list")
 
 
-def made_class(args: list[Value], n: ast.AST, frame: Frame) -> Value:
-    """`type("TestOps_cuda", (OpsBase, unittest.TestCase), {"device": "cuda"})`: a class with those bases and that
-    namespace, at the call's position (values.ClassV.made); unknown unless the name, the bases (in-repo or external
-    classes) and the namespace's keys are known."""
+def made_class(args: list[Value], n: ast.AST, frame: Frame, meta: ClassV | None = None) -> Value:
+    """`type("TestOps_cuda", (OpsBase, unittest.TestCase), {"device": "cuda"})`, or the same call to an in-repo
+    metaclass (`meta`): a class with those bases and that namespace, at the call's position (values.ClassV.made);
+    unknown unless the name, the bases (in-repo or external classes) and the namespace's keys are known."""
     name, bases, namespace = args
     if not (isinstance(name, Const) and isinstance(name.value, str) and isinstance(bases, Seq) and isinstance(
             namespace, DictV)) or not all(isinstance(b, (ClassV, Ext)) for b in bases.items) or not all(
@@ -1470,7 +1486,7 @@ def made_class(args: list[Value], n: ast.AST, frame: Frame) -> Value:
         return UNK
     entries = tuple((k.value, v) for k, v in namespace.items if isinstance(k, Const) and isinstance(k.value, str))
     return ClassV(frame.rel, (getattr(n, "lineno", 0), getattr(n, "col_offset", 0)), name.value,
-                  made=(bases.items, entries))
+                  made=(bases.items, entries), meta=meta)
 
 
 def _sorted(items: Value, reverse: Value, keys: Seq | None = None) -> Seq | None:
@@ -1656,14 +1672,22 @@ _CHOOSING = {"itertools.combinations": itertools.combinations, "itertools.permut
              "itertools.combinations_with_replacement": itertools.combinations_with_replacement}
 
 
+def _characters(v: Value) -> Value:
+    """A string iterated by itertools (`combinations("abc", 2)`, funsor's input names): its characters, as a
+    tuple; any other value as it is."""
+    if isinstance(v, Const) and isinstance(v.value, str) and len(v.value) <= MAX_PRODUCT:
+        return Seq(tuple(Const(c) for c in v.value), "tuple")
+    return v
+
+
 def _choose(path: str, args: list[Value]) -> Value:
     """`itertools.combinations(GENERATORS, 2)` (and permutations, combinations_with_replacement) of a known list,
     tuple or range: the tuples in Python's order, at most MAX_PRODUCT of them; a set's order is not known."""
     seq, r = args[0], args[1] if len(args) > 1 else None
     if not isinstance(seq, Seq) or seq.kind not in ("list", "tuple", "range") or not (
             r is None and path.endswith("permutations") or isinstance(r, Const) and type(r.value) is int
-            and 0 <= r.value <= len(seq.items)):
-        return UNK
+            and 0 <= r.value and (r.value <= len(seq.items) or not path.endswith("replacement"))):
+        return UNK  # (a width past the sequence's length chooses nothing, as in Python, but with replacement)
     width = len(seq.items) if r is None else int(r.value)  # type: ignore[union-attr]
     combos = list(itertools.islice(_CHOOSING[path](seq.items, width), MAX_PRODUCT + 1))  # (stops past the bound)
     if len(combos) > MAX_PRODUCT:
@@ -1889,6 +1913,23 @@ def regex_match(how: str, pattern: Value, text: Value) -> Value:
     except re.error:
         return UNK
     return Const(None) if found is None else KnownTruth(True)
+
+
+def regex_sub(pattern: Value, repl: Value, text: Value) -> Value:
+    """`re.sub(pattern, repl, text)` of a known pattern (bounded as regex_match's; a longer text for a pattern of one
+    quantifier, funsor's multi-line case names), replacement string and text: the string Python gives; unknown
+    otherwise (a replacement function is not run)."""
+    if isinstance(pattern, Ext) and pattern.path.startswith(REGEX_PREFIX):
+        pattern = Const(pattern.path[len(REGEX_PREFIX):])
+    if not (isinstance(pattern, Const) and isinstance(pattern.value, str) and isinstance(repl, Const) and
+            isinstance(repl.value, str) and isinstance(text, Const) and isinstance(text.value, str)) or \
+            max(len(pattern.value), len(repl.value)) > MAX_REGEX or _BACKTRACKS.search(pattern.value) or \
+            len(text.value) > (MAX_REWRITTEN if len(re.findall(r"[*+?}]", pattern.value)) <= 1 else MAX_REGEX):
+        return UNK
+    try:
+        return Const(re.sub(pattern.value, repl.value, text.value))
+    except re.error:
+        return UNK
 
 
 def _str_argument(v: Value) -> object:

@@ -94,6 +94,7 @@ from tools.classify.values import (
 from tools.classify.values import UNRESOLVED as UNK
 
 MAX_UNROLL = 256  # iterations of a container-filling loop run one by one (linear: each runs the body once)
+MAX_UNROLLED_TABLE = 1024  # iterations of a loop that only appends call-free values (a parameter table)
 MAX_FOLDED = 16  # constants of a loop folding them into a name, run one by one
 MAX_FOLD_STATEMENTS = 3  # statements of such a loop's body
 
@@ -320,7 +321,9 @@ class StatementsMixin(InterpBase):
                 # `for a in args:` with no positional arguments, or `for i, a in enumerate(args):` (a list may have
                 # been filled by a callee)
                 return self.exec_block(s.orelse, frame)
-            if isinstance(it, Seq) and (0 < len(it.items) <= MAX_UNROLL and _grows_containers(s) or 1 < len(
+            if isinstance(it, Seq) and (0 < len(it.items) <= MAX_UNROLL and (_grows_containers(s) or (
+                    frame.module_env is None and _calls_for_effect(s))) or MAX_UNROLL < len(
+                    it.items) <= MAX_UNROLLED_TABLE and _fills_table(s) or 1 < len(
                     it.items) <= MAX_FOLDED and all(isinstance(i, Const) for i in it.items) and _folds_names(s)):
                 # each iteration in turn: `for d in ("cpu", "cuda"): if ...: devices.append(d)`, so that the container
                 # ends up with exactly the elements appended; `for remove in "cuda:", "none", " ": device =
@@ -1050,7 +1053,8 @@ class StatementsMixin(InterpBase):
                     target.id in self.module_registries(frame.rel):
                 # `MODELS = {}`, `CASES = []` (registries.py)
                 origin = registries.origin_of(frame.rel, target.id)
-                v = DictV(v.items, origin) if isinstance(v, DictV) else Seq(v.items, "list", origin)
+                if v.origin != origin:  # (the registry itself changed in place keeps what its view holds)
+                    v = DictV(v.items, origin) if isinstance(v, DictV) else Seq(v.items, "list", origin)
             elif frame.module_env is None and isinstance(v, Unresolved) and target.id in self.module_registries(
                     frame.rel) and target.id in registries.defaultdict_names(self.source.module(frame.rel).tree):
                 v = DictV((), registries.origin_of(frame.rel, target.id))  # `NESTED = defaultdict(dict)`: empty
@@ -1505,6 +1509,41 @@ def _walk_grows_containers(loop: ast.For | ast.AsyncFor) -> bool:
             mutates = True
         todo.extend(ast.iter_child_nodes(node))
     return mutates
+
+
+def _fills_table(loop: ast.For | ast.AsyncFor) -> bool:
+    """A loop whose body only appends values made without a call (`result.append((src, i, j, reduced))` over an
+    `itertools.product`): cheap per iteration whatever the count, so run one by one up to MAX_UNROLLED_TABLE
+    iterations (funsor's 585-case tables). Kept on the node."""
+    return kept_on_node(loop, "_classify_fills_table", lambda: all(
+        isinstance(st, ast.Expr) and isinstance(st.value, ast.Call) and isinstance(st.value.func, ast.Attribute)
+        and st.value.func.attr in registries.LIST_STORES and isinstance(st.value.func.value, ast.Name)
+        and not any(isinstance(c, (ast.Call, ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr)) for a in
+                    (*st.value.args, *(k.value for k in st.value.keywords)) for c in ast.walk(a))
+        for st in loop.body) and bool(loop.body))
+
+
+def _calls_for_effect(loop: ast.For | ast.AsyncFor) -> bool:
+    """A loop whose body calls something for what it does (`for shape in SHAPES: Case(f"rand({shape})")`, where
+    the constructor appends itself to a module's list of cases), without break/continue: at a module's top level
+    worth unrolling, so that what each call registers is made of its own element (one joined element gave one
+    case of unknown name). Kept on the node."""
+    return kept_on_node(loop, "_classify_calls_for_effect", lambda: _walk_calls_for_effect(loop))
+
+
+def _walk_calls_for_effect(loop: ast.For | ast.AsyncFor) -> bool:
+    calls = False
+    todo: list[ast.AST] = list(loop.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.Break, ast.Continue)):
+            return False
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.For, ast.AsyncFor,
+                             ast.While)):
+            continue  # (their own break/continue are theirs)
+        calls = calls or isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)
+        todo.extend(ast.iter_child_nodes(node))
+    return calls
 
 
 def _folds_names(loop: ast.For | ast.AsyncFor) -> bool:

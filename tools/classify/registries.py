@@ -25,6 +25,10 @@ from collections.abc import Iterable
 
 from tools.classify.closures import CONTAINER_MUTATORS, mutated_outer_names
 from tools.classify.interp_base import _last_name
+from tools.classify.values import DictV, Seq, Value
+
+# The number of registered entries a registry's view already holds, kept on the view (dataflow.Interp.registry_view)
+HOLDS = "_registered"
 
 # The origin of a registration that gives a test class a method (`setattr(TestX, f"test_{name}", fn)` in a function
 # the module calls at import, or in a class decorator): its key is `(class, name)`, applied to the class' body when the
@@ -300,3 +304,16 @@ def _lists_attributes(e: ast.expr) -> bool:
     if isinstance(e, ast.Call):
         return _last_name(e.func) in ATTRIBUTE_LISTINGS
     return isinstance(e, ast.Attribute) and e.attr == "__dict__"
+
+
+def changed_in_place(before: Value, after: Value) -> Value:
+    """A registry's view changed by the module that binds it (`CASES.append(x)` at the top level, after a call
+    registered entries): the changed list or dict holds the registered entries the view held, so reading it again
+    does not add them a second time (`[a, b, a]`: ids `a0`, `b`, `a1` pytest never makes)."""
+    held = before.__dict__.get(HOLDS) if type(before) in (Seq, DictV) else None
+    if held is None or type(after) is not type(before):
+        return after
+    kept = DictV(after.items, before.origin) if isinstance(after, DictV) else Seq(  # type: ignore[union-attr]
+        after.items, after.kind, before.origin)  # type: ignore[union-attr]
+    kept.__dict__[HOLDS] = held  # (a frozen value: its __dict__ directly, as registry_view does)
+    return kept

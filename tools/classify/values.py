@@ -157,13 +157,15 @@ class ClassV:
     """An in-repo class definition; `captured`: for a class defined inside a function, the enclosing locals its
     methods read (as a nested function's FuncV.captured: `device` of the function that defines the class).
     `made`: a class made by a call `type(name, bases, namespace)` at `pos` (no class statement): its bases and its
-    namespace's entries."""
+    namespace's entries; `meta`: the in-repo metaclass such a call went through (`OpMeta(name, bases, namespace)`),
+    which `type()` of the class gives."""
 
     rel: str
     pos: tuple[int, int]
     name: str
     captured: tuple[tuple[str, Value], ...] = ()
     made: tuple[tuple[Value, ...], tuple[tuple[str, Value], ...]] | None = None
+    meta: ClassV | None = None
 
 
 @frozen
