@@ -352,6 +352,12 @@ def _compare_tensor_with_text(op: ast.cmpop, a: Value, b: Value) -> Value | None
     return Const(isinstance(op, ast.NotEq))
 
 
+# standard classes no plain Python value of another type is an instance of (`isinstance((), (dict, OrderedDict))`);
+# a dict the analysis holds may have been made by one of the dict subclasses
+_DICT_SUBCLASSES = frozenset({"collections.OrderedDict", "collections.defaultdict", "collections.Counter"})
+_NOT_PLAIN_TYPES = frozenset({"collections.deque", "collections.ChainMap"})
+
+
 def isinstance_of(v: Value, classes: Value) -> Value:
     """`isinstance(x, torch.Tensor)` for an x of a known type and classes among KNOWN_TYPES. A value on a known
     device (a tensor, or a module moved with `.to()`) is none of the others; it is a torch.Tensor when a factory
@@ -367,12 +373,13 @@ def isinstance_of(v: Value, classes: Value) -> Value:
         # torch.Generator))`, deepinv's _infer_device over a noise level and an rng)
         others = [c for c, w in zip(classes.items if isinstance(classes, Seq) else (classes,), wanted, strict=True)
                   if w is None]
-        if all(isinstance(c, Ext) and c.path.startswith("torch.") for c in others):
+        if all(isinstance(c, Ext) and (c.path.startswith("torch.") or c.path in _NOT_PLAIN_TYPES or (
+                c.path in _DICT_SUBCLASSES and t != "builtins.dict")) for c in others):
             wanted = [w for w in wanted if w is not None]
-    if t is None or any(w is None for w in wanted):
+    if t is None:
         return UNK
     hit = t in wanted or (t == "builtins.bool" and "builtins.int" in wanted)
-    return Const(hit)
+    return Const(True) if hit else UNK if any(w is None for w in wanted) else Const(False)  # (one match decides)
 
 
 def _compare_dicts(op: ast.cmpop, a: DictV, b: DictV) -> Value:

@@ -1,0 +1,86 @@
+"""Round 39: ids of objects made by class factories and metaclasses (funsor's operators and domains), of case
+objects a module-level loop registers, and of long parameter tables (corpus tests/round39/test_factory_ids.py and
+mypkg/op_factory.py, run with pytest on CPU-only torch first; labels in fixtures/expected.json)."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from tools.classify.devices import isinstance_of
+from tools.classify.interp_external import REGEX_PREFIX, regex_sub
+from tools.classify.interp_statements import _calls_for_effect, _fills_table
+from tools.classify.values import UNRESOLVED, Const, DictV, Ext, Seq
+
+FILE = "tests/round39/test_factory_ids.py"
+
+
+def test_ids_match_pytest_collect_only(ids_vs_pytest) -> None:
+    got = ids_vs_pytest("tests/round39")
+    assert len(got.collected) == 290, got.output
+    assert not got.function_only and not got.not_collected
+    # operators made by `metaclass(name, bases, namespace)()` are named by their class's `name`, through a
+    # `__name__` property (pytest's own id) or an in-repo `__str__` (`ids=str`); before: `sum_op0`, a guess
+    assert {f"{FILE}::test_ops_by_name[add-mul]", f"{FILE}::test_ops_by_name[logaddexp-add]",
+            f"{FILE}::test_ops_printed[sample-mul]", f"{FILE}::test_domains[Bint[2]-Bint[3]]"} <= set(got.tests)
+    # a module's list registered into by a call, then appended to at the top level: each entry once (was: the
+    # call's entry twice, ids `first0`/`first1` pytest never makes)
+    assert {k for k in got.tests if "test_registry_extended_at_top_level" in k} == {
+        f"{FILE}::test_registry_extended_at_top_level[first]", f"{FILE}::test_registry_extended_at_top_level[second]"}
+    assert sum(1 for k in got.tests if "::test_scatter_table[" in k) == 272
+
+
+def test_a_decorated_operator_still_runs_its_own_code(ids_vs_pytest) -> None:
+    # the name holds the object `@BinaryOp.make` made (its ids, attributes and methods), and calling it still runs
+    # the function under the decorator: its `.cuda()` is a GPU need
+    tests = ids_vs_pytest("tests/round39").tests
+    for name in ("add", "to_cuda_add"):
+        verdict = tests[f"{FILE}::test_decorated_op_still_runs_its_function[{name}]"]
+        assert (verdict.label, verdict.gpu_count) == ("gpu", 1), verdict.reasons
+    assert all(v.label == "cpu" for k, v in tests.items() if "test_decorated_op" not in k)
+
+
+@pytest.mark.parametrize(("src", "expected"), [
+    ("for x in xs:\n    Case(x)\n", True),
+    ("for x in xs:\n    if x:\n        register(x)\n", True),
+    ("for x in xs:\n    y = f(x)\n", False),  # a value kept, not a call for its effect
+    ("for x in xs:\n    Case(x)\n    break\n", False),
+    ("for x in xs:\n    def g():\n        h()\n", False),  # the call is the nested function's
+])
+def test_which_top_level_loops_call_for_effect(src: str, expected: bool) -> None:
+    loop = ast.parse(src).body[0]
+    assert isinstance(loop, ast.For)
+    assert _calls_for_effect(loop) is expected
+
+
+@pytest.mark.parametrize(("src", "expected"), [
+    ("for i, j in pairs:\n    out.append((src, i, j))\n", True),
+    ("for i in xs:\n    out.append(f'{i}-x')\n", True),
+    ("for i in xs:\n    out.append(make(i))\n", False),  # a call per element: not cheap whatever the count
+    ("for i in xs:\n    out.append(i)\n    n += 1\n", False),
+    ("for i in xs:\n    self.out.append(i)\n", False),
+])
+def test_which_loops_only_fill_a_table(src: str, expected: bool) -> None:
+    loop = ast.parse(src).body[0]
+    assert isinstance(loop, ast.For)
+    assert _fills_table(loop) is expected
+
+
+def test_re_sub_is_computed_within_bounds() -> None:
+    assert regex_sub(Const(r"\s+"), Const(" "), Const("  a \n  b ")) == Const(" a b ")
+    assert regex_sub(Ext(REGEX_PREFIX + r"\d"), Const("#"), Const("a1b22")) == Const("a#b##")
+    long_text = "x " * 600  # over regex_match's bound, within the one for a pattern of one quantifier
+    assert regex_sub(Const(r"\s+"), Const(" "), Const(long_text)) == Const(long_text)
+    assert regex_sub(Const(r"\s+x+"), Const(" "), Const(long_text)) is UNRESOLVED  # two quantifiers: bounded
+    assert regex_sub(Const(r"(a+)+"), Const(""), Const("aaa")) is UNRESOLVED  # may backtrack without bound
+    assert regex_sub(Const(r"\s"), UNRESOLVED, Const("a b")) is UNRESOLVED  # a replacement function is not run
+
+
+def test_isinstance_of_a_standard_dict_subclass() -> None:
+    ordered = (Ext("builtins.dict"), Ext("collections.OrderedDict"))
+    assert isinstance_of(Seq((), "tuple"), Seq(ordered, "tuple")) == Const(False)
+    assert isinstance_of(DictV(()), Seq(ordered, "tuple")) == Const(True)  # one match decides
+    # a dict the analysis holds may have been made by OrderedDict: not decided
+    assert isinstance_of(DictV(()), Ext("collections.OrderedDict")) is UNRESOLVED
+    assert isinstance_of(Const("a"), Ext("collections.OrderedDict")) == Const(False)
