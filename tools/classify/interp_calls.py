@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import string
 from typing import Any
 
 from tools.classify import (
@@ -411,9 +412,28 @@ class CallsMixin(InterpBase):
                 isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name) and \
                 n.func.value.id in frame.empty_defaults:
             return Seq((), "list")  # `def factory(extra={}): names + list(extra.keys())` called without `extra`
+        if got is None and name == "format" and isinstance(recv, Const) and isinstance(recv.value, str):
+            args, kwargs = self._printed_format_args(recv.value, args, kwargs, n, frame)
         if got is None:
             got = self.container_method(recv, name, args, kwargs)
         return got if got is not None else self.tensor_method(recv, name, args, kwargs, n, frame)
+
+    def _printed_format_args(self, template: str, args: list[Value], kwargs: dict[str, Value], n: ast.AST,
+                             frame: Frame) -> tuple[list[Value], dict[str, Value]]:
+        """`"{}-{}".format(op, domain)`: objects whose class says how they print (printed_by_class) replaced by
+        their text, when every field of the template is a plain `{}` (no conversion or spec: each is `format(x,
+        "")`, the object's `__format__`, `__str__` or `__repr__`); the arguments as they are otherwise."""
+        try:
+            fields = [(spec, conv) for _, name, spec, conv in string.Formatter().parse(template) if name is not None]
+        except ValueError:
+            return args, kwargs
+        if any(spec or conv for spec, conv in fields):
+            return args, kwargs
+
+        def text(v: Value) -> Value:
+            got = self.printed_by_class(v, "", "", n, frame)
+            return Const(got) if got is not None else v
+        return [text(a) for a in args], {k: text(v) for k, v in kwargs.items()}
 
     def _has_member(self, obj: Inst, name: str, world: int) -> bool:
         """Whether `obj.<name>` is something the analysis knows: an attribute, what its class gives, or its class

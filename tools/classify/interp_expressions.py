@@ -6,6 +6,7 @@ interp_calls.py), operators, f-strings, comprehensions, and attribute reads on e
 from __future__ import annotations
 
 import ast
+import dataclasses
 import operator
 import re
 from collections.abc import Callable
@@ -131,6 +132,17 @@ COMPARISON_DUNDERS: dict[type[ast.cmpop], tuple[str, str]] = {
     ast.LtE: ("__le__", "__ge__"), ast.Gt: ("__gt__", "__lt__"), ast.GtE: ("__ge__", "__le__")}
 
 
+
+# a `%` template whose only conversions are `%s` (and `%%`)
+_PERCENT_STRINGS = re.compile(r"(?:[^%]|%%|%s)*", re.DOTALL)
+
+
+@dataclasses.dataclass(frozen=True)
+class Printed:
+    """An f-string field already formatted by the class of its value (ExpressionsMixin.printed_by_class)."""
+
+    value: str
+
 class ExpressionsMixin(InterpBase):
     """Expressions other than calls; a part of dataflow.Interp."""
 
@@ -209,6 +221,7 @@ class ExpressionsMixin(InterpBase):
         path = path_fstring(n, formatted)
         if path is not None:
             return path  # f"{os.path.dirname(__file__)}/data/cases.yaml"
+        formatted = [(v, self._printed_field(v, inner, frame)) for v, inner in formatted]
         choices = [(v, inner) for v, inner in formatted if isinstance(inner, OneOf)
                    and _const_alternatives(inner) and v.format_spec is None and v.conversion == -1]
         if len(choices) == 1 and len(alternatives(choices[0][1])) <= MAX_STRING_CHOICES:
@@ -217,6 +230,18 @@ class ExpressionsMixin(InterpBase):
             fixed = {id(v): x for v, x in formatted}
             return join_all([self._joined(n, {**fixed, id(node): alt}) for alt in alternatives(inner)])
         return self._joined(n, {id(v): x for v, x in formatted})
+
+    def _printed_field(self, field: ast.FormattedValue, inner: Value, frame: Frame) -> Value:
+        """An f-string field's value, or, for an object whose class says how it prints (printed_by_class), its
+        text as a `Printed` constant."""
+        if not isinstance(inner, (Inst, ClassV)) or field.conversion not in (-1, ord("s"), ord("r")) or (
+                field.format_spec is not None and not (isinstance(field.format_spec, ast.JoinedStr) and all(
+                    isinstance(x, ast.Constant) for x in field.format_spec.values))):
+            return inner
+        spec = "".join(str(x.value) for x in field.format_spec.values if isinstance(x, ast.Constant)) if \
+            field.format_spec is not None else ""
+        text = self.printed_by_class(inner, "r" if field.conversion == ord("r") else "", spec, field, frame)
+        return Printed(text) if text is not None else inner
 
     def _joined(self, n: ast.JoinedStr, values: dict[int, Value]) -> Value:
         """An f-string whose formatted parts have the given values (by id of their node)."""
@@ -228,7 +253,9 @@ class ExpressionsMixin(InterpBase):
             elif isinstance(v, ast.FormattedValue):
                 inner = values[id(v)]
                 dt = torch_testing.dtype_name(inner)
-                if dt and v.format_spec is None and v.conversion in (-1, ord("s")):
+                if isinstance(inner, Printed):
+                    parts.append(inner.value)  # (already formatted with its conversion and spec)
+                elif dt and v.format_spec is None and v.conversion in (-1, ord("s")):
                     parts.append(f"torch.{dt}")  # str(torch.float) == "torch.float32"
                 elif isinstance(inner, Const) and v.format_spec is None and v.conversion in (-1, ord("s")):
                     parts.append(limits.text(inner.value))
@@ -407,12 +434,6 @@ class ExpressionsMixin(InterpBase):
             return UNKNOWN_SCALAR  # `1 - math.sqrt(x)` of an unknown x: a number pytest spells in an id
         if isinstance(a, Seq) and isinstance(b, Seq) and isinstance(op, ast.Add):
             return bounded(Seq(a.items + b.items, a.kind))
-        if isinstance(op, ast.Mult) and (isinstance(a, Seq) and a.kind in ("list", "tuple") and isinstance(
-                b, Const) or isinstance(b, Seq) and b.kind in ("list", "tuple") and isinstance(a, Const)):
-            # `batch_shape + event_shape * 2`, `[0] * n`: the items repeated (a bounded count)
-            seq, times = (a, b.value) if isinstance(a, Seq) else (b, a.value)  # type: ignore[union-attr]
-            if type(times) is int and len(seq.items) * max(times, 0) <= MAX_REPEATED:
-                return Seq(seq.items * times, seq.kind)
         if isinstance(a, Seq) and isinstance(b, Seq) and a.kind == b.kind == "set" and isinstance(op, ast.Sub):
             return Seq(tuple(i for i in a.items if i not in b.items), "set")  # `picked - set(cases)`
         if isinstance(a, Seq) and isinstance(b, Seq) and a.kind == b.kind == "set" and isinstance(
@@ -440,7 +461,18 @@ class ExpressionsMixin(InterpBase):
 
     def ev_BinOp(self, n: ast.BinOp, frame: Frame) -> Value:
         left, right = self.ev(n.left, frame), self.ev(n.right, frame)
+        if isinstance(n.op, ast.Mod) and isinstance(left, Const) and isinstance(left.value, str) and isinstance(
+                right, (Inst, ClassV, Seq)) and _PERCENT_STRINGS.fullmatch(left.value):
+            # `"%s-%s" % (op, domain)`: `%s` prints an object as `str()` does, through its class if that says how
+            items = right.items if isinstance(right, Seq) and right.kind == "tuple" else (right,)
+            texts = [self.printed_by_class(i, "", "", n, frame) if isinstance(i, (Inst, ClassV)) else None
+                     for i in items]
+            if any(t is not None for t in texts):
+                printed = tuple(Const(t) if t is not None else i for t, i in zip(texts, items, strict=True))
+                right = Seq(printed, "tuple") if isinstance(right, Seq) and right.kind == "tuple" else printed[0]
         got = self.operator_method(n.op, left, right, n, frame)
+        if got is None and isinstance(n.op, ast.Mult) and frame.module_env is None:
+            got = _repeated(left, right)
         return got if got is not None else self._binop(n.op, left, right)
 
     def operator_method(self, op: ast.operator, left: Value, right: Value, n: ast.AST, frame: Frame,
@@ -500,10 +532,29 @@ class ExpressionsMixin(InterpBase):
     def call_own_method(self, obj: Value, name: str, args: list[Value], n: ast.AST, frame: Frame) -> Value | None:
         """`obj.<name>(*args)` where obj's in-repo class defines that method (what Python calls for an operator or
         an item store): what the call returns; None where obj is no in-repo object or its class lacks the method."""
-        found = self.class_lookup(obj.cls, name, frame.world) if isinstance(obj, Inst) else None
-        if not (isinstance(found, FuncV) and isinstance(obj, Inst)):
+        cls = obj.cls if isinstance(obj, Inst) else self.metaclass_of(obj, frame.world) if isinstance(
+            obj, ClassV) else None  # (a class made by an in-repo metaclass: the metaclass's method, on the class)
+        found = self.class_lookup(cls, name, frame.world) if cls is not None else None
+        if not (isinstance(found, FuncV) and cls is not None):
             return None
-        return self.call(self.bound_method(found, obj, obj.cls), args, {}, n, frame, name)
+        return self.call(self.bound_method(found, obj, cls), args, {}, n, frame, name)
+
+    def printed_by_class(self, v: Value, conversion: str, spec: str, n: ast.AST, frame: Frame) -> str | None:
+        """How an object of an in-repo class (or a class an in-repo metaclass made) prints in an f-string,
+        `str.format` or `%` when its class says how: `repr()` ("r") through `__repr__`; `format(v, spec)` ("")
+        through an in-repo `__format__`, else, with no spec, through `__str__` or `__repr__` as object's do. What
+        those methods do runs; None for any other value or a text the analysis does not know."""
+        if not (isinstance(v, Inst) or isinstance(v, ClassV) and self.metaclass_of(v, frame.world) is not None):
+            return None
+        if conversion == "r":
+            got = self.call_own_method(v, "__repr__", [], n, frame)
+        else:
+            got = self.call_own_method(v, "__format__", [Const(spec)], n, frame)
+            if got is None and not spec:
+                got = self.call_own_method(v, "__str__", [], n, frame)
+                if got is None:
+                    got = self.call_own_method(v, "__repr__", [], n, frame)
+        return got.value if isinstance(got, Const) and isinstance(got.value, str) else None
 
     def ev_Subscript(self, n: ast.Subscript, frame: Frame) -> Value:
         namespace = self.namespace_of(n.value, frame)
@@ -1051,6 +1102,19 @@ def _receiver_at_yield(frame: Frame) -> None:
 
 
 _PERCENT_PLAIN = re.compile(r"(?:[^%]|%[sdrif%])*")
+
+
+def _repeated(a: Value, b: Value) -> Value | None:
+    """`shape + event_shape * 2` at a module's top level (a table of cases built there): the items repeated, for a
+    bounded count. Not inside functions: a shape made known there (`[2] * n_qubits`) leads the analysis into code
+    whose devices it then cannot resolve, which turned CPU tests `unknown` (pyqtorch, transformer-lens)."""
+    if isinstance(a, Const) and isinstance(b, Seq):
+        a, b = b, a
+    if not (isinstance(a, Seq) and a.kind in ("list", "tuple") and isinstance(b, Const) and type(b.value) is int):
+        return None
+    if len(a.items) * max(b.value, 0) > MAX_REPEATED:
+        return None
+    return Seq(a.items * b.value, a.kind)
 
 
 def _formatted(node: ast.FormattedValue, inner: Value) -> str | None:

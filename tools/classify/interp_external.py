@@ -1325,8 +1325,9 @@ class ExternalMixin(InterpBase):
                                                     for a in alternatives(args[0])):
             # `str(torch.device("cpu"))` is "cpu"; `str(x.device)` of an existing tensor names that device
             return join_all([Const(a.device) if isinstance(a, DeviceV) else a for a in alternatives(args[0])])
-        if name in ("str", "repr") and len(args) == 1 and not kwargs and isinstance(args[0], Inst):
-            # an in-repo `__str__` (str only) or `__repr__`: what it returns, what it does counted
+        if name in ("str", "repr") and len(args) == 1 and not kwargs and isinstance(args[0], (Inst, ClassV)):
+            # an in-repo `__str__` (str only) or `__repr__` (of a class: its in-repo metaclass's): what it returns,
+            # what it does counted
             got = self.call_own_method(args[0], "__str__", [], n, frame) if name == "str" else None
             if got is None:
                 got = self.call_own_method(args[0], "__repr__", [], n, frame)
