@@ -187,6 +187,13 @@ STDLIB_CALLABLES = frozenset(f"{m.__name__}.{name}" for m in (builtins, functool
                              for name, v in vars(m).items() if callable(v) and not name.startswith("_"))
 
 
+def existing_cuda_flag(v: Value) -> bool:
+    """A flag true only when a value that exists is on CUDA (`x.is_cuda`, `any(t.is_cuda for t in ts)`): the
+    marker, or on some paths False."""
+    alts = alternatives(v)
+    return EXISTING_IS_CUDA in alts and all(a == EXISTING_IS_CUDA or a == Const(False) for a in alts)
+
+
 def _never_none(v: Value) -> bool:
     """A value that is certainly not None: a device, a tensor, an in-repo object, class or function, a
     container (an existing tensor's `.device` too), a standard module's function."""

@@ -22,6 +22,10 @@ _DEVICE_ATTRS = frozenset({"type", "device", "device_type"})
 
 
 def _is_cuda_text(node: ast.expr) -> bool:
+    """`"cuda"`, `"cuda:0"`, or the device `torch.device("cuda")` (botorch's `value.device == torch.device("cuda")`)."""
+    if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords and ast.unparse(node.func) in (
+            "torch.device", "device"):
+        node = node.args[0]
     return isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.split(":")[0] == "cuda"
 
 

@@ -22,6 +22,7 @@ from tools.classify.devices import (
     _compare,
     _device_of_existing,
     accel_device,
+    existing_cuda_flag,
     shown_constant,
     spelled,
     torch_constant_str,
@@ -371,6 +372,10 @@ class ExpressionsMixin(InterpBase):
         # is the last operand: an operand that surely does not decide is never the result)
         if not maybe or maybe[-1] is not v:
             maybe.append(v)
+        if isinstance(n.op, ast.And) and existing_cuda_flag(v):
+            # `hasattr(v, "device") and v.device == torch.device("cuda")`: falsy, or true only when a value that
+            # exists is on CUDA (the earlier operands' falsy values are not the flag's, but decide nothing more)
+            return join(Const(False), EXISTING_IS_CUDA)
         return join_all(maybe)
 
     def ev_UnaryOp(self, n: ast.UnaryOp, frame: Frame) -> Value:
@@ -405,6 +410,10 @@ class ExpressionsMixin(InterpBase):
             if t is None:
                 result = UNK
             left = right
+        if isinstance(result, Unresolved) and len(n.ops) == 1 and self.device_guard(n, frame) is True:
+            # `value.device == torch.device("cuda")`, `x.device.type == "cuda"` undecided: true only when a value
+            # that exists is on CUDA, as `x.is_cuda` (the flag carries into names, `any(...)`, `and`)
+            return EXISTING_IS_CUDA
         return result
 
     def _binop(self, op: ast.operator, a: Value, b: Value) -> Value:
@@ -778,8 +787,10 @@ class ExpressionsMixin(InterpBase):
         if cuda_only and not isinstance(n, ast.DictComp):
             # `[t for t in tensors if t.device.type == "cuda"]`: only values already on CUDA, or none
             return EXISTING_CUDA_VALUES
-        # `[x.to("cuda") for x in xs]` keeps its device; `next(t.device for t in args)` is an existing tensor's
-        keep = accel_device(vals[-1]) or isinstance(vals[-1], DeviceV) or vals[-1] == EXISTING_DEVICE
+        # `[x.to("cuda") for x in xs]` keeps its device; `next(t.device for t in args)` is an existing tensor's;
+        # `any(_is_cuda(v) for v in values)` asks whether an existing value is on CUDA (EXISTING_IS_CUDA)
+        keep = accel_device(vals[-1]) or isinstance(vals[-1], DeviceV) or vals[-1] == EXISTING_DEVICE or (
+            existing_cuda_flag(vals[-1]) and not isinstance(n, ast.DictComp))
         if keep and isinstance(n, ast.DictComp) and hashable(vals[0]):
             # `{idx: device for idx in range(n)}`: no entry, or entries holding that device under such keys
             return join(DictV(()), DictV(dict_items([(vals[0], vals[1])])))

@@ -31,9 +31,11 @@ from tools.classify.argparse_model import ARGV, declared_options, new_parser
 from tools.classify.devices import (
     EXISTING_CUDA_VALUES,
     EXISTING_DEVICE,
+    EXISTING_IS_CUDA,
     TYPE_PREFIX,
     _accel_name,
     accel_device,
+    existing_cuda_flag,
     gpu_count_of,
     is_tensor,
     isinstance_of,
@@ -141,6 +143,9 @@ OWN_METHOD_BUILTINS = {"len": "__len__", "abs": "__abs__", "hash": "__hash__", "
                        "round": "__round__", "reversed": "__reversed__"}
 MAX_PREFIX_SORTED = 64  # tuples sorted by their known leading elements (_ordered_by_prefix)
 REGEX_MATCHERS = frozenset({"re.match", "re.fullmatch", "re.search"})
+# attributes every torch.Tensor has (`hasattr(x, "device")` of a tensor)
+TENSOR_ATTRIBUTES = frozenset({"device", "dtype", "shape", "is_cuda", "ndim", "grad", "data", "requires_grad",
+                               "layout", "T", "size", "dim", "to", "cuda", "cpu"})
 MAX_REGEX = 256  # characters of a pattern or a text matched (regex_match)
 # a repeated group (`(a+)+`, `(a|aa)*`, `((a+))+`) or a backreference: may backtrack without bound (a group under
 # `?` is not repeated: `cuda(:\d+)?$` runs)
@@ -1228,6 +1233,16 @@ class ExternalMixin(InterpBase):
             not kwargs else None
         if evaluated is not None:
             return evaluated
+        if name == "any" and len(args) == 1 and not kwargs and isinstance(args[0], Seq) and args[0].kind != SLICE \
+                and all(isinstance(i, Const) and not i.value or existing_cuda_flag(i) for i in args[0].items) \
+                and any(existing_cuda_flag(i) for i in args[0].items):
+            return EXISTING_IS_CUDA  # `any(_is_cuda(v) for v in values)`: true only when one is on CUDA already
+        if name == "hasattr" and len(args) == 2 and not kwargs and isinstance(args[0], Const) and isinstance(
+                args[1], Const) and isinstance(args[1].value, str):
+            return Const(hasattr(args[0].value, args[1].value))  # `hasattr(2.0, "device")`: a plain value's own
+        if name == "hasattr" and len(args) == 2 and not kwargs and isinstance(args[0], TensorV) and isinstance(
+                args[1], Const) and args[1].value in TENSOR_ATTRIBUTES:
+            return Const(True)  # `hasattr(value, "device") and value.device == ...` of a tensor the analysis made
         if name in ("any", "all") and len(args) == 1 and not kwargs and isinstance(args[0], Seq) \
                 and args[0].kind != SLICE and all(isinstance(i, Const) for i in args[0].items):
             # `any("big" in a for a in args)` over known constants (a comprehension the analysis could not list

@@ -9,6 +9,7 @@ import ast
 import pytest
 
 from tools.classify.devices import isinstance_of
+from tools.classify.guards import cuda_guard
 from tools.classify.interp_external import REGEX_PREFIX, regex_sub
 from tools.classify.interp_statements import _calls_for_effect, _fills_table
 from tools.classify.values import UNRESOLVED, Const, DictV, Ext, Seq
@@ -17,7 +18,7 @@ FILE = "tests/round39/test_factory_ids.py"
 
 
 def test_ids_match_pytest_collect_only(ids_vs_pytest) -> None:
-    got = ids_vs_pytest("tests/round39")
+    got = ids_vs_pytest(FILE)
     assert len(got.collected) == 290, got.output
     assert not got.function_only and not got.not_collected
     # operators made by `metaclass(name, bases, namespace)()` are named by their class's `name`, through a
@@ -34,7 +35,7 @@ def test_ids_match_pytest_collect_only(ids_vs_pytest) -> None:
 def test_a_decorated_operator_still_runs_its_own_code(ids_vs_pytest) -> None:
     # the name holds the object `@BinaryOp.make` made (its ids, attributes and methods), and calling it still runs
     # the function under the decorator: its `.cuda()` is a GPU need
-    tests = ids_vs_pytest("tests/round39").tests
+    tests = ids_vs_pytest(FILE).tests
     for name in ("add", "to_cuda_add"):
         verdict = tests[f"{FILE}::test_decorated_op_still_runs_its_function[{name}]"]
         assert (verdict.label, verdict.gpu_count) == ("gpu", 1), verdict.reasons
@@ -84,3 +85,26 @@ def test_isinstance_of_a_standard_dict_subclass() -> None:
     # a dict the analysis holds may have been made by OrderedDict: not decided
     assert isinstance_of(DictV(()), Ext("collections.OrderedDict")) is UNRESOLVED
     assert isinstance_of(Const("a"), Ext("collections.OrderedDict")) == Const(False)
+
+
+@pytest.mark.parametrize(("src", "guard"), [
+    ("value.device == torch.device('cuda')", True),
+    ("x.device == torch.device('cuda:1')", True),
+    ("x.device == torch.device('cpu')", None),
+    ("cfg == torch.device('cuda')", None),  # not the device of a value
+])
+def test_a_device_compared_with_cuda_is_a_guard(src: str, guard: bool | None) -> None:
+    test = ast.parse(src, mode="eval").body
+    assert cuda_guard(test) is guard
+
+
+@pytest.mark.parametrize(("name", "label"), [
+    ("test_known_cpu_values", "cpu"), ("test_values_the_analysis_cannot_see", "cpu"),
+    ("test_is_cuda_flag_in_a_name", "cpu"), ("test_a_cuda_value_given", "gpu")])
+def test_existing_cuda_flags(ids_vs_pytest, name: str, label: str) -> None:
+    # botorch's get_device_of_sequence: `any(hasattr(v, "device") and v.device == torch.device("cuda") for v in
+    # values)` picks `torch.device("cuda") if any_cuda else torch.device("cpu")`: was a GPU need for every caller
+    # whatever the values (botorch's community tests: 2 CPU tests `gpu`)
+    tests = ids_vs_pytest("tests/round39/test_existing_cuda_flags.py").tests
+    verdict = tests[f"tests/round39/test_existing_cuda_flags.py::{name}"]
+    assert verdict.label == label, verdict.reasons
