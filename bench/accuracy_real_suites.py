@@ -501,6 +501,12 @@ PROJECTS: dict[str, Project] = {
     "hummingbird-ml": Project("hummingbird-ml", "0.4.12", "tests",
                               deps=("numpy", "onnxconverter-common", "scipy", "scikit-learn", "psutil", "dill",
                                     "protobuf", "packaging")),
+    # Bayesian optimisation (round 39; its sdist ships only the community tests): a candidate's fixed features put
+    # on CUDA only when a given value already is (`get_device_of_sequence`), models from gpytorch.
+    "botorch": Project("botorch", "0.16.1", "test_community",
+                       deps=("typing_extensions", "pyre_extensions", "scipy", "multipledispatch", "threadpoolctl",
+                             "requests", "opt_einsum", "pyro-api", "tqdm", "jaxtyping", "mpmath", "scikit-learn"),
+                       nodeps=("gpytorch", "linear_operator", "pyro-ppl")),
 }
 
 COMMON_DEPS = ("pytest", "pytest-timeout", "pytest-xdist")

@@ -188,7 +188,7 @@ class Interp(StatementsMixin, ExpressionsMixin, ClassesMixin, CallsMixin, Extern
         """A registry as it is now: the dict its module bound, with the entries import-time calls stored since. Read
         for the first time, the modules that may fill it are run first (the analysis imports lazily; Python has run
         them by the time a test runs: registries.py)."""
-        if type(v) is not DictV and type(v) is not Seq or v.origin is None:  # type: ignore[union-attr]
+        if type(v) is not DictV and type(v) is not Seq or v.origin in (None, registries.PARAMETER_VALUE):  # type: ignore[union-attr]
             return v
         key = (v.origin, world)
         loaded = self.registries_loaded.get(key)

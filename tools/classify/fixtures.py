@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
+from tools.classify import registries
 from tools.classify.collect import ParamCase, TestItem, def_scope, parametrize_cases
 from tools.classify.dataflow import UNIT_BUDGET, Frame, Interp, is_fixture_def
 from tools.classify.devices import spelled
@@ -20,7 +21,20 @@ from tools.classify.plugins import PYTEST_TORCH_PARAM_ORDER, PYTEST_TORCH_REL
 from tools.classify.sources import Sources
 from tools.classify.test_state import merge_stores, test_state_of
 from tools.classify.values import UNRESOLVED as UNK
-from tools.classify.values import ClassV, Const, EnumV, Ext, FuncV, Inst, ModV, RequestV, Seq, Unresolved, Value
+from tools.classify.values import (
+    ClassV,
+    Const,
+    DictV,
+    EnumV,
+    Ext,
+    FuncV,
+    Inst,
+    ModV,
+    RequestV,
+    Seq,
+    Unresolved,
+    Value,
+)
 from tools.classify.wrapper_marks import requested_names
 
 SCOPES = {"session": 0, "package": 1, "module": 2, "class": 3, "function": 4}
@@ -46,13 +60,20 @@ class Fixture:
 def idfn(interp: Interp, ids: Value | None, world: int) -> Callable[[Value], Value] | None:
     """An `ids=` callable defined in the repository (or `str`), evaluated on one parameter value."""
     if isinstance(ids, FuncV):
-        return lambda v: interp.call_function(ids, [v], {}, world, 1).value
+        return lambda v: interp.call_function(ids, [_settled(v)], {}, world, 1).value
     if isinstance(ids, Ext) and ids.path in ("builtins.str", "builtins.repr"):
         conversion = "s" if ids.path == "builtins.str" else "r"
         return lambda v: Const(v.text) if isinstance(v, EnumV) and conversion == "s" else _printed_object(
             interp, obj, conversion, world) if isinstance(printed := _printed(v, conversion), Unresolved) and \
             isinstance(obj := _decorated_object(v), (Inst, ClassV)) else printed
     return None
+
+
+def _settled(v: Value) -> Value:
+    """A parameter value as pytest hands it to an `ids=` callable: an empty dict is empty for good
+    (`ids=lambda d: ",".join(d.keys())` of `OrderedDict()` is ""; elsewhere an empty dict's keys stay unknown, as
+    code may fill it where the analysis does not see)."""
+    return DictV((), registries.PARAMETER_VALUE) if v == DictV(()) else v
 
 
 def _decorated_object(v: Value) -> Value:

@@ -1277,7 +1277,8 @@ class StatementsMixin(InterpBase):
                 owner.attr(e.attr) if isinstance(owner, Inst) else None
         else:
             return None
-        if not isinstance(got, (DictV, Seq)) or got.origin is None or frame.module_env is None and isinstance(
+        if not isinstance(got, (DictV, Seq)) or got.origin in (None, registries.PARAMETER_VALUE) or \
+                frame.module_env is None and isinstance(
                 e, ast.Name) and registries.origin_module(got.origin) == frame.rel:
             return None
         return got
