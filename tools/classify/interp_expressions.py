@@ -364,7 +364,9 @@ class ExpressionsMixin(InterpBase):
             if t is decisive:
                 # an undecided operand is the result only in its deciding state: `x and False` is falsy
                 # whatever x is, `d or "cpu"` with d one of (cuda, None) is cuda or "cpu"
-                out = join_all([a for m in maybe for a in alternatives(m) if truth(a) is not (not decisive)] + [v])
+                # (the flag that a value is on CUDA, in its deciding state, is that bool)
+                out = join_all([Const(decisive) if a == EXISTING_IS_CUDA else a for m in maybe
+                                for a in alternatives(m) if truth(a) is not (not decisive)] + [v])
                 return KnownTruth(decisive) if isinstance(out, Unresolved) else out
             if t is None:
                 maybe.append(v)

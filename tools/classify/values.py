@@ -832,6 +832,9 @@ def literal_of(v: Value, shown: object = None) -> object:
         if any(i is NOT_LITERAL for i in items):
             return NOT_LITERAL
         return tuple(items) if v.kind == "tuple" else items
+    if isinstance(v, Seq) and v.kind == SLICE and len(v.items) == 3:
+        bounds = [literal_of(i, shown) for i in v.items]  # `slice(1, None, 2)` (an index an ids= function prints)
+        return NOT_LITERAL if any(b is NOT_LITERAL for b in bounds) else slice(*bounds)
     if isinstance(v, Seq) and v.kind == SIZE:
         if not all(isinstance(i, Const) and type(i.value) is int for i in v.items):
             return NOT_LITERAL
