@@ -132,8 +132,6 @@ COMPARISON_DUNDERS: dict[type[ast.cmpop], tuple[str, str]] = {
     ast.Eq: ("__eq__", "__eq__"), ast.NotEq: ("__ne__", "__ne__"), ast.Lt: ("__lt__", "__gt__"),
     ast.LtE: ("__le__", "__ge__"), ast.Gt: ("__gt__", "__lt__"), ast.GtE: ("__ge__", "__le__")}
 
-
-
 # a `%` template whose only conversions are `%s` (and `%%`)
 _PERCENT_STRINGS = re.compile(r"(?:[^%]|%%|%s)*", re.DOTALL)
 
@@ -143,6 +141,7 @@ class Printed:
     """An f-string field already formatted by the class of its value (ExpressionsMixin.printed_by_class)."""
 
     value: str
+
 
 class ExpressionsMixin(InterpBase):
     """Expressions other than calls; a part of dataflow.Interp."""
