@@ -16,6 +16,7 @@ from tools.classify import (
     argparse_model,
     click_model,
     conventions,
+    installed,
     nn_modules,
     omegaconf_model,
     registries,
@@ -90,6 +91,7 @@ from tools.classify.values import (
     alternatives,
     bounded,
     decided_key,
+    holds_code_of,
     is_objects,
     join,
     join_all,
@@ -941,6 +943,8 @@ class CallsMixin(InterpBase):
             fv = FuncV(fv.rel, fv.pos, fv.name, fv.bound, tuple(sorted({**dict(fv.captured), **current}.items())),
                        fv.cls)
         res = self.invoke(fv, args, kwargs, frame)
+        if res.findings and self._within_torch_free_library(fv, args, kwargs):
+            res = dataclasses.replace(res, findings=tuple(f for f in res.findings if f.kind != UNKNOWN))
         self._absorb(res, frame, line, fv.name)
         if res.cells:
             frame.env.update(res.cells)  # and what the call left in them
@@ -964,6 +968,14 @@ class CallsMixin(InterpBase):
         if res.generated is not None:
             return Seq(res.generated, "tuple")  # what iterating the generator gives (`parametrize(.., gen())`)
         return res.value
+
+    def _within_torch_free_library(self, fv: FuncV, args: list[Value], kwargs: dict[str, Value]) -> bool:
+        """A call of a function of a small installed library that never names torch (installed.torch_free: the
+        `regex` package's parser under a tokenizer's `re.findall`), handed no code of the repository: nothing it
+        runs can reach a device, so where the analysis stops inside it (a call chain too deep, a budget, dynamic
+        dispatch) decides nothing about the test, and is not `unknown`."""
+        return installed.is_installed(fv.rel) and self.source.installed.torch_free(fv.rel) and not holds_code_of(
+            Seq((fv, *args, *kwargs.values())), lambda rel: not installed.is_installed(rel))
 
     def _store_by_method(self, f: ast.Attribute, reg: DictV, now: DictV, args: list[Value], kwargs: dict[str, Value],
                          frame: Frame) -> Value:

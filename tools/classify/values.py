@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from tools.classify.frozen import frozen
 
@@ -436,6 +436,23 @@ def mentions(v: object, target: Value) -> bool:
             continue
         seen.add(id(x))
         if type(x) in kinds and x in targets:
+            return True
+        todo.extend(_children(x))
+    return False
+
+
+def holds_code_of(v: object, outside: Callable[[str], bool]) -> bool:
+    """Whether a function, class, test or object of a class defined in a file for which `outside(rel)` holds
+    occurs inside v (what a library handed v could call back into)."""
+    seen: set[int] = set()
+    todo = [v]
+    while todo:
+        x = todo.pop()
+        if id(x) in seen:
+            continue
+        seen.add(id(x))
+        rel = x.rel if isinstance(x, (FuncV, ClassV)) else x.cls.rel if isinstance(x, (Inst, EnumV)) else None
+        if rel is not None and outside(rel) or isinstance(x, TestFnV):
             return True
         todo.extend(_children(x))
     return False

@@ -123,3 +123,31 @@ def test_a_slice_prints_as_python_prints_it() -> None:
     assert spelled(cut) == "slice(1, None, 2)"
     assert spelled(Seq((cut, Const(None)), "tuple")) == "(slice(1, None, 2), None)"
     assert spelled(Seq((UNRESOLVED, Const(None), Const(None)), SLICE)) is None
+
+
+def _chain(prefix: str, depth: int, last: str) -> str:
+    """Functions prefix0 -> prefix1 -> ... calling each other `depth` deep, the last one running `last`."""
+    return "".join(f"def {prefix}{i}(x):\n    return {prefix}{i + 1}(x)\n\n" for i in range(depth)) + \
+        f"def {prefix}{depth}(x):\n    return {last}\n"
+
+
+def test_where_a_torch_free_library_is_too_deep_to_follow_decides_nothing(tmp_path, monkeypatch) -> None:
+    # a tokenizer's `re.findall` of the installed `regex` package: its parser, read as code, nests past the call
+    # depth (open_clip: 8 CPU tests `unknown` once `len()` of a string was known). A library that never names torch
+    # cannot reach a device but through code of the repository it is handed: that case stays `unknown`
+    from tools.classify.runner import run
+
+    site = tmp_path / "site" / "deeplib"
+    site.mkdir(parents=True)
+    (site / "__init__.py").write_text(_chain("parse", 30, "len(x)") + "\n" + _chain("visit", 30, "x()"))
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "test_mine.py").write_text(
+        "import torch\nimport deeplib\n\n\n"
+        "def test_tokens():\n    assert deeplib.parse0('abc') == 3\n\n\n"
+        "def test_callback():\n    deeplib.visit0(lambda: torch.zeros(1, device='cuda'))\n")
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    tests = run(repo, paths=["test_mine.py"], cache_dir=None, workers=1).files["test_mine.py"].tests
+    assert tests["test_tokens"].label == "cpu", tests["test_tokens"].reasons
+    assert tests["test_callback"].label == "unknown", tests["test_callback"].reasons
+    assert any("deeper than" in r for r in tests["test_callback"].reasons)
