@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 
 from tools.classify.frozen import frozen
 
@@ -424,26 +424,8 @@ def _children(v: object) -> tuple[object, ...]:
 _LEAVES = frozenset({Const, Ext, Unresolved, NoReturn, ClassV, TensorV, PathV})  # values holding no other value
 
 
-def mentions(v: object, target: Value) -> bool:
-    """Whether `target`, or one of its alternatives when it is a choice of objects, occurs inside v."""
-    targets = set(alternatives(target)) | {target}
-    kinds = {type(t) for t in targets}  # (dataclass equality needs the same class: others are not hashed)
-    seen: set[int] = set()  # values share subtrees: each is walked once
-    todo = [v]
-    while todo:
-        x = todo.pop()
-        if id(x) in seen:
-            continue
-        seen.add(id(x))
-        if type(x) in kinds and x in targets:
-            return True
-        todo.extend(_children(x))
-    return False
-
-
-def holds_code_of(v: object, outside: Callable[[str], bool]) -> bool:
-    """Whether a function, class, test or object of a class defined in a file for which `outside(rel)` holds
-    occurs inside v (what a library handed v could call back into)."""
+def _nodes(v: object) -> Iterator[object]:
+    """v and every value inside it, each once (values share subtrees), until the caller stops asking."""
     seen: set[int] = set()
     todo = [v]
     while todo:
@@ -451,10 +433,24 @@ def holds_code_of(v: object, outside: Callable[[str], bool]) -> bool:
         if id(x) in seen:
             continue
         seen.add(id(x))
+        yield x
+        todo.extend(_children(x))
+
+
+def mentions(v: object, target: Value) -> bool:
+    """Whether `target`, or one of its alternatives when it is a choice of objects, occurs inside v."""
+    targets = set(alternatives(target)) | {target}
+    kinds = {type(t) for t in targets}  # (dataclass equality needs the same class: others are not hashed)
+    return any(type(x) in kinds and x in targets for x in _nodes(v))
+
+
+def holds_code_of(v: object, outside: Callable[[str], bool]) -> bool:
+    """Whether a function, class, test or object of a class defined in a file for which `outside(rel)` holds
+    occurs inside v (what a library handed v could call back into)."""
+    for x in _nodes(v):
         rel = x.rel if isinstance(x, (FuncV, ClassV)) else x.cls.rel if isinstance(x, (Inst, EnumV)) else None
         if rel is not None and outside(rel) or isinstance(x, TestFnV):
             return True
-        todo.extend(_children(x))
     return False
 
 
