@@ -15,7 +15,7 @@ from tools.classify.dataflow import UNIT_BUDGET, Frame, Interp, is_fixture_def
 from tools.classify.devices import spelled
 from tools.classify.evidence import Finding, step
 from tools.classify.frozen import frozen
-from tools.classify.interp_base import WRAPPER
+from tools.classify.interp_base import decorated_object
 from tools.classify.marks import mark_findings
 from tools.classify.plugins import PYTEST_TORCH_PARAM_ORDER, PYTEST_TORCH_REL
 from tools.classify.sources import Sources
@@ -64,8 +64,8 @@ def idfn(interp: Interp, ids: Value | None, world: int) -> Callable[[Value], Val
     if isinstance(ids, Ext) and ids.path in ("builtins.str", "builtins.repr"):
         conversion = "s" if ids.path == "builtins.str" else "r"
         return lambda v: Const(v.text) if isinstance(v, EnumV) and conversion == "s" else _printed_object(
-            interp, obj, conversion, world) if isinstance(printed := _printed(v, conversion), Unresolved) and \
-            isinstance(obj := _decorated_object(v), (Inst, ClassV)) else printed
+            interp, decorated_object(v) or v, conversion, world) if isinstance(
+                printed := _printed(v, conversion), Unresolved) else printed
     return None
 
 
@@ -76,23 +76,23 @@ def _settled(v: Value) -> Value:
     return DictV((), registries.PARAMETER_VALUE) if v == DictV(()) else v
 
 
-def _decorated_object(v: Value) -> Value:
-    """What a module's name holds for pytest: the object an in-repo decorator made of a function (`@Op.make def
-    logaddexp`: an Op, which prints as its class says), else the value itself."""
-    wrapper = v.attr(WRAPPER) if isinstance(v, FuncV) and v.attrs else None
-    return wrapper if isinstance(wrapper, Inst) else v
+def _printed_object(interp: Interp, obj: Value, conversion: str, world: int) -> Value:
+    """str() or repr() of an object of an in-repo class, or of a class made by an in-repo metaclass, as its class
+    prints it (funsor's ops and domains print their names: Interp.printed_value); unknown for any other value or
+    a class that says nothing (object's default prints an address)."""
+    if not isinstance(obj, (Inst, ClassV)):
+        return UNK
+    frame, where = _at_class(obj.cls if isinstance(obj, Inst) else obj, world)
+    got = interp.printed_value(obj, conversion, "", where, frame)
+    return got if got is not None else UNK
 
 
-def _printed_object(interp: Interp, obj: Inst | ClassV, conversion: str, world: int) -> Value:
-    """str() or repr() of an object of an in-repo class, or of a class made by an in-repo metaclass: what the
-    `__str__` (str only) or `__repr__` of its class returns (funsor's ops and domains print their names); unknown
-    without one (object's default prints an address)."""
-    cls = obj.cls if isinstance(obj, Inst) else interp.metaclass_of(obj, world)
-    for method in ("__str__", "__repr__") if conversion == "s" else ("__repr__",):
-        found = interp.class_lookup(cls, method, world) if cls is not None else None
-        if isinstance(found, FuncV) and cls is not None:
-            return interp.call_function(interp.bound_method(found, obj, cls), [], {}, world, 1).value
-    return UNK
+def _at_class(cls: ClassV, world: int) -> tuple[Frame, ast.AST]:
+    """A frame and a node at a class's line, where pytest's own reads of a parameter value run (the steps they
+    record name the class)."""
+    where = ast.Name("__name__", ast.Load(), lineno=cls.pos[0], col_offset=0, end_lineno=cls.pos[0],
+                     end_col_offset=0)
+    return Frame(cls.rel, world, {}, {}, []), where
 
 
 def instance_name(interp: Interp, world: int) -> Callable[[Inst], Value | None]:
@@ -102,9 +102,7 @@ def instance_name(interp: Interp, world: int) -> Callable[[Inst], Value | None]:
     def named(obj: Inst) -> Value | None:
         if obj.attr("__name__") is None and interp.class_lookup(obj.cls, "__name__", world) is None:
             return UNK if interp.class_lookup(obj.cls, "__getattr__", world) is not None else None
-        frame = Frame(obj.cls.rel, world, {}, {}, [])
-        where = ast.Name("__name__", ast.Load(), lineno=obj.cls.pos[0], col_offset=0, end_lineno=obj.cls.pos[0],
-                         end_col_offset=0)  # (steps a getter records name the class's line)
+        frame, where = _at_class(obj.cls, world)
         return interp.getattr_v(obj, "__name__", frame, where)
     return named
 

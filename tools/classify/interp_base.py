@@ -157,6 +157,14 @@ class CallResult:
 CALLED_UNRESOLVED = "()"
 
 
+def decorated_object(v: Value) -> Inst | None:
+    """The object an in-repo decorator made of a function (`@Op.make def logaddexp`: an Op): what the function's
+    name holds for pytest's ids, attribute reads, methods and builtins; calls still run the function itself under
+    the decorator (CallsMixin.call). None for anything else."""
+    made = v.attr(WRAPPER) if isinstance(v, FuncV) and v.attrs else None
+    return made if isinstance(made, Inst) else None
+
+
 def chosen_by_name(found: list[Value], rel: str, line: int, what: str) -> Value:
     """What a lookup by one of several known names gives (`getattr(self, f"run_{kind}")`, `globals()[NAMES[key]]`):
     one of the values `found` (classes and functions: up to values.MAX_NAMES of them). Past the bound of a choice
@@ -486,6 +494,7 @@ class InterpBase:
         def _binop(self, op: ast.operator, a: Value, b: Value) -> Value: ...
         def operator_method(self, op: ast.operator, left: Value, right: Value, n: ast.AST, frame: Frame,
                             inplace: bool = False) -> Value | None: ...
+        def printed_value(self, v: Value, conversion: str, spec: str, n: ast.AST, frame: Frame) -> Value | None: ...
         def call_own_method(self, obj: Value, name: str, args: list[Value], n: ast.AST,
                             frame: Frame) -> Value | None: ...
         def truth_value(self, v: Value, n: ast.AST, frame: Frame) -> Value: ...

@@ -42,6 +42,7 @@ from tools.classify.interp_base import (
     InterpBase,
     _call_requirement,
     _mutable_target,
+    decorated_object,
     frame_stores,
     is_fixture_def,
     kept_on_node,
@@ -359,7 +360,7 @@ class CallsMixin(InterpBase):
 
     def method_call(self, recv: Value, name: str, args: list[Value], kwargs: dict[str, Value], n: ast.Call,
                     frame: Frame) -> Value:
-        if isinstance(recv, FuncV) and recv.attrs and isinstance(made := recv.attr(WRAPPER), Inst) and isinstance(
+        if (made := decorated_object(recv)) is not None and isinstance(
                 self.class_lookup(made.cls, name, frame.world), FuncV):
             recv = made  # `logaddexp.make(...)` of `@Op.make def logaddexp`: a method of the object the name holds
         if name in MODEL_METHODS and isinstance(recv, (Inst, ClassV)):

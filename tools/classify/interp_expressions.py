@@ -45,6 +45,7 @@ from tools.classify.interp_base import (
     InterpBase,
     attrs_dict,
     chosen_by_name,
+    decorated_object,
     namespace_key,
 )
 from tools.classify.interp_datafiles import path_binop, path_fstring
@@ -554,17 +555,22 @@ class ExpressionsMixin(InterpBase):
         `str.format` or `%` when its class says how: `repr()` ("r") through `__repr__`; `format(v, spec)` ("")
         through an in-repo `__format__`, else, with no spec, through `__str__` or `__repr__` as object's do. What
         those methods do runs; None for any other value or a text the analysis does not know."""
-        if not (isinstance(v, Inst) or isinstance(v, ClassV) and self.metaclass_of(v, frame.world) is not None):
-            return None
-        if conversion == "r":
-            got = self.call_own_method(v, "__repr__", [], n, frame)
-        else:
-            got = self.call_own_method(v, "__format__", [Const(spec)], n, frame)
-            if got is None and not spec:
-                got = self.call_own_method(v, "__str__", [], n, frame)
-                if got is None:
-                    got = self.call_own_method(v, "__repr__", [], n, frame)
+        got = self.printed_value(v, conversion, spec, n, frame)
         return got.value if isinstance(got, Const) and isinstance(got.value, str) else None
+
+    def printed_value(self, v: Value, conversion: str, spec: str, n: ast.AST, frame: Frame) -> Value | None:
+        """What the in-repo method Python picks to print v returns (what it does runs): `str()` ("s") calls
+        `__str__`, else `__repr__`; `repr()` ("r") `__repr__`; `format(v, spec)` ("") `__format__`, else, with no
+        spec, as `str()`. A class made by an in-repo metaclass prints through the metaclass's. None where its class
+        defines none of them."""
+        if not isinstance(v, (Inst, ClassV)):
+            return None
+        if conversion == "":
+            got = self.call_own_method(v, "__format__", [Const(spec)], n, frame)
+            if got is not None or spec:
+                return got
+        got = self.call_own_method(v, "__str__", [], n, frame) if conversion != "r" else None
+        return got if got is not None else self.call_own_method(v, "__repr__", [], n, frame)
 
     def ev_Subscript(self, n: ast.Subscript, frame: Frame) -> Value:
         namespace = self.namespace_of(n.value, frame)
@@ -1037,11 +1043,9 @@ class ExpressionsMixin(InterpBase):
             return got if got is not None else UNK
         if isinstance(obj, FuncV) and (set_on := obj.attr(name)) is not None:
             return set_on
-        made = obj.attr(WRAPPER) if isinstance(obj, FuncV) and obj.attrs else None
-        if isinstance(made, Inst) and not isinstance(got := self.getattr_v(made, name, frame, node), Unresolved):
-            # `@Op.make def logaddexp(...)`: the name holds the object the decorator made (`logaddexp.name`, its
-            # methods); calls still run the function itself (CallsMixin.call)
-            return got
+        made = decorated_object(obj)
+        if made is not None and not isinstance(got := self.getattr_v(made, name, frame, node), Unresolved):
+            return got  # `logaddexp.name` of `@Op.make def logaddexp(...)`
         if isinstance(obj, (FuncV, ClassV)) and name in ("__name__", "__qualname__"):
             return Const(obj.name)
         if name == "__dataclass_fields__" and isinstance(obj, Inst):

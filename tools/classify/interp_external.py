@@ -64,7 +64,6 @@ from tools.classify.interp_base import (
     MOCK_OBJECT,
     PROPERTY,
     UNIT_BUDGET,
-    WRAPPER,
     BudgetExceeded,
     Frame,
     InterpBase,
@@ -72,6 +71,7 @@ from tools.classify.interp_base import (
     _last_name,
     _py,
     chosen_by_name,
+    decorated_object,
 )
 from tools.classify.optional_imports import (
     ABSENT,
@@ -1202,9 +1202,8 @@ class ExternalMixin(InterpBase):
     def call_builtin(self, name: str, args: list[Value], kwargs: dict[str, Value], n: ast.AST,
                      frame: Frame) -> Value:
         line = getattr(n, "lineno", 0)
-        if name in ("type", "str", "repr", "isinstance") and args and isinstance(args[0], FuncV) and isinstance(
-                made := args[0].attr(WRAPPER), Inst):
-            args = [made, *args[1:]]  # `@Op.make def logaddexp`: the name holds the object the decorator made
+        if name in ("type", "str", "repr", "isinstance") and args and (made := decorated_object(args[0])) is not None:
+            args = [made, *args[1:]]  # `str(logaddexp)` of `@Op.make def logaddexp`
         if name in ("list", "tuple", "sorted") and len(args) == 1 and args[0] == EXISTING_CUDA_VALUES:
             return args[0]  # `list(t for t in ts if t.is_cuda)`: still only values already on CUDA
         if name == "getattr" and len(args) >= 2:
@@ -1343,9 +1342,7 @@ class ExternalMixin(InterpBase):
         if name in ("str", "repr") and len(args) == 1 and not kwargs and isinstance(args[0], (Inst, ClassV)):
             # an in-repo `__str__` (str only) or `__repr__` (of a class: its in-repo metaclass's): what it returns,
             # what it does counted
-            got = self.call_own_method(args[0], "__str__", [], n, frame) if name == "str" else None
-            if got is None:
-                got = self.call_own_method(args[0], "__repr__", [], n, frame)
+            got = self.printed_value(args[0], name[0], "", n, frame)
             if got is not None:
                 return got
         if name in ("str", "repr", "ascii") and len(args) == 1 and not kwargs and not (
@@ -1914,18 +1911,26 @@ def _lightning_device_count(devices: Value | None) -> int:
     return 1
 
 
+def _runnable_pattern(pattern: Value) -> str | None:
+    """A known regular expression (a string, or what `re.compile` made of one) that is short and cannot backtrack
+    without bound (no repeated group, no backreference); None for any other."""
+    if isinstance(pattern, Ext) and pattern.path.startswith(REGEX_PREFIX):
+        pattern = Const(pattern.path[len(REGEX_PREFIX):])
+    if not (isinstance(pattern, Const) and isinstance(pattern.value, str)) or len(pattern.value) > MAX_REGEX or \
+            _BACKTRACKS.search(pattern.value):
+        return None
+    return pattern.value
+
+
 def regex_match(how: str, pattern: Value, text: Value) -> Value:
     """`re.match(r"cuda(:\\d+)?$", device)` (`how`: match, fullmatch or search) of a known pattern and string: None
     where it does not match, a truthy match object where it does; unknown otherwise. Patterns that may backtrack
     without bound (a repeated group, a backreference) and long texts are not run."""
-    if isinstance(pattern, Ext) and pattern.path.startswith(REGEX_PREFIX):
-        pattern = Const(pattern.path[len(REGEX_PREFIX):])
-    if not (isinstance(pattern, Const) and isinstance(pattern.value, str) and isinstance(text, Const) and
-            isinstance(text.value, str)) or len(pattern.value) > MAX_REGEX or len(text.value) > MAX_REGEX or \
-            _BACKTRACKS.search(pattern.value):
+    regex = _runnable_pattern(pattern)
+    if regex is None or not (isinstance(text, Const) and isinstance(text.value, str)) or len(text.value) > MAX_REGEX:
         return UNK
     try:
-        found = getattr(re, how)(pattern.value, text.value)
+        found = getattr(re, how)(regex, text.value)
     except re.error:
         return UNK
     return Const(None) if found is None else KnownTruth(True)
@@ -1935,15 +1940,13 @@ def regex_sub(pattern: Value, repl: Value, text: Value) -> Value:
     """`re.sub(pattern, repl, text)` of a known pattern (bounded as regex_match's; a longer text for a pattern of one
     quantifier, funsor's multi-line case names), replacement string and text: the string Python gives; unknown
     otherwise (a replacement function is not run)."""
-    if isinstance(pattern, Ext) and pattern.path.startswith(REGEX_PREFIX):
-        pattern = Const(pattern.path[len(REGEX_PREFIX):])
-    if not (isinstance(pattern, Const) and isinstance(pattern.value, str) and isinstance(repl, Const) and
-            isinstance(repl.value, str) and isinstance(text, Const) and isinstance(text.value, str)) or \
-            max(len(pattern.value), len(repl.value)) > MAX_REGEX or _BACKTRACKS.search(pattern.value) or \
-            len(text.value) > (MAX_REWRITTEN if len(re.findall(r"[*+?}]", pattern.value)) <= 1 else MAX_REGEX):
+    regex = _runnable_pattern(pattern)
+    if regex is None or not (isinstance(repl, Const) and isinstance(repl.value, str) and isinstance(text, Const) and
+                             isinstance(text.value, str)) or len(repl.value) > MAX_REGEX or \
+            len(text.value) > (MAX_REWRITTEN if len(re.findall(r"[*+?}]", regex)) <= 1 else MAX_REGEX):
         return UNK
     try:
-        return Const(re.sub(pattern.value, repl.value, text.value))
+        return Const(re.sub(regex, repl.value, text.value))
     except re.error:
         return UNK
 

@@ -321,14 +321,7 @@ class StatementsMixin(InterpBase):
                 # `for a in args:` with no positional arguments, or `for i, a in enumerate(args):` (a list may have
                 # been filled by a callee)
                 return self.exec_block(s.orelse, frame)
-            if isinstance(it, Seq) and (0 < len(it.items) <= MAX_UNROLL and (_grows_containers(s) or (
-                    frame.module_env is None and _calls_for_effect(s))) or MAX_UNROLL < len(
-                    it.items) <= MAX_UNROLLED_TABLE and _fills_table(s) or 1 < len(
-                    it.items) <= MAX_FOLDED and all(isinstance(i, Const) for i in it.items) and _folds_names(s)):
-                # each iteration in turn: `for d in ("cpu", "cuda"): if ...: devices.append(d)`, so that the container
-                # ends up with exactly the elements appended; `for remove in "cuda:", "none", " ": device =
-                # device.replace(remove, "")`, so that the name carried from one iteration to the next comes out exact
-                # (one joined constant made it unknown: ultralytics' parse_device, and every device it selects)
+            if isinstance(it, Seq) and _unrolled(s, it, frame.module_env is None):
                 for item in it.items:
                     self.bind(s.target, item.values[0] if isinstance(item, ParamV) and len(item.values) == 1
                               else item, frame)
@@ -1510,6 +1503,19 @@ def _walk_grows_containers(loop: ast.For | ast.AsyncFor) -> bool:
             mutates = True
         todo.extend(ast.iter_child_nodes(node))
     return mutates
+
+
+def _unrolled(loop: ast.For | ast.AsyncFor, it: Seq, top_level: bool) -> bool:
+    """Whether a loop over the known elements `it` runs element by element rather than once over them joined:
+    `for d in ("cpu", "cuda"): if ...: devices.append(d)`, so that the container ends up with exactly the elements
+    appended (_grows_containers, _fills_table); `for shape in SHAPES: Case(...)` at a module's top level, so that
+    what each call registers is its own (_calls_for_effect); `for remove in "cuda:", "none", " ": device =
+    device.replace(remove, "")`, so that the name carried from one element to the next comes out exact (one joined
+    constant made it unknown: ultralytics' parse_device, and every device it selects: _folds_names)."""
+    n = len(it.items)
+    return 0 < n <= MAX_UNROLL and (_grows_containers(loop) or top_level and _calls_for_effect(loop)) or \
+        MAX_UNROLL < n <= MAX_UNROLLED_TABLE and _fills_table(loop) or \
+        1 < n <= MAX_FOLDED and all(isinstance(i, Const) for i in it.items) and _folds_names(loop)
 
 
 def _fills_table(loop: ast.For | ast.AsyncFor) -> bool:
