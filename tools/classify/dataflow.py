@@ -52,8 +52,20 @@ from tools.classify.interp_external import PARAMETERIZED_EXPAND, REGEX_PREFIX, E
 from tools.classify.interp_statements import StatementsMixin
 from tools.classify.interp_torch import TorchMixin
 from tools.classify.test_state import patched_value
+from tools.classify.values import (
+    PARAMETER_VALUE,
+    Const,
+    DictV,
+    Ext,
+    FuncV,
+    ModV,
+    Seq,
+    Unresolved,
+    Value,
+    bounded,
+    extended,
+)
 from tools.classify.values import UNRESOLVED as UNK
-from tools.classify.values import Const, DictV, Ext, FuncV, ModV, Seq, Unresolved, Value, bounded, extended
 
 # The numbers the standard library, numpy and torch name: their values (one NaN object, so that equal constants
 # compare equal)
@@ -188,7 +200,7 @@ class Interp(StatementsMixin, ExpressionsMixin, ClassesMixin, CallsMixin, Extern
         """A registry as it is now: the dict its module bound, with the entries import-time calls stored since. Read
         for the first time, the modules that may fill it are run first (the analysis imports lazily; Python has run
         them by the time a test runs: registries.py)."""
-        if type(v) is not DictV and type(v) is not Seq or v.origin in (None, registries.PARAMETER_VALUE):  # type: ignore[union-attr]
+        if type(v) is not DictV and type(v) is not Seq or v.origin in (None, PARAMETER_VALUE):  # type: ignore[union-attr]
             return v
         key = (v.origin, world)
         loaded = self.registries_loaded.get(key)

@@ -18,6 +18,7 @@ from tools.classify import nn_modules, torch_api, torch_testing, versions
 from tools.classify.pytest_objects import pytest_object_text
 from tools.classify.values import (
     NOT_LITERAL,
+    PARAMETER_VALUE,
     SLICE,
     ClassV,
     Const,
@@ -136,6 +137,8 @@ def truth(v: Value) -> bool | None:
         return bool(v.items)
     if isinstance(v, DictV) and v.items:  # (`args = test_args or {}`: a dict with an entry is truthy)
         return True
+    if isinstance(v, DictV) and v.origin == PARAMETER_VALUE:
+        return False  # (`if not inputs: return "()"` in an `ids=` callable)
     if isinstance(v, OneOf):
         ts = {truth(a) for a in v.alts}
         return ts.pop() if len(ts) == 1 else None

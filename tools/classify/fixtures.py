@@ -9,7 +9,6 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
-from tools.classify import registries
 from tools.classify.collect import ParamCase, TestItem, def_scope, parametrize_cases
 from tools.classify.dataflow import UNIT_BUDGET, Frame, Interp, is_fixture_def
 from tools.classify.devices import spelled
@@ -20,8 +19,8 @@ from tools.classify.marks import mark_findings
 from tools.classify.plugins import PYTEST_TORCH_PARAM_ORDER, PYTEST_TORCH_REL
 from tools.classify.sources import Sources
 from tools.classify.test_state import merge_stores, test_state_of
-from tools.classify.values import UNRESOLVED as UNK
 from tools.classify.values import (
+    PARAMETER_VALUE,
     ClassV,
     Const,
     DictV,
@@ -35,6 +34,7 @@ from tools.classify.values import (
     Unresolved,
     Value,
 )
+from tools.classify.values import UNRESOLVED as UNK
 from tools.classify.wrapper_marks import requested_names
 
 SCOPES = {"session": 0, "package": 1, "module": 2, "class": 3, "function": 4}
@@ -73,7 +73,7 @@ def _settled(v: Value) -> Value:
     """A parameter value as pytest hands it to an `ids=` callable: an empty dict is empty for good
     (`ids=lambda d: ",".join(d.keys())` of `OrderedDict()` is ""; elsewhere an empty dict's keys stay unknown, as
     code may fill it where the analysis does not see)."""
-    return DictV((), registries.PARAMETER_VALUE) if v == DictV(()) else v
+    return DictV((), PARAMETER_VALUE) if v == DictV(()) else v
 
 
 def _printed_object(interp: Interp, obj: Value, conversion: str, world: int) -> Value:

@@ -59,7 +59,7 @@ from tools.classify.interp_external import (
 )
 from tools.classify.module_device import DEVICE_PROPERTY_SUFFIXES
 from tools.classify.receivers import apply_delta, receiver_delta, receiver_uses
-from tools.classify.summaries import SUMMARY_BUDGET, context_size, widen_call
+from tools.classify.summaries import SUMMARY_BUDGET, class_walk_shape, context_size, widen_call
 from tools.classify.values import (
     MAX_ALTERNATIVES,
     MODULE_CONTAINERS,
@@ -1022,14 +1022,15 @@ class CallsMixin(InterpBase):
         if not isinstance(fv, FuncV):  # a bound receiver too large to track
             return CallResult(UNK, ())
         frames = self.frames
-        widened_size = None
+        widened_size = shape = None
         if frames.recursive(fv):
             wide, args, kwargs = widen_call(fv, args, kwargs)
             if not isinstance(wide, FuncV):
                 return CallResult(UNK, ())
             fv = wide
             widened_size = context_size(fv, args, kwargs)
-            if frames.cut_recursion(fv, widened_size):
+            shape = class_walk_shape(fv, args, kwargs)
+            if frames.cut_recursion(fv, widened_size, shape):
                 return CallResult(UNK, ())
         else:
             args = [bounded(a) for a in args]
@@ -1071,7 +1072,7 @@ class CallsMixin(InterpBase):
         node = self.source.module(fv.rel).defs.get(fv.pos)
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             return CallResult(UNK, ())
-        pos, saved = frames.push(key, fv, widened_size)
+        pos, saved = frames.push(key, fv, widened_size, shape)
         before, lost_before = self.world_reads, len(self.lost)
         try:
             result = self.budgeted(SUMMARY_BUDGET, self._run_function, fv, node, args, kwargs, world, depth,
@@ -1248,6 +1249,8 @@ class CallsMixin(InterpBase):
             known = set(params) | {p.arg for p in a.kwonlyargs}
             frame.env[a.kwarg.arg] = UNK if UNKNOWN_KWARGS in kwargs else DictV(
                 tuple((Const(k), v) for k, v in sorted(kwargs.items()) if k not in known))
+            if frame.env[a.kwarg.arg] == EMPTY_DICT:
+                frame.empty_defaults |= {a.kwarg.arg}  # (made by the call: nothing outside it can have filled it)
         if isinstance(node, ast.Lambda):
             value = self.ev(node.body, frame)
             return CallResult(value, tuple(frame.findings), registrations=tuple(frame.registrations))

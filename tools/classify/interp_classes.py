@@ -355,17 +355,20 @@ class ClassesMixin(InterpBase):
             del self.lookups[key]
 
     def subclasses_of(self, base: ClassV, world: int) -> Seq:
-        """`Base.__subclasses__()`: the in-repo classes bound at the top level of base's module, or of a module that
-        imports it and names it, that list `Base` among their direct bases, by module then position. A superset of
-        what one pytest run has imported when the call runs (a subclass in a module it never imports), so that the
-        answer does not depend on which files the analysis was given."""
+        """`Base.__subclasses__()`: the classes defined at the top level of base's module, or of a module that imports
+        it and names it, whose class statement lists `Base` among its bases (by the name the module binds it to), by
+        module then position. A superset of what one pytest run has imported when the call runs (a subclass in a
+        module it never imports), so that the answer does not depend on which files the analysis was given. Read from
+        the modules' text, not by running them: running every importer's top level at the call (class_resolver's
+        `ClassResolver.from_subclasses(Model)` at a module's top level) imported them in an order Python never does,
+        and what a later import cycle saw (pykeen's `Model` a class or not) depended on which test file came first."""
         found: set[ClassV] = set()
         for rel in (base.rel, *self.source.importers_naming(base.rel, (base.name,))):
             if rel != base.rel:
                 self.source.data_file(rel, base.rel)  # (a dependency of code in base's module, as a registry's writer)
-            for v in self.module_state(rel, world).env.values():
-                if isinstance(v, ClassV) and v.rel == rel and v != base and base in self.bases(v, world):
-                    found.add(v)
+            tree = self.source.module(rel).tree
+            if tree is not None:
+                found.update(_subclass_statements(rel, tree, base))
         return Seq(tuple(sorted(found, key=lambda c: (c.rel, c.pos, c.name))), "list")
 
     def super_lookup(self, cls: ClassV, name: str, world: int, of: ClassV | None = None) -> Value:
@@ -548,3 +551,31 @@ def _defines(s: ast.stmt, name: str) -> bool:
     targets = s.targets if isinstance(s, ast.Assign) else [s.target] if isinstance(s, (ast.AnnAssign, ast.AugAssign)) \
         else []
     return any(isinstance(n, ast.Name) and n.id == name for t in targets for n in ast.walk(t))
+
+
+def _subclass_statements(rel: str, tree: ast.Module, base: ClassV) -> list[ClassV]:
+    """The classes a module's top level (its `if`/`try` blocks included) defines with `base` among the bases its
+    class statement names: by base's own name, or the name an import gave it (`from .nbase import ERModel as ER`),
+    as a name or an attribute (`models.ERModel`), generic or not (`ERModel[H, R, T]`). The class statement's value,
+    as interp_statements makes it."""
+    names = {base.name} | {a.asname for s in tree.body if isinstance(s, ast.ImportFrom) for a in s.names
+                           if a.name == base.name and a.asname}
+    out: list[ClassV] = []
+    todo: list[ast.stmt] = list(tree.body)
+    while todo:
+        s = todo.pop()
+        if isinstance(s, ast.ClassDef):
+            if rel != base.rel or (s.lineno, s.col_offset) != base.pos:
+                if any(_names_class(b.value if isinstance(b, ast.Subscript) else b, names, base.name)
+                       for b in s.bases):
+                    out.append(ClassV(rel, (s.lineno, s.col_offset), s.name))
+        elif isinstance(s, ast.If):
+            todo.extend((*s.body, *s.orelse))
+        elif isinstance(s, ast.Try):
+            todo.extend((*s.body, *s.orelse, *s.finalbody, *(st for h in s.handlers for st in h.body)))
+    return out
+
+
+
+def _names_class(e: ast.expr, names: set[str], name: str) -> bool:
+    return isinstance(e, ast.Name) and e.id in names or isinstance(e, ast.Attribute) and e.attr == name

@@ -169,6 +169,17 @@ class ExpressionsMixin(InterpBase):
                 self.ev(child, frame)
         return UNK
 
+    def _index(self, e: ast.expr, frame: Frame) -> Value:
+        """An index as Python builds it: a `...` in it is the Ellipsis constant (`desugar_getitem[..., 0]`, which
+        funsor's tests id by str(): `(Ellipsis, 0)`). Elsewhere `...` stays unknown: a placeholder value or default
+        (`device: str = ...`), which says nothing of what code will hold there."""
+        if isinstance(e, ast.Constant) and e.value is Ellipsis:
+            return Const(Ellipsis)
+        if isinstance(e, ast.Tuple) and any(isinstance(x, ast.Constant) and x.value is Ellipsis for x in e.elts) and \
+                not any(isinstance(x, ast.Starred) for x in e.elts):
+            return Seq(tuple(self._index(x, frame) for x in e.elts), "tuple")
+        return self.ev(e, frame)
+
     def ev_Constant(self, n: ast.Constant, frame: Frame) -> Value:
         return UNK if n.value is Ellipsis else Const(n.value)
 
@@ -577,7 +588,7 @@ class ExpressionsMixin(InterpBase):
         if namespace is not None:  # `globals()[NAMES[kind]]`, `module.__dict__[name]`
             return self.namespace_entry(namespace, self.ev(n.slice, frame), None, n, frame)
         obj = self.ev(n.value, frame)
-        idx = self.ev(n.slice, frame)
+        idx = self._index(n.slice, frame)
         if obj == Ext("os.environ"):
             return environ_get(frame, idx, UNK)  # what the code set (unset: a KeyError, or unknown)
         if obj == Ext("sys.modules") and isinstance(idx, Const) and isinstance(idx.value, str):
@@ -631,6 +642,9 @@ class ExpressionsMixin(InterpBase):
             if all(isinstance(b, Const) and (b.value is None or type(b.value) is int) for b in bounds) \
                     and bounds[2] != Const(0):
                 return Const(obj.value[slice(*(b.value for b in bounds if isinstance(b, Const)))])  # `"abc"[::-1]`
+        if isinstance(obj, Const) and isinstance(obj.value, (str, bytes)) and isinstance(idx, Const) and type(
+                idx.value) is int and -len(obj.value) <= idx.value < len(obj.value):
+            return Const(obj.value[idx.value])  # `_einsum_symbols_base[i]`
         if isinstance(obj, Seq) and obj.kind in ("tuple", "list") and cut is not None:
             return Seq(obj.items[cut], obj.kind)  # `cases[s]` with a slice value (`slice(0, 2)`, `case slice() as s`)
         if isinstance(obj, Seq) and obj.kind in ("tuple", "list") and isinstance(n.slice, ast.Slice):

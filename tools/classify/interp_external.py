@@ -1239,6 +1239,12 @@ class ExternalMixin(InterpBase):
         if name == "hasattr" and len(args) == 2 and not kwargs and isinstance(args[0], Const) and isinstance(
                 args[1], Const) and isinstance(args[1].value, str):
             return Const(hasattr(args[0].value, args[1].value))  # `hasattr(2.0, "device")`: a plain value's own
+        if name == "hasattr" and len(args) == 2 and not kwargs and (isinstance(args[0], DeviceV) or args[
+                0] == EXISTING_DEVICE) and isinstance(
+                args[1], Const) and isinstance(args[1].value, str) and not args[1].value.startswith("__"):
+            # a torch.device has `type` and `index` (`hasattr(val, "double")` over an operator's keyword arguments,
+            # linear_operator's `type()`: a device is handed on as it is)
+            return Const(args[1].value in ("type", "index"))
         if name == "hasattr" and len(args) == 2 and not kwargs and isinstance(args[0], TensorV) and isinstance(
                 args[1], Const) and args[1].value in TENSOR_ATTRIBUTES:
             return Const(True)  # `hasattr(value, "device") and value.device == ...` of a tensor the analysis made
@@ -1359,6 +1365,12 @@ class ExternalMixin(InterpBase):
                 return Const({"str": str, "int": int, "float": float, "bool": bool}[name](args[0].value))
             except (TypeError, ValueError, OverflowError):
                 return UNK
+        if name in ("chr", "ord") and len(args) == 1 and not kwargs and isinstance(args[0], Const) and type(
+                args[0].value) is (int if name == "chr" else str):
+            try:  # `chr(i + 140)` (opt_einsum's `get_symbol`: einsum equations pytest ids)
+                return Const(chr(args[0].value) if name == "chr" else ord(args[0].value))  # type: ignore[arg-type]
+            except (TypeError, ValueError, OverflowError):
+                return UNK
         if name == "complex" and len(args) <= 2 and not kwargs and all(
                 isinstance(a, Const) and type(a.value) in (int, float, complex) for a in args):
             return Const(complex(*(a.value for a in args if isinstance(a, Const))))  # `complex(1, 2)`: an id `(1+2j)`
@@ -1389,6 +1401,11 @@ class ExternalMixin(InterpBase):
             members = self.enum_members(args[0], frame.world)
             if members is not None:
                 return Seq(members.items, name)
+        if name in ("list", "tuple", "set", "frozenset") and len(args) == 1 and not kwargs and isinstance(
+                args[0], Const) and isinstance(args[0].value, str) and len(args[0].value) <= MAX_PRODUCT:
+            # a string's characters (funsor's `"".join(sorted(set(obs_plates + hidden_plates)))`); a set's once each
+            text = args[0].value if name in ("list", "tuple") else "".join(dict.fromkeys(args[0].value))
+            return Seq(tuple(Const(c) for c in text), name if name in ("list", "tuple") else "set")
         if name in ("list", "tuple") and args and isinstance(args[0], Seq):
             return Seq(args[0].items, name)
         if name in ("list", "tuple") and len(args) == 1 and isinstance(args[0], DictV):

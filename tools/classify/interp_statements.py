@@ -64,6 +64,7 @@ from tools.classify.test_state import PATCHED, patch_module_attr, set_environ
 from tools.classify.values import (
     MAX_ALTERNATIVES,
     MODULE_CONTAINERS,
+    PARAMETER_VALUE,
     ClassV,
     Const,
     DeviceV,
@@ -93,6 +94,7 @@ from tools.classify.values import (
 )
 from tools.classify.values import UNRESOLVED as UNK
 
+MAX_IMPORT_CHAIN = 2  # modules an import is followed through to one of a package that is not installed
 MAX_UNROLL = 256  # iterations of a container-filling loop run one by one (linear: each runs the body once)
 MAX_UNROLLED_TABLE = 1024  # iterations of a loop that only appends call-free values (a parameter table)
 MAX_FOLDED = 16  # constants of a loop folding them into a name, run one by one
@@ -316,10 +318,12 @@ class StatementsMixin(InterpBase):
             return self._merge(frame, [(a, ea), (b, eb)])
         if isinstance(s, (ast.For, ast.AsyncFor)):
             it = self.iteration(self.own_iterator(self.ev(s.iter, frame), s.iter.lineno, frame), frame.world)
-            if isinstance(it, Seq) and (it.kind in ("range", "tuple") or _fresh_iterator(s.iter)) and not it.items:
+            if isinstance(it, Seq) and (it.kind in ("range", "tuple") or _fresh_iterator(s.iter) or _own_dict_view(
+                    s.iter, frame.empty_defaults)) and not it.items:
                 # `for i in range(torch.cuda.device_count()):` runs no iteration on a CPU-only machine; nor does
-                # `for a in args:` with no positional arguments, or `for i, a in enumerate(args):` (a list may have
-                # been filled by a callee)
+                # `for a in args:` with no positional arguments, `for i, a in enumerate(args):`, or `for k, v in
+                # sorted(kwargs.items()):` with no keyword arguments (a list may have been filled by a callee; the
+                # call's own `**kwargs` or `{}` default is empty)
                 return self.exec_block(s.orelse, frame)
             if isinstance(it, Seq) and _unrolled(s, it, frame.module_env is None):
                 for item in it.items:
@@ -957,11 +961,26 @@ class StatementsMixin(InterpBase):
                 return i, handler
         return None
 
-    def _imports_missing(self, st: ast.Import | ast.ImportFrom, rel: str, reader: str, world: int) -> bool:
+    def _imports_missing(self, st: ast.Import | ast.ImportFrom, rel: str, reader: str, world: int,
+                         depth: int = 0) -> bool:
         """Whether an import statement in module `rel` names an external module that is not installed (in a world
-        with GPUs, one that is not a CUDA build's: a read of the world when there is one)."""
-        return any(self.source.external_presence(dotted, rel, reader) == ABSENT and self.absent_in_world(dotted, world)
-                   for dotted, _ in imported_tops(st))
+        with GPUs, one that is not a CUDA build's: a read of the world when there is one), or a module the analysis
+        reads whose top level does so unguarded, up to MAX_IMPORT_CHAIN modules deep (`try: from
+        pykeen.contrib.lightning import lit_module_resolver` / `except ImportError:`, with `import
+        pytorch_lightning` on that module's top level and the package not installed)."""
+        if any(self.source.external_presence(dotted, rel, reader) == ABSENT and self.absent_in_world(dotted, world)
+               for dotted, _ in imported_tops(st)):
+            return True
+        if depth >= MAX_IMPORT_CHAIN:
+            return False
+        loaded = [self.source.resolve_import(a.name, rel, 0, a.name) for a in st.names] if isinstance(
+            st, ast.Import) else [self.source.resolve_import(st.module or "", rel, st.level, st.module or "")]
+        for target in loaded:
+            tree = self.source.module(target).tree if target else None
+            if tree is not None and any(isinstance(t, (ast.Import, ast.ImportFrom)) and self._imports_missing(
+                    t, target, reader, world, depth + 1) for t in tree.body):
+                return True
+        return False
 
     def _call_imports_missing(self, call: ast.Call, frame: Frame) -> bool:
         """Whether `call` certainly raises ImportError: every function it may run (a class: its `__init__`)
@@ -1174,6 +1193,24 @@ class StatementsMixin(InterpBase):
             # `os.environ["MYLIB_DEVICE"] = "cuda"`: what library code reads from here on (test_state.py)
             if set_environ(frame, self.ev(target.slice, frame), bounded(v) if hashable(v) else UNK):
                 self.stores_seen = True
+        elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Attribute) and isinstance(
+                target.value.value, ast.Name) and target.value.value.id == frame.self_name and isinstance(
+                    root := frame.env.get(target.value.value.id), Inst) and (isinstance(
+                        held := root.attr(target.value.attr), DictV) or isinstance(held, Seq) and held.kind == "list"):
+            # `self.lookup_dict[key] = cls` in a method (an object filling a table of its own: class_resolver's
+            # `register`): the object rebuilt with the dict holding that entry (a key the analysis does not know is one
+            # more entry any lookup may select, values.exact_keys); a list so written is no longer known. The write
+            # was dropped, and a table filled in a loop over values the analysis does not know read as empty. A
+            # table of another object (`self.interleaver.envoys[id(m)] = self`) is left as before
+            new = bounded(DictV(dict_items([*held.items, (self.ev(target.slice, frame), bounded(v))]), held.origin)) \
+                if isinstance(held, DictV) and hashable(v) else UNK
+            after = bounded(root.with_attr(target.value.attr, new))
+            if isinstance(after, Unresolved):  # past the size bounds: the table unknown, the object kept
+                after = bounded(root.with_attr(target.value.attr, UNK))
+            if not isinstance(after, Unresolved):
+                frame.env[target.value.value.id] = after
+                if namespace_key(root):
+                    self._sync_stores(after, frame)
         elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Attribute) and hashable(v):
             # `PartialState._shared_state["distributed_type"] = ...`: a write into a shared namespace
             key = self.ev(target.slice, frame)
@@ -1270,7 +1307,7 @@ class StatementsMixin(InterpBase):
                 owner.attr(e.attr) if isinstance(owner, Inst) else None
         else:
             return None
-        if not isinstance(got, (DictV, Seq)) or got.origin in (None, registries.PARAMETER_VALUE) or \
+        if not isinstance(got, (DictV, Seq)) or got.origin in (None, PARAMETER_VALUE) or \
                 frame.module_env is None and isinstance(
                 e, ast.Name) and registries.origin_module(got.origin) == frame.rel:
             return None
@@ -1584,8 +1621,23 @@ def _continues_if(st: ast.stmt) -> bool:
 
 
 def _fresh_iterator(e: ast.expr) -> bool:
-    """`enumerate(...)`, `zip(...)`: an iterator made here, which no callee could have filled."""
-    return isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id in ("enumerate", "zip")
+    """`enumerate(...)`, `zip(...)`, `cls.__subclasses__()`: an iterator or list made here, which no callee could
+    have filled."""
+    return isinstance(e, ast.Call) and (isinstance(e.func, ast.Name) and e.func.id in ("enumerate", "zip") or
+                                        isinstance(e.func, ast.Attribute) and e.func.attr == "__subclasses__" and
+                                        not e.args)
+
+
+def _own_dict_view(e: ast.expr, empty: frozenset[str]) -> bool:
+    """`kwargs`, `kwargs.items()` (`.keys()`, `.values()`), maybe in `sorted(...)`/`list(...)`/`tuple(...)`, where
+    `kwargs` is a dict the call made that nothing outside it can have filled (Frame.empty_defaults)."""
+    if isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id in ("sorted", "list", "tuple") and \
+            len(e.args) == 1 and not e.keywords:
+        e = e.args[0]
+    if isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr in ("items", "keys", "values") \
+            and not e.args:
+        e = e.func.value
+    return isinstance(e, ast.Name) and e.id in empty
 
 
 def _made_device(v: Value) -> bool:

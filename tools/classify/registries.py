@@ -29,10 +29,6 @@ from tools.classify.values import DictV, Seq, Value
 
 # The number of registered entries a registry's view already holds, kept on the view (dataflow.Interp.registry_view)
 HOLDS = "_registered"
-# The origin of an empty dict pytest hands an `ids=` callable: settled (pytest asks for ids once the parameter
-# values are made, and nothing fills the dict before), so its keys are known to be none. No registry: no writers,
-# no view, no store (registry_view, registry_target)
-PARAMETER_VALUE = "<a parameter value>"
 
 # The origin of a registration that gives a test class a method (`setattr(TestX, f"test_{name}", fn)` in a function
 # the module calls at import, or in a class decorator): its key is `(class, name)`, applied to the class' body when the

@@ -15,6 +15,10 @@ that linear and independent of the order of analysis:
   whose widened context is being computed proceeds when its own widened context is smaller (a property
   reading `self._args[0].device` down a tree of nested operators, a walk to a node's children) and is a
   cycle back to the widened one otherwise (a tree walk that builds new nodes, an accumulator list that grows).
+  A walk of the class hierarchy goes on too (`for sub in cls.__subclasses__(): yield from walk(sub)`,
+  class_resolver's `get_subclasses`): a call whose context is the active one's with other classes in the places
+  that held classes (`class_walk_shape`). The repository's classes are finitely many and a context already on
+  the stack is a cycle, so such a walk ends too.
   Sizes are finite, so every recursion ends.
 * **A cycle is cut with the least informative answer** (an unknown value, no findings), and a result that
   relied on such a cut of an *enclosing* call (`Frames.lowest_cut`) is provisional: it is reused while that
@@ -43,6 +47,7 @@ from typing import Any
 
 from tools.classify.values import (
     UNRESOLVED,
+    ClassV,
     Const,
     DictV,
     FuncV,
@@ -88,6 +93,15 @@ def context_size(fv: FuncV, args: list[Value], kwargs: dict[str, Value]) -> int:
     return sum(size_of(v)[0] for v in (fv, *args, *kwargs.values()))
 
 
+def class_walk_shape(fv: FuncV, args: list[Value], kwargs: dict[str, Value]) -> tuple[Any, ...] | None:
+    """A call's context with its class arguments blanked (what stays the same down a walk of the class hierarchy);
+    None when no argument is a class."""
+    if not any(isinstance(a, ClassV) for a in (*args, *kwargs.values())):
+        return None
+    return (fv, tuple(None if isinstance(a, ClassV) else a for a in args),
+            tuple(sorted(((k, None if isinstance(v, ClassV) else v) for k, v in kwargs.items()), key=lambda kv: kv[0])))
+
+
 def widen_call(fv: FuncV, args: list[Value], kwargs: dict[str, Value]) -> tuple[Value, list[Value], dict[str, Value]]:
     """(callee, args, kwargs) of a recursive call in its widened context."""
     return (bounded(widen(fv)), [bounded(widen(a)) for a in args],
@@ -100,31 +114,34 @@ class Frames:
 
     keys: dict[tuple[Any, ...], int] = field(default_factory=dict)  # context -> its position on the stack
     functions: dict[tuple[str, tuple[int, int]], int] = field(default_factory=dict)  # (rel, pos) -> how many
-    # (rel, pos) -> (position, context size) of each widened computation of that function on the stack
-    widened: dict[tuple[str, tuple[int, int]], list[tuple[int, int]]] = field(default_factory=dict)
+    # (rel, pos) -> (position, context size, class_walk_shape) of each widened computation of that function on the stack
+    widened: dict[tuple[str, tuple[int, int]], list[tuple[int, int, tuple[Any, ...] | None]]] = field(
+        default_factory=dict)
     lowest_cut: int = 1 << 30  # lowest stack position a cycle was cut at, in the current computation
     provisional: dict[tuple[Any, ...], tuple[int, Any]] = field(default_factory=dict)  # context -> (cut, result)
 
     def recursive(self, fv: FuncV) -> bool:
         return self.functions.get((fv.rel, fv.pos), 0) > 0
 
-    def cut_recursion(self, fv: FuncV, size: int) -> bool:
+    def cut_recursion(self, fv: FuncV, size: int, shape: tuple[Any, ...] | None) -> bool:
         """A widened call of a function whose widened recursion is being computed with a context that is
-        not larger: a cycle back to it."""
+        not larger, unless it walks the class hierarchy (the same `class_walk_shape`): a cycle back to it."""
         active = self.widened.get((fv.rel, fv.pos))
-        if not active or size < active[-1][1]:
+        if not active or size < active[-1][1] or shape is not None and size == active[-1][1] and \
+                shape == active[-1][2]:
             return False
         self.lowest_cut = min(self.lowest_cut, active[-1][0])
         return True
 
-    def push(self, key: tuple[Any, ...], fv: FuncV, widened_size: int | None) -> tuple[int, int]:
+    def push(self, key: tuple[Any, ...], fv: FuncV, widened_size: int | None,
+             shape: tuple[Any, ...] | None = None) -> tuple[int, int]:
         """Enter a computation: (its position, the enclosing computation's lowest cut so far)."""
         pos = len(self.keys)
         self.keys[key] = pos
         fid = (fv.rel, fv.pos)
         self.functions[fid] = self.functions.get(fid, 0) + 1
         if widened_size is not None:
-            self.widened.setdefault(fid, []).append((pos, widened_size))
+            self.widened.setdefault(fid, []).append((pos, widened_size, shape))
         saved, self.lowest_cut = self.lowest_cut, 1 << 30
         return pos, saved
 

@@ -89,6 +89,12 @@ class Seq:
     origin: str | None = None  # a list that is a registry (registries.py, as DictV.origin); None for any other
 
 
+# The origin of an empty dict pytest hands an `ids=` callable: settled (pytest asks for ids once the parameter
+# values are made, and nothing fills the dict before), so its keys are known to be none and it is falsy. No
+# registry: no writers, no view, no store (registries.registry_view, registry_target)
+PARAMETER_VALUE = "<a parameter value>"
+
+
 @frozen
 class DictV:
     items: tuple[tuple[Value, Value], ...]
