@@ -576,6 +576,6 @@ def _subclass_statements(rel: str, tree: ast.Module, base: ClassV) -> list[Class
     return out
 
 
-
 def _names_class(e: ast.expr, names: set[str], name: str) -> bool:
+    """Whether a base expression names the class: a name bound to it, or an attribute of its name."""
     return isinstance(e, ast.Name) and e.id in names or isinstance(e, ast.Attribute) and e.attr == name
