@@ -1402,10 +1402,10 @@ class ExternalMixin(InterpBase):
             if members is not None:
                 return Seq(members.items, name)
         if name in ("list", "tuple", "set", "frozenset") and len(args) == 1 and not kwargs and isinstance(
-                args[0], Const) and isinstance(args[0].value, str) and len(args[0].value) <= MAX_PRODUCT:
+                args[0], Const) and isinstance(chars := _characters(args[0]), Seq):
             # a string's characters (funsor's `"".join(sorted(set(obs_plates + hidden_plates)))`); a set's once each
-            text = args[0].value if name in ("list", "tuple") else "".join(dict.fromkeys(args[0].value))
-            return Seq(tuple(Const(c) for c in text), name if name in ("list", "tuple") else "set")
+            items = chars.items if name in ("list", "tuple") else tuple(dict.fromkeys(chars.items))
+            return Seq(items, name if name in ("list", "tuple") else "set")
         if name in ("list", "tuple") and args and isinstance(args[0], Seq):
             return Seq(args[0].items, name)
         if name in ("list", "tuple") and len(args) == 1 and isinstance(args[0], DictV):

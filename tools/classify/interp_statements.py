@@ -87,6 +87,7 @@ from tools.classify.values import (
     bounded,
     decided_key,
     dict_items,
+    extended,
     hashable,
     is_objects,
     join_all,
@@ -1202,8 +1203,8 @@ class StatementsMixin(InterpBase):
             # more entry any lookup may select, values.exact_keys); a list so written is no longer known. The write
             # was dropped, and a table filled in a loop over values the analysis does not know read as empty. A
             # table of another object (`self.interleaver.envoys[id(m)] = self`) is left as before
-            new = bounded(DictV(dict_items([*held.items, (self.ev(target.slice, frame), bounded(v))]), held.origin)) \
-                if isinstance(held, DictV) and hashable(v) else UNK
+            new = extended(held, [(self.ev(target.slice, frame), bounded(v))]) if isinstance(held, DictV) and hashable(
+                v) else UNK
             after = bounded(root.with_attr(target.value.attr, new))
             if isinstance(after, Unresolved):  # past the size bounds: the table unknown, the object kept
                 after = bounded(root.with_attr(target.value.attr, UNK))
